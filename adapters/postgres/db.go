@@ -1,0 +1,95 @@
+// Package postgres implements corridor's store ports on PostgreSQL with
+// uptrace/bun and the pgdriver.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/corridorpay/corridor/migrations"
+)
+
+// Open connects to dsn (a postgres:// URL) and checks the connection.
+func Open(ctx context.Context, dsn string) (*bun.DB, error) {
+	connector := pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTimeout(10*time.Second))
+	sqldb := sql.OpenDB(connector)
+	sqldb.SetMaxOpenConns(32)
+	sqldb.SetMaxIdleConns(32)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	db := bun.NewDB(sqldb, pgdialect.New())
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("postgres: ping: %w", err)
+	}
+	return db, nil
+}
+
+// migrationLock is the advisory lock key that serialises migration runs of
+// several instances starting at once.
+const migrationLock = 7_042_025_1013
+
+// Migrate applies the embedded migrations not yet recorded in
+// schema_migrations, each in its own transaction, under an advisory lock.
+func Migrate(ctx context.Context, db *bun.DB, log *slog.Logger) (applied int, err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("migrate: conn: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLock); err != nil {
+		return 0, fmt.Errorf("migrate: lock: %w", err)
+	}
+	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", migrationLock) }()
+
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version text PRIMARY KEY,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return 0, fmt.Errorf("migrate: bookkeeping table: %w", err)
+	}
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return 0, err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		version := strings.TrimSuffix(name, ".sql")
+		var n int
+		if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", version).Scan(&n); err != nil {
+			return applied, fmt.Errorf("migrate: read %s: %w", version, err)
+		}
+		if n > 0 {
+			continue
+		}
+		body, err := migrations.FS.ReadFile(name)
+		if err != nil {
+			return applied, err
+		}
+		err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version) VALUES (?)", version)
+			return err
+		})
+		if err != nil {
+			return applied, fmt.Errorf("migrate: apply %s: %w", version, err)
+		}
+		applied++
+		if log != nil {
+			log.Info("migration applied", "version", version)
+		}
+	}
+	return applied, nil
+}

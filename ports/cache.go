@@ -1,0 +1,63 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// IdempotencyRecord is what an Idempotency-Key remembers: who claimed it,
+// the hash of the request, and, once complete, the response to replay byte
+// for byte.
+type IdempotencyRecord struct {
+	// Scope is the API credential (token id) the key belongs to.
+	Scope       string
+	Key         string
+	RequestHash string
+	Completed   bool
+	StatusCode  int
+	// Header holds the response headers worth replaying (Content-Type…).
+	Header map[string]string
+	Body   []byte
+	// LockedUntil bounds an in-progress claim: a claim whose holder died is
+	// taken over after it (money safety does not depend on it: entries are
+	// keyed by the idempotency key, so a re-run cannot post twice).
+	LockedUntil time.Time
+	CreatedAt   time.Time
+	// ExpiresAt is when the key may be forgotten (at least 24 h after use).
+	ExpiresAt time.Time
+}
+
+// IdempotencyStore is the authoritative record of keys (the database).
+type IdempotencyStore interface {
+	// Begin claims rec.Scope/rec.Key at time now. It returns (rec, true) when
+	// the caller owns the key: it was new, or an unfinished claim's lease
+	// had passed. Otherwise it returns the stored record and false.
+	Begin(ctx context.Context, rec IdempotencyRecord, now time.Time) (IdempotencyRecord, bool, error)
+	// Complete stores the response of an owned claim.
+	Complete(ctx context.Context, rec IdempotencyRecord) error
+	// Release drops an unfinished claim (the request ended without a
+	// response worth replaying, e.g. a 5xx), so a retry runs again.
+	Release(ctx context.Context, scope, key string) error
+	// Purge forgets keys whose ExpiresAt is before now.
+	Purge(ctx context.Context, now time.Time) (int, error)
+}
+
+// ResponseCache caches completed idempotency records for fast replays
+// (Redis, or its memory twin). A miss falls back to the IdempotencyStore.
+type ResponseCache interface {
+	Get(ctx context.Context, scope, key string) (IdempotencyRecord, bool, error)
+	Put(ctx context.Context, rec IdempotencyRecord, ttl time.Duration) error
+}
+
+// SingleUse holds single-use values with a TTL (signed-retry request ids,
+// WebAuthn challenges, OTPs). Consume returns the value and deletes it
+// atomically: of two concurrent consumers exactly one gets it.
+type SingleUse interface {
+	Put(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	Consume(ctx context.Context, key string) ([]byte, bool, error)
+}
+
+// Pinger reports whether a backing service is reachable (for /readyz).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}

@@ -1,0 +1,35 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/corridorpay/corridor/ledger"
+)
+
+// LedgerStore persists the ledger. Post is the money path: concurrent calls
+// may be group-committed into one database transaction, but each caller gets
+// its own result and a refused entry never fails its neighbours. Times come
+// from the store's Clock.
+type LedgerStore interface {
+	// CreateAccounts creates accounts; an existing account with the same
+	// currency, kind and flags is left as it is.
+	CreateAccounts(ctx context.Context, accts ...ledger.Account) error
+	// Post records e atomically (all transfers or none). When an entry with
+	// e.ID already exists it returns the stored entry with an error matching
+	// ledger.ErrExists (same request) or ledger.ErrExistsDifferent.
+	Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry, error)
+	// Account returns one account or ErrNotFound.
+	Account(ctx context.Context, id string) (ledger.Account, error)
+	// Accounts returns the accounts that exist among ids, in ids order.
+	Accounts(ctx context.Context, ids ...string) ([]ledger.Account, error)
+	// Pending returns a two-phase transfer or ErrNotFound.
+	Pending(ctx context.Context, id string) (ledger.PendingTransfer, error)
+	// ExpireDue posts the expiry entry of up to limit open holds whose
+	// timeout is at or before now and returns how many expired.
+	ExpireDue(ctx context.Context, now time.Time, limit int) (int, error)
+	// Journal returns up to limit entries with Seq > afterSeq, by Seq.
+	Journal(ctx context.Context, afterSeq int64, limit int) ([]ledger.JournalEntry, error)
+	// Snapshot returns every account and pending transfer, for the verifier.
+	Snapshot(ctx context.Context) ([]ledger.Account, []ledger.PendingTransfer, error)
+}

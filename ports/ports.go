@@ -1,0 +1,282 @@
+// Package ports declares what corridor's core needs from the world: stores
+// (with a unit of work), the ledger store, caches, the clock and id source.
+// Plain types only; adapters implement these, core consumes them.
+package ports
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/corridorpay/corridor/ledger"
+)
+
+// Clock is the only source of time in core. Tests use testkit.FakeClock.
+type Clock interface {
+	Now() time.Time
+}
+
+// IDs makes resource identifiers of the form "<Type>:<uuid>".
+type IDs interface {
+	New(resourceType string) string
+}
+
+// Store errors. Adapters map their constraint violations onto these so core
+// can decide without knowing SQL.
+var (
+	ErrNotFound = errors.New("not found")
+	// ErrConflict is a unique-constraint violation; the wrapped error names it.
+	ErrConflict = errors.New("conflict")
+)
+
+// ConflictError says which uniqueness rule a write broke.
+type ConflictError struct {
+	// Constraint is one of the Unique* names below.
+	Constraint string
+}
+
+func (e *ConflictError) Error() string   { return "conflict: " + e.Constraint }
+func (e *ConflictError) Is(t error) bool { return t == ErrConflict }
+
+// Uniqueness rules the stores enforce.
+const (
+	UniqueUmaAddress         = "customers_uma_address"          // per platform, among all customers
+	UniquePlatformCustomerID = "customers_platform_customer_id" // per platform, among non-deleted customers
+	UniqueCredentialTokenID  = "api_credentials_token_id"
+	UniqueEmailOTPPerAccount = "auth_methods_email_otp_account"
+)
+
+// Store runs units of work. InTx runs fn in one transaction: everything fn
+// writes through tx commits together or not at all. fn may be retried on a
+// serialization failure, so it must not have side effects outside tx.
+type Store interface {
+	InTx(ctx context.Context, fn func(tx Tx) error) error
+	// Read gives non-transactional reads (the same repositories, no locks).
+	Read() Tx
+}
+
+// Tx is a unit of work's view of the stores.
+type Tx interface {
+	Platforms() PlatformRepo
+	Customers() CustomerRepo
+	InternalAccounts() InternalAccountRepo
+	AuthMethods() AuthMethodRepo
+	// LedgerAccounts creates ledger accounts in the same transaction as the
+	// business records that own them (a customer's internal accounts).
+	LedgerAccounts() LedgerAccountCreator
+}
+
+// LedgerAccountCreator creates ledger accounts; creating an account that
+// already exists with the same currency, kind and flags is a no-op.
+type LedgerAccountCreator interface {
+	Create(ctx context.Context, accts ...ledger.Account) error
+}
+
+// Page asks for one page of a list: Limit rows after the opaque position
+// After (empty for the first page). Lists are ordered by (CreatedAt, ID)
+// ascending unless a list says otherwise.
+type Page struct {
+	Limit int
+	After *Position
+}
+
+// Position is a keyset cursor position: the sort key of the last row seen.
+type Position struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// ---- platforms and credentials ----
+
+type Platform struct {
+	ID        string // "Platform:<uuid>"
+	Name      string
+	UmaDomain string
+	// Currencies the platform holds internal accounts in.
+	Currencies []string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// APICredential is a platform's Basic credential. Only the SHA-256 of the
+// secret is stored (secrets are 256-bit random values, so a fast hash is
+// the right tool); comparisons are constant-time.
+type APICredential struct {
+	TokenID    string // the Basic user name ("clientId")
+	PlatformID string
+	Name       string
+	SecretHash []byte
+	CreatedAt  time.Time
+}
+
+type PlatformRepo interface {
+	Create(ctx context.Context, p Platform) error
+	Get(ctx context.Context, id string) (Platform, error)
+	List(ctx context.Context) ([]Platform, error)
+	CreateCredential(ctx context.Context, c APICredential) error
+	CredentialByTokenID(ctx context.Context, tokenID string) (APICredential, error)
+}
+
+// ---- customers ----
+
+type Address struct {
+	Line1, Line2, City, State, PostalCode, Country string
+}
+
+type EndUserTermsConsent struct {
+	AcceptedAt       time.Time
+	IPAddress        string
+	TermsVersion     string
+	AcceptanceMethod string
+}
+
+// IndividualInfo holds an INDIVIDUAL customer's profile (reference
+// IndividualCustomerFields and CustomerEdd). Empty strings are unset.
+type IndividualInfo struct {
+	FullName          string
+	BirthDate         string // YYYY-MM-DD
+	Nationality       string
+	IDType            string
+	Identifier        string // write-only on the wire
+	CountryOfIssuance string
+
+	SourceOfFundsCategories          []string
+	SourceOfFundsOtherDescription    string
+	SourceOfWealthCategories         []string
+	SourceOfWealthOtherDescription   string
+	PurposeOfAccount                 string
+	PurposeOfAccountOtherDescription string
+	ExpectedMonthlyTransactionCount  string
+	ExpectedMonthlyTransactionVolume string
+	AnnualIncomeRange                string
+	NetWorthRange                    string
+	PepStatus                        string
+}
+
+// BusinessInfo is a BUSINESS customer's businessInfo (reference BusinessInfo).
+type BusinessInfo struct {
+	LegalName                        string
+	DoingBusinessAs                  string
+	Country                          string
+	RegistrationNumber               string
+	IncorporatedOn                   string // YYYY-MM-DD
+	EntityType                       string
+	TaxID                            string
+	CountriesOfOperation             []string
+	BusinessType                     string
+	PurposeOfAccount                 string
+	SourceOfFunds                    string
+	ExpectedMonthlyTransactionCount  string
+	ExpectedMonthlyTransactionVolume string
+	ExpectedRecipientJurisdictions   []string
+	NaicsCode                        string
+	SourceOfFundsCategories          []string
+	SourceOfFundsOtherDescription    string
+	PurposeOfAccountOtherDescription string
+	ExpectedCounterpartyCountries    []string
+	PrimaryContactFirstName          string
+	PrimaryContactLastName           string
+}
+
+type Customer struct {
+	ID                 string // "Customer:<uuid>"
+	PlatformID         string
+	PlatformCustomerID string
+	CustomerType       string // INDIVIDUAL or BUSINESS
+	UmaAddress         string
+	Region             string
+	Currencies         []string
+	Email              string
+	PhoneNumber        string
+	// KYCStatus is kycStatus for individuals and kybStatus for businesses.
+	KYCStatus           string
+	Address             *Address
+	EndUserTermsConsent *EndUserTermsConsent
+	Individual          *IndividualInfo // set when CustomerType is INDIVIDUAL
+	Business            *BusinessInfo   // set when CustomerType is BUSINESS
+	IsDeleted           bool
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// CustomerFilter is the reference's listCustomers query. Zero values do not
+// filter.
+type CustomerFilter struct {
+	PlatformID         string // always set by core
+	PlatformCustomerID string
+	CustomerType       string
+	CreatedAfter       *time.Time
+	CreatedBefore      *time.Time
+	UpdatedAfter       *time.Time
+	UpdatedBefore      *time.Time
+	Region             string
+	Currency           string
+	UmaAddress         string
+	IncludeDeleted     bool
+}
+
+type CustomerRepo interface {
+	// Create inserts; a taken UMA address or live platformCustomerId is a
+	// *ConflictError naming the rule.
+	Create(ctx context.Context, c Customer) error
+	// Get returns the platform's customer (deleted ones too) or ErrNotFound.
+	Get(ctx context.Context, platformID, id string) (Customer, error)
+	// GetForUpdate is Get with a row lock held until the transaction ends.
+	GetForUpdate(ctx context.Context, platformID, id string) (Customer, error)
+	// Update replaces the stored customer (same id and platform).
+	Update(ctx context.Context, c Customer) error
+	// List returns up to page.Limit+1 rows (the extra tells hasMore) and the
+	// total count matching the filter.
+	List(ctx context.Context, f CustomerFilter, page Page) (rows []Customer, total int, err error)
+}
+
+// ---- internal accounts ----
+
+type InternalAccount struct {
+	ID         string // "InternalAccount:<uuid>"; also its ledger account id
+	PlatformID string
+	CustomerID string // empty for a platform account
+	Type       string // INTERNAL_FIAT, INTERNAL_CRYPTO, EMBEDDED_WALLET
+	Status     string // PENDING, ACTIVE, CLOSED, FROZEN, FAILED
+	Currency   string
+	// PrivateEnabled is wallet privacy (EMBEDDED_WALLET only).
+	PrivateEnabled bool
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type InternalAccountFilter struct {
+	PlatformID string // always set by core
+	// CustomerID filters to one customer's accounts. PlatformOnly selects the
+	// platform's own accounts (CustomerID empty); otherwise customer accounts.
+	CustomerID   string
+	PlatformOnly bool
+	Currency     string
+	Type         string
+}
+
+type InternalAccountRepo interface {
+	Create(ctx context.Context, a InternalAccount) error
+	Get(ctx context.Context, platformID, id string) (InternalAccount, error)
+	List(ctx context.Context, f InternalAccountFilter, page Page) (rows []InternalAccount, total int, err error)
+}
+
+// ---- wallet credentials (used by the wallet-auth issue) ----
+
+type AuthMethod struct {
+	ID         string // "AuthMethod:<uuid>"
+	PlatformID string
+	AccountID  string // InternalAccount:<uuid>
+	Type       string // EMAIL_OTP, OAUTH, PASSKEY
+	Nickname   string
+	// CredentialID is the WebAuthn rawId (PASSKEY only).
+	CredentialID string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+type AuthMethodRepo interface {
+	Create(ctx context.Context, m AuthMethod) error
+	Get(ctx context.Context, platformID, id string) (AuthMethod, error)
+	ListByAccount(ctx context.Context, platformID, accountID string) ([]AuthMethod, error)
+}
