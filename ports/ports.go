@@ -279,4 +279,8 @@ type AuthMethodRepo interface {
 	Create(ctx context.Context, m AuthMethod) error
 	Get(ctx context.Context, platformID, id string) (AuthMethod, error)
 	ListByAccount(ctx context.Context, platformID, accountID string) ([]AuthMethod, error)
+	// Update replaces a stored auth method (same id and platform), e.g. the
+	// EMAIL_OTP nickname when the customer's e-mail changes; ErrNotFound
+	// when it does not exist.
+	Update(ctx context.Context, m AuthMethod) error
 }

@@ -1,0 +1,54 @@
+package httpapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Cursors are opaque to clients: base64url of "v1|<createdAt unix nanos>|<id>"
+// followed by an HMAC-SHA256 tag under the server's cursor key, so a client
+// cannot forge or edit a position.
+const cursorVersion = "v1"
+
+func cursorTag(key, payload []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("corridor-cursor|"))
+	m.Write(payload)
+	return m.Sum(nil)
+}
+
+// encodeCursor makes the opaque cursor for position p.
+func encodeCursor(key []byte, p ports.Position) string {
+	payload := []byte(cursorVersion + "|" + strconv.FormatInt(p.CreatedAt.UnixNano(), 10) + "|" + p.ID)
+	return base64.RawURLEncoding.EncodeToString(append(payload, cursorTag(key, payload)...))
+}
+
+// decodeCursor checks and opens a cursor made by encodeCursor. Anything
+// else is a 400 naming `cursor`.
+func decodeCursor(key []byte, s string) (*ports.Position, error) {
+	bad := fault.Invalid("cursor", "is not a cursor this API returned")
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(raw) <= sha256.Size {
+		return nil, bad
+	}
+	payload, tag := raw[:len(raw)-sha256.Size], raw[len(raw)-sha256.Size:]
+	if !hmac.Equal(tag, cursorTag(key, payload)) {
+		return nil, bad
+	}
+	parts := strings.SplitN(string(payload), "|", 3)
+	if len(parts) != 3 || parts[0] != cursorVersion || parts[2] == "" {
+		return nil, bad
+	}
+	nanos, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	return &ports.Position{CreatedAt: time.Unix(0, nanos).UTC(), ID: parts[2]}, nil
+}

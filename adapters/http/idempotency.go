@@ -1,0 +1,235 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/ports"
+)
+
+const (
+	idempotencyHeader = "Idempotency-Key"
+	replayedHeader    = "Idempotent-Replayed"
+	// maxIdempotencyKey bounds the key's length.
+	maxIdempotencyKey = 255
+	// idempotencyLease bounds an in-progress claim: a claim whose holder
+	// died is taken over after it.
+	idempotencyLease = time.Minute
+	// minIdempotencyRetention is how long a key is remembered at least.
+	minIdempotencyRetention = 24 * time.Hour
+)
+
+// Idempotency-Key failures.
+var (
+	errKeyReused = fault.New(fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED",
+		"the Idempotency-Key was already used with a different request")
+	errKeyInUse = fault.Conflict("IDEMPOTENCY_KEY_IN_USE",
+		"a request with this Idempotency-Key is still in progress; retry later")
+)
+
+// requestHash identifies a request for Idempotency-Key reuse checks: the
+// method, path, query and exact body bytes.
+func requestHash(r *http.Request, body []byte) string {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(r.Method), []byte(r.URL.EscapedPath()), []byte(r.URL.RawQuery), body} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// idempotent runs a POST under its Idempotency-Key, if it has one. The key
+// belongs to the credential (token id) that sent it. The first request with
+// a key runs; its response (when below 500) is stored and every later
+// request with the same key and the same method, path, query and body gets
+// it back byte for byte with `Idempotent-Replayed: true`. The same key with
+// a different request is 422 IDEMPOTENCY_KEY_REUSED; a key whose first
+// request is still running is 409 IDEMPOTENCY_KEY_IN_USE. A 5xx releases
+// the key so a retry runs again.
+//
+// This guards responses; money movements are additionally keyed by the
+// Idempotency-Key in the ledger (see accounts.FundEntryID), so a crash
+// between the commit and the stored response cannot post twice.
+func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	key := r.Header.Get(idempotencyHeader)
+	if key == "" {
+		next.ServeHTTP(w, r)
+		return
+	}
+	if len(key) > maxIdempotencyKey {
+		writeError(w, r, toError(fault.Invalid(idempotencyHeader, fmt.Sprintf("must be at most %d characters", maxIdempotencyKey))))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, r, toError(fault.Invalid("body", "could not read the request body")))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	ctx := r.Context()
+	scope := principal(ctx).TokenID
+	hash := requestHash(r, body)
+
+	if s.d.Cache != nil {
+		rec, ok, err := s.d.Cache.Get(ctx, scope, key)
+		if err != nil {
+			s.log.WarnContext(ctx, "idempotency cache get failed", "error", err)
+		} else if ok && rec.Completed {
+			s.replay(w, r, rec, hash)
+			return
+		}
+	}
+
+	now := s.d.Clock.Now().UTC()
+	claim := ports.IdempotencyRecord{
+		Scope:       scope,
+		Key:         key,
+		RequestHash: hash,
+		LockedUntil: now.Add(idempotencyLease),
+		CreatedAt:   now,
+		ExpiresAt:   now.Add(s.retention()),
+	}
+	rec, owned, err := s.d.Idempotency.Begin(ctx, claim, now)
+	if err != nil {
+		writeError(w, r, internalError(fmt.Errorf("idempotency begin: %w", err)))
+		return
+	}
+	if !owned {
+		switch {
+		case rec.RequestHash != hash:
+			writeError(w, r, toError(errKeyReused))
+		case rec.Completed:
+			s.cachePut(r, rec)
+			s.replay(w, r, rec, hash)
+		default:
+			writeError(w, r, toError(errKeyInUse))
+		}
+		return
+	}
+
+	buf := newResponseBuffer()
+	completed := false
+	defer func() {
+		if !completed {
+			// The handler panicked or failed: let a retry run again.
+			if err := s.d.Idempotency.Release(ctx, scope, key); err != nil {
+				s.log.ErrorContext(ctx, "idempotency release failed", "error", err)
+			}
+		}
+	}()
+	next.ServeHTTP(buf, r)
+
+	if buf.status < http.StatusInternalServerError {
+		done := claim
+		done.Completed = true
+		done.StatusCode = buf.status
+		done.Header = storedHeaders(buf.header)
+		done.Body = buf.body.Bytes()
+		done.ExpiresAt = s.d.Clock.Now().UTC().Add(s.retention())
+		if err := s.d.Idempotency.Complete(ctx, done); err != nil {
+			// The response stands; the claim lapses after its lease, and a
+			// retry then runs again (money entries are keyed, so it cannot
+			// post twice).
+			s.log.ErrorContext(ctx, "idempotency complete failed", "error", err)
+		} else {
+			s.cachePut(r, done)
+		}
+		completed = true
+	}
+	buf.copyTo(w)
+}
+
+// retention is how long a completed key is remembered (at least 24 h).
+func (s *server) retention() time.Duration {
+	return max(s.d.IdempotencyTTL, minIdempotencyRetention)
+}
+
+func (s *server) cachePut(r *http.Request, rec ports.IdempotencyRecord) {
+	if s.d.Cache == nil {
+		return
+	}
+	ttl := s.d.IdempotencyTTL
+	if left := rec.ExpiresAt.Sub(s.d.Clock.Now()); left < ttl {
+		ttl = left
+	}
+	if ttl <= 0 {
+		return
+	}
+	if err := s.d.Cache.Put(r.Context(), rec, ttl); err != nil {
+		s.log.WarnContext(r.Context(), "idempotency cache put failed", "error", err)
+	}
+}
+
+// replay writes a stored response, or 422 when the request differs from the
+// one that used the key first.
+func (s *server) replay(w http.ResponseWriter, r *http.Request, rec ports.IdempotencyRecord, hash string) {
+	if rec.RequestHash != hash {
+		writeError(w, r, toError(errKeyReused))
+		return
+	}
+	for k, v := range rec.Header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set(replayedHeader, "true")
+	w.Header().Set("Content-Length", strconv.Itoa(len(rec.Body)))
+	w.WriteHeader(rec.StatusCode)
+	_, _ = w.Write(rec.Body)
+}
+
+// replayedHeaders are the response headers a replay repeats.
+var replayedHeaders = []string{"Content-Type", "Location"}
+
+func storedHeaders(h http.Header) map[string]string {
+	out := map[string]string{}
+	for _, k := range replayedHeaders {
+		if v := h.Get(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// responseBuffer captures a response in memory.
+type responseBuffer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func newResponseBuffer() *responseBuffer { return &responseBuffer{header: http.Header{}} }
+
+func (b *responseBuffer) Header() http.Header { return b.header }
+
+func (b *responseBuffer) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *responseBuffer) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *responseBuffer) copyTo(w http.ResponseWriter) {
+	for k, vs := range b.header {
+		w.Header()[k] = vs
+	}
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	w.WriteHeader(b.status)
+	_, _ = w.Write(b.body.Bytes())
+}

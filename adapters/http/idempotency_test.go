@@ -1,0 +1,241 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+func TestIdempotentReplay(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant("USD")
+	acct := h.platformAccount(tn, "USD")
+	path := fundPath(acct.ID)
+
+	first := h.post(tn, path, `{"amount":1500}`, "Idempotency-Key", "k-1")
+	require.Equal(t, http.StatusOK, first.status, string(first.body))
+	assert.Empty(t, first.header.Get("Idempotent-Replayed"))
+	assert.Equal(t, int64(1500), h.balance(tn, acct.ID))
+
+	// Time passes; a replay still returns the first response, byte for byte.
+	h.clock.Advance(time.Minute)
+	again := h.post(tn, path, `{"amount":1500}`, "Idempotency-Key", "k-1")
+	require.Equal(t, first.status, again.status)
+	assert.Equal(t, string(first.body), string(again.body))
+	assert.Equal(t, first.header.Get("Content-Type"), again.header.Get("Content-Type"))
+	assert.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
+	assert.Equal(t, int64(1500), h.balance(tn, acct.ID), "a replay never moves money twice")
+
+	// The same key with another body (even whitespace) is refused.
+	for _, body := range []string{`{"amount":1600}`, `{"amount": 1500}`} {
+		r := h.post(tn, path, body, "Idempotency-Key", "k-1")
+		requireError(t, r, http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
+	}
+	// ...and so is the same key and body with another query.
+	r := h.post(tn, path+"?x=1", `{"amount":1500}`, "Idempotency-Key", "k-1")
+	requireError(t, r, http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
+	assert.Equal(t, int64(1500), h.balance(tn, acct.ID))
+
+	// A new key funds again.
+	r = h.post(tn, path, `{"amount":1500}`, "Idempotency-Key", "k-2")
+	require.Equal(t, http.StatusOK, r.status)
+	assert.Equal(t, int64(3000), h.balance(tn, acct.ID))
+
+	// Without a key, each request runs.
+	for range 2 {
+		r = h.post(tn, path, `{"amount":1}`)
+		require.Equal(t, http.StatusOK, r.status)
+		assert.Empty(t, r.header.Get("Idempotent-Replayed"))
+	}
+	assert.Equal(t, int64(3002), h.balance(tn, acct.ID))
+}
+
+func TestIdempotentErrorsReplayToo(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant("USD")
+	// A 4xx is a response worth keeping: the retry gets the same 404.
+	first := h.post(tn, fundPath("InternalAccount:missing"), `{"amount":5}`, "Idempotency-Key", "e-1")
+	requireError(t, first, http.StatusNotFound, "NOT_FOUND")
+	again := h.post(tn, fundPath("InternalAccount:missing"), `{"amount":5}`, "Idempotency-Key", "e-1")
+	assert.Equal(t, http.StatusNotFound, again.status)
+	assert.Equal(t, string(first.body), string(again.body))
+	assert.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
+}
+
+func TestIdempotencyKeyValidation(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant("USD")
+	acct := h.platformAccount(tn, "USD")
+	r := h.post(tn, fundPath(acct.ID), `{"amount":5}`, "Idempotency-Key", strings.Repeat("k", 256))
+	requireError(t, r, http.StatusBadRequest, "INVALID_INPUT", "Idempotency-Key")
+	r = h.post(tn, fundPath(acct.ID), `{"amount":5}`, "Idempotency-Key", strings.Repeat("k", 255))
+	assert.Equal(t, http.StatusOK, r.status, string(r.body))
+	assert.Equal(t, int64(5), h.balance(tn, acct.ID))
+}
+
+func TestIdempotencyKeyScopedPerCredential(t *testing.T) {
+	h := newHarness(t)
+	a := h.tenant("USD")
+	b := h.tenant("USD")
+	acctA := h.platformAccount(a, "USD")
+	acctB := h.platformAccount(b, "USD")
+
+	ra := h.post(a, fundPath(acctA.ID), `{"amount":100}`, "Idempotency-Key", "shared")
+	require.Equal(t, http.StatusOK, ra.status)
+	// Platform B's identical key is its own: it runs, on its own account.
+	rb := h.post(b, fundPath(acctB.ID), `{"amount":200}`, "Idempotency-Key", "shared")
+	require.Equal(t, http.StatusOK, rb.status, string(rb.body))
+	assert.Empty(t, rb.header.Get("Idempotent-Replayed"))
+	assert.Equal(t, int64(100), h.balance(a, acctA.ID))
+	assert.Equal(t, int64(200), h.balance(b, acctB.ID))
+
+	// B replaying A's exact request does not get A's response: it is B's
+	// own request, and A's account is not B's.
+	rb = h.post(b, fundPath(acctA.ID), `{"amount":100}`, "Idempotency-Key", "other")
+	requireError(t, rb, http.StatusNotFound, "NOT_FOUND")
+	assert.Equal(t, int64(100), h.balance(a, acctA.ID))
+
+	// A second credential of platform A has its own key space too, and the
+	// ledger still refuses to fund twice under one key for one platform.
+	a2 := h.credential(a)
+	r := h.post(a2, fundPath(acctA.ID), `{"amount":100}`, "Idempotency-Key", "shared")
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	assert.Empty(t, r.header.Get("Idempotent-Replayed"))
+	assert.Equal(t, int64(100), h.balance(a, acctA.ID), "same platform, same key: one funding")
+}
+
+func TestIdempotencyConcurrentSameKey(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant("USD")
+	acct := h.platformAccount(tn, "USD")
+	const n = 8
+	var wg sync.WaitGroup
+	results := make([]apiResponse, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			results[i] = h.post(tn, fundPath(acct.ID), `{"amount":42}`, "Idempotency-Key", "race")
+		}()
+	}
+	close(start)
+	wg.Wait()
+
+	ran, replayed, inUse := 0, 0, 0
+	var okBody string
+	for _, r := range results {
+		switch {
+		case r.status == http.StatusOK && r.header.Get("Idempotent-Replayed") == "true":
+			replayed++
+			okBody = string(r.body)
+		case r.status == http.StatusOK:
+			ran++
+			okBody = string(r.body)
+		case r.status == http.StatusConflict:
+			inUse++
+			requireError(t, r, http.StatusConflict, "IDEMPOTENCY_KEY_IN_USE")
+		default:
+			t.Fatalf("unexpected %d %s", r.status, r.body)
+		}
+	}
+	assert.Equal(t, 1, ran, "exactly one request runs")
+	assert.Equal(t, n, ran+replayed+inUse)
+	for _, r := range results {
+		if r.status == http.StatusOK {
+			assert.Equal(t, okBody, string(r.body))
+		}
+	}
+	assert.Equal(t, int64(42), h.balance(tn, acct.ID))
+}
+
+// TestIdempotencyStaleClaim: a claim whose holder died blocks the key with
+// 409 until its lease passes; then a retry takes it over, and the ledger
+// key keeps the money safe even if the dead holder had posted.
+func TestIdempotencyStaleClaim(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant("USD")
+	acct := h.platformAccount(tn, "USD")
+	body := `{"amount":300}`
+
+	// The first attempt posted its entry, then died before storing the
+	// response: its claim is left in progress.
+	_, err := h.accounts.Fund(context.Background(), tn.platformID, acct.ID, 300, "dead")
+	require.NoError(t, err)
+	now := h.clock.Now()
+	_, owned, err := h.idem.Begin(context.Background(), ports.IdempotencyRecord{
+		Scope: tn.token, Key: "dead", RequestHash: "unknown", LockedUntil: now.Add(time.Minute),
+		CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour),
+	}, now)
+	require.NoError(t, err)
+	require.True(t, owned)
+
+	r := h.post(tn, fundPath(acct.ID), body, "Idempotency-Key", "dead")
+	// The abandoned claim has another hash on record: reuse is reported.
+	requireError(t, r, http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
+
+	h.clock.Advance(2 * time.Minute)
+	r = h.post(tn, fundPath(acct.ID), body, "Idempotency-Key", "dead")
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	assert.Equal(t, int64(300), h.balance(tn, acct.ID), "the retry found the posted entry")
+	r2 := h.post(tn, fundPath(acct.ID), body, "Idempotency-Key", "dead")
+	assert.Equal(t, "true", r2.header.Get("Idempotent-Replayed"))
+	assert.Equal(t, string(r.body), string(r2.body))
+}
+
+func TestIdempotencyInProgressIs409(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant("USD")
+	acct := h.platformAccount(tn, "USD")
+	body := `{"amount":300}`
+
+	// Find the hash the server computes by running the request on another
+	// key first, then plant an in-progress claim with that hash.
+	r := h.post(tn, fundPath(acct.ID), body, "Idempotency-Key", "probe")
+	require.Equal(t, http.StatusOK, r.status)
+	rec, ok, err := h.cache.Get(context.Background(), tn.token, "probe")
+	require.NoError(t, err)
+	require.True(t, ok)
+	now := h.clock.Now()
+	_, owned, err := h.idem.Begin(context.Background(), ports.IdempotencyRecord{
+		Scope: tn.token, Key: "busy", RequestHash: rec.RequestHash, LockedUntil: now.Add(time.Minute),
+		CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour),
+	}, now)
+	require.NoError(t, err)
+	require.True(t, owned)
+
+	r = h.post(tn, fundPath(acct.ID), body, "Idempotency-Key", "busy")
+	requireError(t, r, http.StatusConflict, "IDEMPOTENCY_KEY_IN_USE")
+	assert.Equal(t, int64(300), h.balance(tn, acct.ID))
+}
+
+func TestIdempotencyReplayFromStoreAfterCacheExpiry(t *testing.T) {
+	h := newHarness(t, harnessOpts{ttl: time.Hour})
+	tn := h.tenant("USD")
+	acct := h.platformAccount(tn, "USD")
+	first := h.post(tn, fundPath(acct.ID), `{"amount":7}`, "Idempotency-Key", "long")
+	require.Equal(t, http.StatusOK, first.status)
+
+	// The cached copy expires after an hour; the store keeps the key a day.
+	h.clock.Advance(3 * time.Hour)
+	_, ok, err := h.cache.Get(context.Background(), tn.token, "long")
+	require.NoError(t, err)
+	require.False(t, ok)
+	again := h.post(tn, fundPath(acct.ID), `{"amount":7}`, "Idempotency-Key", "long")
+	assert.Equal(t, string(first.body), string(again.body))
+	assert.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
+	assert.Equal(t, int64(7), h.balance(tn, acct.ID))
+	// The replay warmed the cache again.
+	_, ok, err = h.cache.Get(context.Background(), tn.token, "long")
+	require.NoError(t, err)
+	assert.True(t, ok)
+}

@@ -1,0 +1,254 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/customers"
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// BasePath is the version segment every API operation sits under.
+const BasePath = "/2025-10-13"
+
+// APIVersion is the API's version (the date of BasePath).
+const APIVersion = "2025-10-13"
+
+// DefaultMaxBodyBytes bounds a request body when Deps.MaxBodyBytes is 0.
+const DefaultMaxBodyBytes int64 = 1 << 20
+
+// DefaultIdempotencyTTL is how long a replayable response is cached when
+// Deps.IdempotencyTTL is 0.
+const DefaultIdempotencyTTL = 24 * time.Hour
+
+// Deps is what the HTTP adapter needs.
+type Deps struct {
+	Platforms *platforms.Service
+	Customers *customers.Service
+	Accounts  *accounts.Service
+	// Idempotency is the authoritative Idempotency-Key record (required);
+	// Cache speeds up replays (optional).
+	Idempotency ports.IdempotencyStore
+	Cache       ports.ResponseCache
+	Clock       ports.Clock
+	Logger      *slog.Logger
+	Sandbox     bool
+	// CursorKey signs list cursors; a random key is used when empty (then
+	// cursors only work on this instance until it restarts).
+	CursorKey []byte
+	// MaxBodyBytes bounds request bodies (DefaultMaxBodyBytes when 0).
+	MaxBodyBytes int64
+	// IdempotencyTTL is how long a replayable response is cached
+	// (DefaultIdempotencyTTL when 0); keys are remembered at least 24 h.
+	IdempotencyTTL time.Duration
+	// Ready reports whether backing services are reachable (for /readyz).
+	Ready func(context.Context) error
+}
+
+type server struct {
+	d   Deps
+	log *slog.Logger
+	mux *http.ServeMux
+	api huma.API
+}
+
+// wallClock is the clock used when Deps.Clock is nil.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now().UTC() }
+
+func init() {
+	// Every error Huma produces (validation, malformed or oversize bodies…)
+	// uses the one error body.
+	huma.NewError = humaError
+	huma.NewErrorWithContext = func(_ huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		return humaError(status, msg, errs...)
+	}
+	// Strict bodies: a property spelled with other letter case is unknown.
+	huma.ValidateStrictCasing = true
+}
+
+// New returns the HTTP handler: the API under BasePath (Basic auth on every
+// operation), its OpenAPI document and docs page (no auth), and /healthz
+// and /readyz.
+func New(d Deps) http.Handler {
+	if d.Platforms == nil || d.Accounts == nil || d.Customers == nil || d.Idempotency == nil {
+		panic("httpapi: Deps needs Platforms, Customers, Accounts and Idempotency")
+	}
+	if d.Clock == nil {
+		d.Clock = wallClock{}
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.MaxBodyBytes <= 0 {
+		d.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if d.IdempotencyTTL <= 0 {
+		d.IdempotencyTTL = DefaultIdempotencyTTL
+	}
+	if len(d.CursorKey) == 0 {
+		d.CursorKey = make([]byte, 32)
+		_, _ = rand.Read(d.CursorKey)
+	}
+	s := &server{d: d, log: d.Logger, mux: http.NewServeMux()}
+	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
+	registerAccounts(s.api, d)
+	registerCustomers(s.api, d)
+	return s.logRequests(http.HandlerFunc(s.serve))
+}
+
+func (s *server) config() huma.Config {
+	c := huma.DefaultConfig("corridor", APIVersion)
+	c.Info.Description = "Payments and embedded-wallet API. Every operation is authenticated with a platform " +
+		"API credential over HTTP Basic (token id as user name, client secret as password). Amounts are " +
+		"integers in the currency's smallest unit."
+	// No $schema links in bodies, and no schema route: the wire format is
+	// exactly the documented models.
+	c.CreateHooks = nil
+	c.SchemasPath = ""
+	c.Servers = []*huma.Server{{URL: BasePath, Description: "this server"}}
+	c.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"BasicAuth": {Type: "http", Scheme: "basic",
+			Description: "API token id as the user name and API client secret as the password."},
+	}
+	c.Security = []map[string][]string{{"BasicAuth": {}}}
+	c.Transformers = []huma.Transformer{noteErrorCause}
+	c.OnAddOperation = append(c.OnAddOperation, s.onAddOperation)
+	return c
+}
+
+// onAddOperation adjusts every operation as it is registered: body limits
+// and, on POSTs, the optional Idempotency-Key header in the OpenAPI
+// document. Bodies are already read into memory and bounded by limitBody
+// (under the http.Server's read timeout), so Huma sets no read deadline of
+// its own (one left on the connection would cancel a slow handler's
+// context) and its size check only has to let MaxBodyBytes through.
+func (s *server) onAddOperation(_ *huma.OpenAPI, op *huma.Operation) {
+	op.MaxBodyBytes = s.d.MaxBodyBytes + 1
+	op.BodyReadTimeout = -1
+	if op.Method != http.MethodPost {
+		return
+	}
+	for _, p := range op.Parameters {
+		if p != nil && p.In == "header" && strings.EqualFold(p.Name, idempotencyHeader) {
+			p.Description = idempotencyDoc
+			return
+		}
+	}
+	maxLen := maxIdempotencyKey
+	op.Parameters = append(op.Parameters, &huma.Param{
+		Name:        idempotencyHeader,
+		In:          "header",
+		Description: idempotencyDoc,
+		Schema:      &huma.Schema{Type: "string", MaxLength: &maxLen},
+	})
+}
+
+const idempotencyDoc = "Optional key (at most 255 characters) making the request safe to retry: a request " +
+	"repeated with the same key and the same body gets the first response back, with header " +
+	"`Idempotent-Replayed: true`; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED, and " +
+	"while the first request runs it is 409 IDEMPOTENCY_KEY_IN_USE. Keys belong to the API credential " +
+	"and are remembered for at least 24 hours."
+
+// noteErrorCause records the internal cause of a 5xx Huma is writing, for
+// the request log line.
+func noteErrorCause(ctx huma.Context, _ string, v any) (any, error) {
+	if e, ok := v.(*Error); ok && e.cause != nil {
+		noteCause(ctx.Context(), e.cause)
+	}
+	return v, nil
+}
+
+// publicPaths need no credential.
+var publicPaths = map[string]bool{
+	BasePath + "/openapi.json":     true,
+	BasePath + "/openapi.yaml":     true,
+	BasePath + "/openapi-3.0.json": true,
+	BasePath + "/openapi-3.0.yaml": true,
+	BasePath + "/docs":             true,
+}
+
+func (s *server) serve(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/healthz":
+		s.healthz(w, r)
+	case "/readyz":
+		s.readyz(w, r)
+	default:
+		if publicPaths[r.URL.Path] {
+			s.route(w, r)
+			return
+		}
+		s.authenticate(http.HandlerFunc(s.limitBody)).ServeHTTP(w, r)
+	}
+}
+
+// limitBody reads the request body into memory, refusing one larger than
+// MaxBodyBytes with 413.
+func (s *server) limitBody(w http.ResponseWriter, r *http.Request) {
+	limit := s.d.MaxBodyBytes
+	if r.ContentLength > limit {
+		writeError(w, r, statusError(http.StatusRequestEntityTooLarge, "the request body is too large"))
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		_ = r.Body.Close()
+		switch {
+		case err != nil:
+			writeError(w, r, toError(fault.Invalid("body", "could not read the request body")))
+			return
+		case int64(len(body)) > limit:
+			writeError(w, r, statusError(http.StatusRequestEntityTooLarge, "the request body is too large"))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	s.route(w, r)
+}
+
+// route dispatches to the API, answering unknown routes and methods with
+// the error body, and running POSTs under their Idempotency-Key.
+func (s *server) route(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		s.routeError(w, r)
+		return
+	}
+	if r.Method == http.MethodPost && !publicPaths[r.URL.Path] {
+		s.idempotent(w, r, s.mux)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// routeError answers a request no operation matches: 404, or 405 with the
+// allowed methods (as the mux decides), in the error body.
+func (s *server) routeError(w http.ResponseWriter, r *http.Request) {
+	buf := newResponseBuffer()
+	s.mux.ServeHTTP(buf, r)
+	switch buf.status {
+	case http.StatusNotFound:
+		writeError(w, r, statusError(http.StatusNotFound, "no such route: "+r.URL.Path))
+	case http.StatusMethodNotAllowed:
+		if allow := buf.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		writeError(w, r, statusError(http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path))
+	default:
+		// A redirect to the canonical path, or similar.
+		buf.copyTo(w)
+	}
+}

@@ -1,0 +1,101 @@
+// Package customers holds the customer use cases: create, get, update
+// (PATCH), delete and list a platform's customers, individuals and
+// businesses, with every rule of the reference's Customer resource. Creating
+// a customer (or enabling a currency, or adding an e-mail) also opens the
+// customer's internal accounts, its embedded wallet with its EMAIL_OTP
+// credential, and their ledger accounts, all in one store transaction.
+package customers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// DefaultUmaDomain is the UMA domain of generated addresses when neither
+// the platform nor Options name one.
+const DefaultUmaDomain = "sandbox.local"
+
+// Options configure a Service.
+type Options struct {
+	// UmaDomain is the domain of generated UMA addresses ($user@domain)
+	// for platforms that have no UmaDomain of their own.
+	UmaDomain string
+}
+
+// Service runs the customer use cases.
+type Service struct {
+	store ports.Store
+	clock ports.Clock
+	ids   ports.IDs
+	opts  Options
+}
+
+// New builds a Service.
+func New(store ports.Store, clock ports.Clock, ids ports.IDs, opts Options) *Service {
+	if opts.UmaDomain == "" {
+		opts.UmaDomain = DefaultUmaDomain
+	}
+	return &Service{store: store, clock: clock, ids: ids, opts: opts}
+}
+
+// Error codes of the reference used by this package.
+const (
+	CodeNotFound         = "USER_NOT_FOUND"
+	CodeDeleted          = "CUSTOMER_DELETED"
+	CodeUmaAddressExists = "UMA_ADDRESS_EXISTS"
+	CodeConflict         = "CONFLICT"
+)
+
+// now is the service's current time as stores keep it: UTC, to the
+// microsecond, so a response shows the same instant a later read does.
+func (s *Service) now() time.Time {
+	return s.clock.Now().UTC().Truncate(time.Microsecond)
+}
+
+func errNotFound(id string) error {
+	return fault.NotFound(CodeNotFound, "customer "+id+" not found")
+}
+
+func errDeleted(id string) error {
+	return fault.New(fault.KindGone, CodeDeleted, "customer "+id+" has been deleted")
+}
+
+// load reads the platform's customer for update, mapping a missing one to
+// 404 USER_NOT_FOUND and a deleted one to 410 CUSTOMER_DELETED.
+func load(ctx context.Context, tx ports.Tx, platformID, id string) (ports.Customer, error) {
+	c, err := tx.Customers().GetForUpdate(ctx, platformID, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Customer{}, errNotFound(id)
+	}
+	if err != nil {
+		return ports.Customer{}, fmt.Errorf("load customer %s: %w", id, err)
+	}
+	if c.IsDeleted {
+		return ports.Customer{}, errDeleted(id)
+	}
+	return c, nil
+}
+
+// storeConflict turns a store uniqueness violation into the reference's 409.
+func storeConflict(err error, c ports.Customer) error {
+	var ce *ports.ConflictError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch ce.Constraint {
+	case ports.UniqueUmaAddress:
+		e := fault.Conflict(CodeUmaAddressExists, "UMA address "+c.UmaAddress+" is already taken")
+		e.Fields = []fault.FieldError{{Field: "umaAddress", Message: "is already taken"}}
+		return e
+	case ports.UniquePlatformCustomerID:
+		e := fault.Conflict(CodeConflict, "platformCustomerId "+c.PlatformCustomerID+" is already used by another customer")
+		e.Fields = []fault.FieldError{{Field: "platformCustomerId", Message: "is already used by another customer"}}
+		return e
+	}
+	return err
+}

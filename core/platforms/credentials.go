@@ -1,0 +1,161 @@
+package platforms
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// secretBytes is the entropy of an issued client secret (256 bits).
+const secretBytes = 32
+
+// maxTokenIDLen bounds a configured token id.
+const maxTokenIDLen = 255
+
+// ErrCredentialTaken is returned by AddCredential when the token id is
+// already registered with a different secret or platform.
+var ErrCredentialTaken = errors.New("API token id is already registered with another secret")
+
+// dummyHash is compared against when a token id is unknown, so an unknown
+// token costs the same work as a wrong secret.
+var dummyHash = sha256.Sum256([]byte("corridor: no such API token"))
+
+// IssueCredential creates a new API credential for the platform and returns
+// its token id (the Basic user name) and secret. Only the secret's SHA-256
+// is stored, so the secret is shown this once.
+func (s *Service) IssueCredential(ctx context.Context, platformID, name string) (tokenID, secret string, err error) {
+	raw := make([]byte, secretBytes)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", fmt.Errorf("generate client secret: %w", err)
+	}
+	secret = base64.RawURLEncoding.EncodeToString(raw)
+	idRaw := make([]byte, 16)
+	if _, err := rand.Read(idRaw); err != nil {
+		return "", "", fmt.Errorf("generate token id: %w", err)
+	}
+	// A Basic user name cannot contain ':', so the token id is not a
+	// "<Type>:<uuid>" identifier.
+	tokenID = "tok_" + hex.EncodeToString(idRaw)
+	err = s.store.InTx(ctx, func(tx ports.Tx) error {
+		if _, err := tx.Platforms().Get(ctx, platformID); err != nil {
+			if errors.Is(err, ports.ErrNotFound) {
+				return fault.NotFound("NOT_FOUND", "platform not found")
+			}
+			return fmt.Errorf("get platform %s: %w", platformID, err)
+		}
+		return tx.Platforms().CreateCredential(ctx, s.credential(platformID, name, tokenID, secret))
+	})
+	if err != nil {
+		return "", "", fmt.Errorf("issue credential: %w", err)
+	}
+	return tokenID, secret, nil
+}
+
+// AddCredential registers a fixed credential (from configuration) for the
+// platform. Adding the same token id and secret to the same platform again
+// is a no-op; a token id already registered otherwise is ErrCredentialTaken.
+func (s *Service) AddCredential(ctx context.Context, platformID, name, tokenID, secret string) error {
+	if err := validTokenID(tokenID); err != nil {
+		return err
+	}
+	if secret == "" {
+		return fault.Invalid("secret", "must not be empty")
+	}
+	c := s.credential(platformID, name, tokenID, secret)
+	err := s.store.InTx(ctx, func(tx ports.Tx) error {
+		if _, err := tx.Platforms().Get(ctx, platformID); err != nil {
+			if errors.Is(err, ports.ErrNotFound) {
+				return fault.NotFound("NOT_FOUND", "platform not found")
+			}
+			return fmt.Errorf("get platform %s: %w", platformID, err)
+		}
+		old, err := tx.Platforms().CredentialByTokenID(ctx, tokenID)
+		switch {
+		case err == nil:
+			return sameCredential(old, c)
+		case !errors.Is(err, ports.ErrNotFound):
+			return fmt.Errorf("look up token %s: %w", tokenID, err)
+		}
+		return tx.Platforms().CreateCredential(ctx, c)
+	})
+	if errors.Is(err, ports.ErrConflict) {
+		// Lost a race with a concurrent registration: compare with the winner.
+		old, gerr := s.store.Read().Platforms().CredentialByTokenID(ctx, tokenID)
+		if gerr != nil {
+			return fmt.Errorf("add credential %s: %w", tokenID, gerr)
+		}
+		return sameCredential(old, c)
+	}
+	if err != nil {
+		return fmt.Errorf("add credential %s: %w", tokenID, err)
+	}
+	return nil
+}
+
+func sameCredential(old, c ports.APICredential) error {
+	if old.PlatformID != c.PlatformID || subtle.ConstantTimeCompare(old.SecretHash, c.SecretHash) != 1 {
+		return fmt.Errorf("token %s: %w", c.TokenID, ErrCredentialTaken)
+	}
+	return nil
+}
+
+func (s *Service) credential(platformID, name, tokenID, secret string) ports.APICredential {
+	h := sha256.Sum256([]byte(secret))
+	return ports.APICredential{
+		TokenID:    tokenID,
+		PlatformID: platformID,
+		Name:       name,
+		SecretHash: h[:],
+		CreatedAt:  s.clock.Now().UTC(),
+	}
+}
+
+func validTokenID(id string) error {
+	switch {
+	case id == "":
+		return fault.Invalid("tokenId", "must not be empty")
+	case len(id) > maxTokenIDLen:
+		return fault.Invalid("tokenId", fmt.Sprintf("must be at most %d characters", maxTokenIDLen))
+	case strings.Contains(id, ":"):
+		return fault.Invalid("tokenId", "must not contain ':' (it is a Basic user name)")
+	case strings.IndexFunc(id, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }) >= 0:
+		return fault.Invalid("tokenId", "must be printable without spaces")
+	}
+	return nil
+}
+
+// Authenticate checks a token id and secret and returns the credential.
+// Hashes are compared in constant time, and an unknown token id does the
+// same comparison against a dummy hash, so timing does not reveal which
+// token ids exist. Failures are 401 faults naming the failed check.
+func (s *Service) Authenticate(ctx context.Context, tokenID, secret string) (ports.APICredential, error) {
+	got := sha256.Sum256([]byte(secret))
+	unknown := func() (ports.APICredential, error) {
+		subtle.ConstantTimeCompare(got[:], dummyHash[:])
+		return ports.APICredential{}, fault.Unauthorized("unknown API token")
+	}
+	if tokenID == "" {
+		return unknown()
+	}
+	c, err := s.store.Read().Platforms().CredentialByTokenID(ctx, tokenID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return unknown()
+	}
+	if err != nil {
+		return ports.APICredential{}, fmt.Errorf("authenticate: look up token: %w", err)
+	}
+	if subtle.ConstantTimeCompare(got[:], c.SecretHash) != 1 {
+		return ports.APICredential{}, fault.Unauthorized("invalid API client secret")
+	}
+	return c, nil
+}
