@@ -283,8 +283,13 @@ func (s *staging) applyNew(t Transfer, now time.Time) (Transfer, *Error) {
 	if t.DebitAccountID == t.CreditAccountID {
 		return t, &Error{Code: CodeSameAccount, AccountID: t.DebitAccountID}
 	}
-	if _, exists := s.b.pending[t.ID]; exists && t.Kind == Pending {
-		return t, &Error{Code: CodeExists}
+	if t.Kind == Pending {
+		// A hold id is unique in the Book and within the entry being staged.
+		_, exists := s.b.pending[t.ID]
+		_, staged := s.pending[t.ID]
+		if exists || staged {
+			return t, &Error{Code: CodeExists}
+		}
 	}
 	dr := s.account(t.DebitAccountID)
 	if dr == nil {

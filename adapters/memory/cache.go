@@ -1,0 +1,228 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- idempotency store ----
+
+// IdempotencyStore is the in-memory ports.IdempotencyStore.
+type IdempotencyStore struct {
+	mu   sync.Mutex
+	recs map[cacheIdemKey]ports.IdempotencyRecord
+}
+
+var _ ports.IdempotencyStore = (*IdempotencyStore)(nil)
+
+type cacheIdemKey struct{ scope, key string }
+
+// NewIdempotencyStore returns an empty store.
+func NewIdempotencyStore() *IdempotencyStore {
+	return &IdempotencyStore{recs: map[cacheIdemKey]ports.IdempotencyRecord{}}
+}
+
+// Begin claims rec.Scope/rec.Key; see ports.IdempotencyStore.
+func (s *IdempotencyStore) Begin(_ context.Context, rec ports.IdempotencyRecord, now time.Time) (ports.IdempotencyRecord, bool, error) {
+	now = storeTime(now)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := cacheIdemKey{rec.Scope, rec.Key}
+	old, ok := s.recs[k]
+	switch {
+	case !ok:
+		rec = cacheCopyRecord(rec)
+		s.recs[k] = rec
+		return cacheCopyRecord(rec), true, nil
+	case old.Completed || old.LockedUntil.After(now):
+		return cacheCopyRecord(old), false, nil
+	}
+	// The unfinished claim's lease has passed: take it over.
+	old.RequestHash = rec.RequestHash
+	old.LockedUntil = storeTime(rec.LockedUntil)
+	old.ExpiresAt = storeTime(rec.ExpiresAt)
+	s.recs[k] = old
+	return cacheCopyRecord(old), true, nil
+}
+
+// Complete stores the response of an owned, unfinished claim.
+func (s *IdempotencyStore) Complete(_ context.Context, rec ports.IdempotencyRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := cacheIdemKey{rec.Scope, rec.Key}
+	old, ok := s.recs[k]
+	if !ok {
+		return fmt.Errorf("idempotency key %s/%s: %w", rec.Scope, rec.Key, ports.ErrNotFound)
+	}
+	if old.Completed {
+		return fmt.Errorf("idempotency key %s/%s already completed: %w", rec.Scope, rec.Key, ports.ErrConflict)
+	}
+	c := cacheCopyRecord(rec)
+	old.Completed = true
+	old.StatusCode = c.StatusCode
+	old.Header = c.Header
+	old.Body = c.Body
+	if !c.ExpiresAt.IsZero() {
+		old.ExpiresAt = c.ExpiresAt
+	}
+	s.recs[k] = old
+	return nil
+}
+
+// Release drops an unfinished claim; a completed record stays.
+func (s *IdempotencyStore) Release(_ context.Context, scope, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := cacheIdemKey{scope, key}
+	if old, ok := s.recs[k]; ok && !old.Completed {
+		delete(s.recs, k)
+	}
+	return nil
+}
+
+// Purge forgets records whose ExpiresAt is before now.
+func (s *IdempotencyStore) Purge(_ context.Context, now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now = storeTime(now)
+	n := 0
+	for k, r := range s.recs {
+		if r.ExpiresAt.Before(now) {
+			delete(s.recs, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func cacheCopyRecord(r ports.IdempotencyRecord) ports.IdempotencyRecord {
+	r.Header = maps.Clone(r.Header)
+	r.Body = slices.Clone(r.Body)
+	r.LockedUntil = storeTime(r.LockedUntil)
+	r.CreatedAt = storeTime(r.CreatedAt)
+	r.ExpiresAt = storeTime(r.ExpiresAt)
+	return r
+}
+
+// ---- response cache ----
+
+// errCacheTTL refuses a non-positive TTL, as Redis does.
+var errCacheTTL = errors.New("memory cache: ttl must be positive")
+
+// ResponseCache is the in-memory ports.ResponseCache; entries expire
+// against the clock.
+type ResponseCache struct {
+	clock ports.Clock
+	mu    sync.Mutex
+	recs  map[cacheIdemKey]cacheEntry[ports.IdempotencyRecord]
+	puts  int
+}
+
+var _ ports.ResponseCache = (*ResponseCache)(nil)
+
+type cacheEntry[V any] struct {
+	v       V
+	expires time.Time
+}
+
+// NewResponseCache returns an empty cache timed by clock.
+func NewResponseCache(clock ports.Clock) *ResponseCache {
+	return &ResponseCache{clock: clock, recs: map[cacheIdemKey]cacheEntry[ports.IdempotencyRecord]{}}
+}
+
+// Get returns the cached record, if present and not expired.
+func (c *ResponseCache) Get(_ context.Context, scope, key string) (ports.IdempotencyRecord, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := cacheIdemKey{scope, key}
+	e, ok := c.recs[k]
+	if !ok {
+		return ports.IdempotencyRecord{}, false, nil
+	}
+	if !c.clock.Now().Before(e.expires) {
+		delete(c.recs, k)
+		return ports.IdempotencyRecord{}, false, nil
+	}
+	return cacheCopyRecord(e.v), true, nil
+}
+
+// Put caches rec for ttl, replacing any earlier entry.
+func (c *ResponseCache) Put(_ context.Context, rec ports.IdempotencyRecord, ttl time.Duration) error {
+	if ttl <= 0 {
+		return errCacheTTL
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	c.puts++
+	if c.puts%1024 == 0 { // sweep now and then so expired entries do not pile up
+		for k, e := range c.recs {
+			if !now.Before(e.expires) {
+				delete(c.recs, k)
+			}
+		}
+	}
+	c.recs[cacheIdemKey{rec.Scope, rec.Key}] = cacheEntry[ports.IdempotencyRecord]{v: cacheCopyRecord(rec), expires: now.Add(ttl)}
+	return nil
+}
+
+// ---- single-use values ----
+
+// SingleUse is the in-memory ports.SingleUse; values expire against the
+// clock.
+type SingleUse struct {
+	clock ports.Clock
+	mu    sync.Mutex
+	vals  map[string]cacheEntry[[]byte]
+	puts  int
+}
+
+var _ ports.SingleUse = (*SingleUse)(nil)
+
+// NewSingleUse returns an empty holder timed by clock.
+func NewSingleUse(clock ports.Clock) *SingleUse {
+	return &SingleUse{clock: clock, vals: map[string]cacheEntry[[]byte]{}}
+}
+
+// Put stores value under key for ttl, replacing any earlier value.
+func (s *SingleUse) Put(_ context.Context, key string, value []byte, ttl time.Duration) error {
+	if ttl <= 0 {
+		return errCacheTTL
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	s.puts++
+	if s.puts%1024 == 0 { // sweep now and then so unconsumed values do not pile up
+		for k, e := range s.vals {
+			if !now.Before(e.expires) {
+				delete(s.vals, k)
+			}
+		}
+	}
+	s.vals[key] = cacheEntry[[]byte]{v: slices.Clone(value), expires: now.Add(ttl)}
+	return nil
+}
+
+// Consume returns the value and deletes it; of concurrent callers exactly
+// one gets it.
+func (s *SingleUse) Consume(_ context.Context, key string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.vals[key]
+	if !ok {
+		return nil, false, nil
+	}
+	delete(s.vals, key)
+	if !s.clock.Now().Before(e.expires) {
+		return nil, false, nil
+	}
+	return e.v, true, nil
+}

@@ -1,0 +1,253 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Ledger is the in-memory ports.LedgerStore: one ledger.Book behind a mutex,
+// an append-only journal, and the outbox messages of every posted entry.
+// Values are copied on the way in and out, so callers never share its
+// state. The zero value is not usable; call NewLedger.
+type Ledger struct {
+	clock ports.Clock
+
+	mu      sync.Mutex
+	book    *ledger.Book
+	journal []ledger.JournalEntry // journal[i].Seq == i+1
+	byID    map[string]int        // entry id -> index in journal
+	outbox  []ledger.OutboxMessage
+}
+
+var _ ports.LedgerStore = (*Ledger)(nil)
+
+// NewLedger returns an empty ledger whose times come from clock.
+func NewLedger(clock ports.Clock) *Ledger {
+	return &Ledger{clock: clock, book: ledger.NewBook(), byID: map[string]int{}}
+}
+
+// CreateAccounts creates accounts, all or none. An account that already
+// exists is left as it is when its currency, kind and flags match; otherwise
+// nothing is created and the error matches ledger.ErrExistsDifferent.
+// Counters always start at zero; CreatedAt defaults to the clock's time.
+func (l *Ledger) CreateAccounts(ctx context.Context, accts ...ledger.Account) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory ledger: create accounts: %w", err)
+	}
+	now := l.clock.Now().UTC()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fresh := make(map[string]ledger.Account, len(accts))
+	for _, a := range accts {
+		if a.ID == "" {
+			return fmt.Errorf("memory ledger: create accounts: %w", &ledger.Error{Code: ledger.CodeIDMissing})
+		}
+		if a.Currency == "" {
+			return fmt.Errorf("memory ledger: create account %s: currency missing", a.ID)
+		}
+		prev, ok := l.book.Account(a.ID)
+		if !ok {
+			prev, ok = fresh[a.ID]
+		}
+		if ok {
+			if prev.Currency != a.Currency || prev.Kind != a.Kind || prev.Flags != a.Flags {
+				return fmt.Errorf("memory ledger: account %s exists as %s %s flags=%d, asked for %s %s flags=%d: %w",
+					a.ID, prev.Currency, prev.Kind, prev.Flags, a.Currency, a.Kind, a.Flags,
+					&ledger.Error{Code: ledger.CodeExistsWithDifferentFields, AccountID: a.ID})
+			}
+			continue
+		}
+		a.DebitsPending, a.DebitsPosted, a.CreditsPending, a.CreditsPosted = 0, 0, 0, 0
+		if a.CreatedAt.IsZero() {
+			a.CreatedAt = now
+		}
+		fresh[a.ID] = a
+	}
+	for _, a := range fresh {
+		l.book.PutAccount(a)
+	}
+	return nil
+}
+
+// Post records e atomically at the clock's time. When an entry with e.ID
+// already exists it returns the stored entry and an error matching
+// ledger.ErrExists (same request) or ledger.ErrExistsDifferent; any other
+// refusal is a *ledger.Error and changes nothing.
+func (l *Ledger) Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return ledger.JournalEntry{}, fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
+	}
+	e = ledgerCopyEntry(e)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.postLocked(e, l.clock.Now().UTC())
+}
+
+// postLocked applies e at time now; l.mu must be held and e owned by l.
+func (l *Ledger) postLocked(e ledger.Entry, now time.Time) (ledger.JournalEntry, error) {
+	rec, err := l.book.Apply(e, now)
+	if err != nil {
+		switch ledger.CodeOf(err) {
+		case ledger.CodeExists, ledger.CodeExistsWithDifferentFields:
+			if i, ok := l.byID[e.ID]; ok {
+				return ledgerCopyJournalEntry(l.journal[i]), err
+			}
+		}
+		return ledger.JournalEntry{}, err
+	}
+	// The memory store has nothing to flush; keep the Book's change set from
+	// growing.
+	l.book.Changes()
+	je := ledger.JournalEntry{Entry: rec, Seq: int64(len(l.journal) + 1), PostedAt: now}
+	l.byID[rec.ID] = len(l.journal)
+	l.journal = append(l.journal, je)
+	l.outbox = append(l.outbox, rec.Outbox...)
+	return ledgerCopyJournalEntry(je), nil
+}
+
+// Account returns one account or an error matching ports.ErrNotFound.
+func (l *Ledger) Account(ctx context.Context, id string) (ledger.Account, error) {
+	if err := ctx.Err(); err != nil {
+		return ledger.Account{}, fmt.Errorf("memory ledger: account %s: %w", id, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a, ok := l.book.Account(id)
+	if !ok {
+		return ledger.Account{}, fmt.Errorf("memory ledger: account %s: %w", id, ports.ErrNotFound)
+	}
+	return a, nil
+}
+
+// Accounts returns the accounts that exist among ids, in ids order.
+func (l *Ledger) Accounts(ctx context.Context, ids ...string) ([]ledger.Account, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory ledger: accounts: %w", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]ledger.Account, 0, len(ids))
+	for _, id := range ids {
+		if a, ok := l.book.Account(id); ok {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// Pending returns a two-phase transfer or an error matching
+// ports.ErrNotFound.
+func (l *Ledger) Pending(ctx context.Context, id string) (ledger.PendingTransfer, error) {
+	if err := ctx.Err(); err != nil {
+		return ledger.PendingTransfer{}, fmt.Errorf("memory ledger: pending %s: %w", id, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p, ok := l.book.Pending(id)
+	if !ok {
+		return ledger.PendingTransfer{}, fmt.Errorf("memory ledger: pending %s: %w", id, ports.ErrNotFound)
+	}
+	return p, nil
+}
+
+// ExpireDue posts the expiry entry of up to limit open holds whose timeout
+// is at or before now (earliest first) and returns how many expired. A
+// limit <= 0 expires nothing.
+func (l *Ledger) ExpireDue(ctx context.Context, now time.Time, limit int) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("memory ledger: expire due: %w", err)
+	}
+	if limit <= 0 {
+		return 0, nil
+	}
+	now = now.UTC()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	due := l.book.Due(now)
+	if len(due) > limit {
+		due = due[:limit]
+	}
+	n := 0
+	for _, p := range due {
+		if _, err := l.postLocked(ledger.ExpiryEntry(p), now); err != nil {
+			return n, fmt.Errorf("memory ledger: expire %s: %w", p.ID, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// Journal returns up to limit entries with Seq > afterSeq, by Seq. A limit
+// <= 0 returns nothing.
+func (l *Ledger) Journal(ctx context.Context, afterSeq int64, limit int) ([]ledger.JournalEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory ledger: journal: %w", err)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// Seq is index+1, but search anyway so the journal may someday start
+	// elsewhere.
+	start := sort.Search(len(l.journal), func(i int) bool { return l.journal[i].Seq > afterSeq })
+	end := min(start+limit, len(l.journal))
+	out := make([]ledger.JournalEntry, 0, end-start)
+	for _, je := range l.journal[start:end] {
+		out = append(out, ledgerCopyJournalEntry(je))
+	}
+	return out, nil
+}
+
+// Snapshot returns every account and pending transfer, ordered by id.
+func (l *Ledger) Snapshot(ctx context.Context) ([]ledger.Account, []ledger.PendingTransfer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("memory ledger: snapshot: %w", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.book.Accounts(), l.book.PendingTransfers(), nil
+}
+
+// Outbox returns copies of the outbox messages of every posted entry, in
+// posting order.
+func (l *Ledger) Outbox() []ledger.OutboxMessage {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return ledgerCopyOutbox(l.outbox)
+}
+
+func ledgerCopyEntry(e ledger.Entry) ledger.Entry {
+	c := e
+	if e.Transfers != nil {
+		c.Transfers = append([]ledger.Transfer(nil), e.Transfers...)
+	}
+	c.Outbox = ledgerCopyOutbox(e.Outbox)
+	return c
+}
+
+func ledgerCopyJournalEntry(je ledger.JournalEntry) ledger.JournalEntry {
+	c := je
+	c.Entry = ledgerCopyEntry(je.Entry)
+	return c
+}
+
+func ledgerCopyOutbox(ms []ledger.OutboxMessage) []ledger.OutboxMessage {
+	if ms == nil {
+		return nil
+	}
+	out := make([]ledger.OutboxMessage, len(ms))
+	for i, m := range ms {
+		out[i] = m
+		if m.Payload != nil {
+			out[i].Payload = append([]byte(nil), m.Payload...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package memory_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/adapters/memory"
+	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit"
+	"github.com/corridorpay/corridor/testkit/ledgertest"
+)
+
+func TestLedgerContract(t *testing.T) {
+	ledgertest.Run(t, func(t *testing.T, clock *testkit.FakeClock) ports.LedgerStore {
+		return memory.NewLedger(clock)
+	})
+}
+
+const (
+	ledgerAlice = "InternalAccount:alice"
+	ledgerBob   = "InternalAccount:bob"
+)
+
+func newTestLedger(t *testing.T) (*memory.Ledger, *testkit.FakeClock) {
+	t.Helper()
+	clock := testkit.NewFakeClock(ledgertest.Epoch)
+	l := memory.NewLedger(clock)
+	require.NoError(t, l.CreateAccounts(context.Background(),
+		ledger.Account{ID: ledger.SandboxFundingID("USD"), Currency: "USD", Kind: ledger.KindSandboxFunding},
+		ledger.Account{ID: ledgerAlice, Currency: "USD", Kind: ledger.KindInternal, Flags: ledger.DebitsMustNotExceedCredits},
+		ledger.Account{ID: ledgerBob, Currency: "USD", Kind: ledger.KindInternal, Flags: ledger.DebitsMustNotExceedCredits},
+	))
+	return l, clock
+}
+
+func fundingEntry(id string, amount int64, payload string) ledger.Entry {
+	return ledger.Entry{
+		ID: id, Ref: "Test:" + id,
+		Transfers: []ledger.Transfer{{ID: id, DebitAccountID: ledger.SandboxFundingID("USD"), CreditAccountID: ledgerAlice, Amount: amount}},
+		Outbox:    []ledger.OutboxMessage{{Topic: "test.funded", Key: id, Payload: []byte(payload)}},
+	}
+}
+
+func TestLedgerCopiesValuesInAndOut(t *testing.T) {
+	ctx := context.Background()
+	l, _ := newTestLedger(t)
+
+	e := fundingEntry("e1", 100, `{"n":1}`)
+	je, err := l.Post(ctx, e)
+	require.NoError(t, err)
+
+	// Changing what was passed in or handed out changes nothing inside.
+	e.Transfers[0].Amount = 999
+	e.Outbox[0].Payload[0] = 'X'
+	je.Transfers[0].Amount = 999
+	je.Outbox[0].Payload[0] = 'Y'
+	page, err := l.Journal(ctx, 0, 10)
+	require.NoError(t, err)
+	require.Len(t, page, 1)
+	page[0].Transfers[0].CreditAccountID = ledgerBob
+	out := l.Outbox()
+	out[0].Payload[0] = 'Z'
+
+	page, err = l.Journal(ctx, 0, 10)
+	require.NoError(t, err)
+	assert.Equal(t, int64(100), page[0].Transfers[0].Amount)
+	assert.Equal(t, ledgerAlice, page[0].Transfers[0].CreditAccountID)
+	assert.Equal(t, `{"n":1}`, string(page[0].Outbox[0].Payload))
+	assert.Equal(t, `{"n":1}`, string(l.Outbox()[0].Payload))
+
+	stored, err := l.Post(ctx, fundingEntry("e1", 100, `{"n":1}`))
+	require.ErrorIs(t, err, ledger.ErrExists)
+	assert.Equal(t, int64(100), stored.Transfers[0].Amount)
+	assert.Equal(t, `{"n":1}`, string(stored.Outbox[0].Payload))
+
+	a, err := l.Account(ctx, ledgerAlice)
+	require.NoError(t, err)
+	assert.Equal(t, int64(100), a.CreditsPosted)
+}
+
+func TestLedgerKeepsOutboxOfPostedEntriesOnly(t *testing.T) {
+	ctx := context.Background()
+	l, clock := newTestLedger(t)
+
+	_, err := l.Post(ctx, fundingEntry("e1", 100, "one"))
+	require.NoError(t, err)
+	clock.Advance(time.Second)
+	_, err = l.Post(ctx, fundingEntry("e2", 50, "two"))
+	require.NoError(t, err)
+
+	refused := ledger.Entry{
+		ID:        "e3",
+		Transfers: []ledger.Transfer{{ID: "e3", DebitAccountID: ledgerBob, CreditAccountID: ledgerAlice, Amount: 1}},
+		Outbox:    []ledger.OutboxMessage{{Topic: "test.refused", Key: "e3"}},
+	}
+	_, err = l.Post(ctx, refused)
+	require.ErrorIs(t, err, ledger.ErrExceedsCredits)
+	_, err = l.Post(ctx, fundingEntry("e1", 100, "one"))
+	require.ErrorIs(t, err, ledger.ErrExists, "a replay adds no outbox message")
+
+	var keys []string
+	for _, m := range l.Outbox() {
+		keys = append(keys, m.Key+":"+string(m.Payload))
+	}
+	assert.Equal(t, []string{"e1:one", "e2:two"}, keys)
+}
+
+func TestLedgerEdges(t *testing.T) {
+	ctx := context.Background()
+	l, clock := newTestLedger(t)
+
+	_, err := l.Post(ctx, ledger.Entry{ID: "h", Transfers: []ledger.Transfer{{ID: "h", DebitAccountID: ledger.SandboxFundingID("USD"), CreditAccountID: ledgerBob, Amount: 5, Kind: ledger.Pending, Timeout: time.Second}}})
+	require.NoError(t, err)
+	clock.Advance(time.Second)
+	n, err := l.ExpireDue(ctx, clock.Now(), 0)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a limit of 0 expires nothing")
+	page, err := l.Journal(ctx, 0, 0)
+	require.NoError(t, err)
+	assert.Empty(t, page)
+
+	require.Error(t, l.CreateAccounts(ctx, ledger.Account{Currency: "USD"}), "an account needs an id")
+	require.Error(t, l.CreateAccounts(ctx, ledger.Account{ID: "x"}), "an account needs a currency")
+	require.ErrorIs(t, l.CreateAccounts(ctx,
+		ledger.Account{ID: "twice", Currency: "USD"},
+		ledger.Account{ID: "twice", Currency: "EUR"},
+	), ledger.ErrExistsDifferent, "conflicts within one batch are caught too")
+	_, err = l.Account(ctx, "twice")
+	require.ErrorIs(t, err, ports.ErrNotFound)
+
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = l.Post(canceled, fundingEntry("late", 1, ""))
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = l.Post(ctx, fundingEntry("late", 1, ""))
+	require.NoError(t, err, "a canceled post recorded nothing")
+
+	accts, pend, err := l.Snapshot(ctx)
+	require.NoError(t, err)
+	j, err := l.Journal(ctx, 0, 100)
+	require.NoError(t, err)
+	assert.Empty(t, ledger.Verify(accts, pend, j))
+}

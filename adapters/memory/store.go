@@ -1,0 +1,623 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Store is the in-memory ports.Store: the embedded default and the fast test
+// backend. It keeps values, never pointers handed in by callers, and copies
+// every value in and out.
+//
+// InTx runs one unit of work at a time: it buffers the unit's writes, lets
+// the unit read its own writes, and applies them on commit (or drops them
+// when fn fails). Ledger accounts created through the unit are passed to the
+// LedgerStore at commit, before the business records are applied, so a
+// refused ledger write rolls the whole unit back. InTx must not be nested:
+// fn calling InTx on the same Store deadlocks.
+type Store struct {
+	writer sync.Mutex   // one writing unit of work at a time
+	mu     sync.RWMutex // guards state
+	state  storeState
+	ledger ports.LedgerStore
+}
+
+var _ ports.Store = (*Store)(nil)
+
+// errStoreReadOnly is returned by writes made through Read().
+var errStoreReadOnly = errors.New("memory store: write outside InTx (Read() is read-only)")
+
+// errStoreTxDone is returned by a Tx used after its InTx returned.
+var errStoreTxDone = errors.New("memory store: transaction already finished")
+
+type storeState struct {
+	platforms   map[string]ports.Platform
+	credentials map[string]ports.APICredential // by token id
+	customers   map[string]ports.Customer
+	accounts    map[string]ports.InternalAccount
+	authMethods map[string]ports.AuthMethod
+}
+
+func newStoreState() storeState {
+	return storeState{
+		platforms:   map[string]ports.Platform{},
+		credentials: map[string]ports.APICredential{},
+		customers:   map[string]ports.Customer{},
+		accounts:    map[string]ports.InternalAccount{},
+		authMethods: map[string]ports.AuthMethod{},
+	}
+}
+
+// NewStore returns an empty store whose units of work create ledger
+// accounts in ledger (which may be nil if no unit ever creates one).
+func NewStore(ledger ports.LedgerStore) *Store {
+	return &Store{state: newStoreState(), ledger: ledger}
+}
+
+// InTx runs fn as one unit of work; see Store.
+func (s *Store) InTx(ctx context.Context, fn func(tx ports.Tx) error) error {
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tx := &storeTx{s: s, w: &storeWrites{state: newStoreState()}}
+	defer func() {
+		tx.mu.Lock()
+		tx.done = true
+		tx.mu.Unlock()
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return tx.commit(ctx)
+}
+
+// Read returns a view of the committed state; its writes fail.
+func (s *Store) Read() ports.Tx { return &storeTx{s: s} }
+
+// storeWrites is a unit of work's buffer.
+type storeWrites struct {
+	state  storeState
+	ledger []ledger.Account
+}
+
+// storeTx implements ports.Tx and every repository over the committed state
+// plus, inside InTx, the unit's buffered writes (w).
+type storeTx struct {
+	s    *Store
+	mu   sync.Mutex // guards w and done
+	w    *storeWrites
+	done bool
+}
+
+func (tx *storeTx) commit(ctx context.Context) error {
+	tx.mu.Lock()
+	defer tx.mu.Unlock()
+	if len(tx.w.ledger) > 0 {
+		if tx.s.ledger == nil {
+			return errors.New("memory store: commit: no ledger store to create ledger accounts in")
+		}
+		if err := tx.s.ledger.CreateAccounts(ctx, tx.w.ledger...); err != nil {
+			return fmt.Errorf("memory store: commit ledger accounts: %w", err)
+		}
+	}
+	tx.s.mu.Lock()
+	defer tx.s.mu.Unlock()
+	maps.Copy(tx.s.state.platforms, tx.w.state.platforms)
+	maps.Copy(tx.s.state.credentials, tx.w.state.credentials)
+	maps.Copy(tx.s.state.customers, tx.w.state.customers)
+	maps.Copy(tx.s.state.accounts, tx.w.state.accounts)
+	maps.Copy(tx.s.state.authMethods, tx.w.state.authMethods)
+	return nil
+}
+
+// begin locks the tx and the committed state for a read (write=false) or a
+// buffered write (write=true). The returned func undoes it.
+func (tx *storeTx) begin(write bool) (func(), error) {
+	tx.mu.Lock()
+	if tx.done {
+		tx.mu.Unlock()
+		return nil, errStoreTxDone
+	}
+	if write && tx.w == nil {
+		tx.mu.Unlock()
+		return nil, errStoreReadOnly
+	}
+	tx.s.mu.RLock()
+	return func() {
+		tx.s.mu.RUnlock()
+		tx.mu.Unlock()
+	}, nil
+}
+
+// overlay returns the buffered map of a kind, or nil outside a unit of work.
+func storeOverlay[V any](tx *storeTx, pick func(*storeState) map[string]V) map[string]V {
+	if tx.w == nil {
+		return nil
+	}
+	return pick(&tx.w.state)
+}
+
+// storeLookup finds id in the buffer, then in the committed state.
+func storeLookup[V any](tx *storeTx, pick func(*storeState) map[string]V, id string) (V, bool) {
+	if over := storeOverlay(tx, pick); over != nil {
+		if v, ok := over[id]; ok {
+			return v, true
+		}
+	}
+	v, ok := pick(&tx.s.state)[id]
+	return v, ok
+}
+
+// storeAll returns every value visible to tx that keep accepts.
+func storeAll[V any](tx *storeTx, pick func(*storeState) map[string]V, keep func(V) bool) []V {
+	over := storeOverlay(tx, pick)
+	var out []V
+	for id, v := range pick(&tx.s.state) {
+		if o, ok := over[id]; ok {
+			v = o
+		}
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	for id, v := range over {
+		if _, seen := pick(&tx.s.state)[id]; !seen && keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// storePage sorts rows by (CreatedAt, ID), and returns up to Limit+1 of
+// them after page.After (all of them when Limit <= 0) with the total.
+func storePage[V any](rows []V, key func(V) (time.Time, string), page ports.Page) ([]V, int) {
+	slices.SortFunc(rows, func(a, b V) int {
+		at, aid := key(a)
+		bt, bid := key(b)
+		if c := at.Compare(bt); c != 0 {
+			return c
+		}
+		return cmp.Compare(aid, bid)
+	})
+	total := len(rows)
+	if page.After != nil {
+		after := storeTime(page.After.CreatedAt)
+		i, _ := slices.BinarySearchFunc(rows, struct{}{}, func(v V, _ struct{}) int {
+			t, id := key(v)
+			if c := t.Compare(after); c != 0 {
+				return c
+			}
+			if id <= page.After.ID {
+				return -1
+			}
+			return 1
+		})
+		rows = rows[i:]
+	}
+	if page.Limit > 0 && len(rows) > page.Limit+1 {
+		rows = rows[:page.Limit+1]
+	}
+	return rows, total
+}
+
+func storeConflict(constraint string) error {
+	return &ports.ConflictError{Constraint: constraint}
+}
+
+func (tx *storeTx) Platforms() ports.PlatformRepo               { return storePlatforms{tx} }
+func (tx *storeTx) Customers() ports.CustomerRepo               { return storeCustomers{tx} }
+func (tx *storeTx) InternalAccounts() ports.InternalAccountRepo { return storeAccounts{tx} }
+func (tx *storeTx) AuthMethods() ports.AuthMethodRepo           { return storeAuthMethods{tx} }
+func (tx *storeTx) LedgerAccounts() ports.LedgerAccountCreator  { return storeLedgerAccounts{tx} }
+
+func pickPlatforms(s *storeState) map[string]ports.Platform        { return s.platforms }
+func pickCredentials(s *storeState) map[string]ports.APICredential { return s.credentials }
+func pickCustomers(s *storeState) map[string]ports.Customer        { return s.customers }
+func pickAccounts(s *storeState) map[string]ports.InternalAccount  { return s.accounts }
+func pickAuthMethods(s *storeState) map[string]ports.AuthMethod    { return s.authMethods }
+
+// ---- platforms ----
+
+type storePlatforms struct{ tx *storeTx }
+
+func (r storePlatforms) Create(_ context.Context, p ports.Platform) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickPlatforms, p.ID); ok {
+		return storeConflict("platforms_pkey")
+	}
+	r.tx.w.state.platforms[p.ID] = storeCopyPlatform(p)
+	return nil
+}
+
+func (r storePlatforms) Get(_ context.Context, id string) (ports.Platform, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.Platform{}, err
+	}
+	defer done()
+	p, ok := storeLookup(r.tx, pickPlatforms, id)
+	if !ok {
+		return ports.Platform{}, fmt.Errorf("platform %s: %w", id, ports.ErrNotFound)
+	}
+	return storeCopyPlatform(p), nil
+}
+
+func (r storePlatforms) List(_ context.Context) ([]ports.Platform, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickPlatforms, func(ports.Platform) bool { return true })
+	rows, _ = storePage(rows, func(p ports.Platform) (time.Time, string) { return p.CreatedAt, p.ID }, ports.Page{})
+	for i := range rows {
+		rows[i] = storeCopyPlatform(rows[i])
+	}
+	return rows, nil
+}
+
+func (r storePlatforms) CreateCredential(_ context.Context, c ports.APICredential) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickCredentials, c.TokenID); ok {
+		return storeConflict(ports.UniqueCredentialTokenID)
+	}
+	r.tx.w.state.credentials[c.TokenID] = storeCopyCredential(c)
+	return nil
+}
+
+func (r storePlatforms) CredentialByTokenID(_ context.Context, tokenID string) (ports.APICredential, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.APICredential{}, err
+	}
+	defer done()
+	c, ok := storeLookup(r.tx, pickCredentials, tokenID)
+	if !ok {
+		return ports.APICredential{}, fmt.Errorf("credential %s: %w", tokenID, ports.ErrNotFound)
+	}
+	return storeCopyCredential(c), nil
+}
+
+// ---- customers ----
+
+type storeCustomers struct{ tx *storeTx }
+
+// checkUnique enforces the customer uniqueness rules against every other
+// customer visible to the unit of work.
+func (r storeCustomers) checkUnique(c ports.Customer) error {
+	var err error
+	storeAll(r.tx, pickCustomers, func(o ports.Customer) bool {
+		if err != nil || o.ID == c.ID || o.PlatformID != c.PlatformID {
+			return false
+		}
+		if c.UmaAddress != "" && o.UmaAddress == c.UmaAddress {
+			err = storeConflict(ports.UniqueUmaAddress)
+		} else if c.PlatformCustomerID != "" && !c.IsDeleted && !o.IsDeleted && o.PlatformCustomerID == c.PlatformCustomerID {
+			err = storeConflict(ports.UniquePlatformCustomerID)
+		}
+		return false
+	})
+	return err
+}
+
+func (r storeCustomers) Create(_ context.Context, c ports.Customer) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickCustomers, c.ID); ok {
+		return storeConflict("customers_pkey")
+	}
+	if err := r.checkUnique(c); err != nil {
+		return err
+	}
+	r.tx.w.state.customers[c.ID] = storeCopyCustomer(c)
+	return nil
+}
+
+func (r storeCustomers) get(platformID, id string) (ports.Customer, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.Customer{}, err
+	}
+	defer done()
+	c, ok := storeLookup(r.tx, pickCustomers, id)
+	if !ok || c.PlatformID != platformID {
+		return ports.Customer{}, fmt.Errorf("customer %s: %w", id, ports.ErrNotFound)
+	}
+	return storeCopyCustomer(c), nil
+}
+
+func (r storeCustomers) Get(_ context.Context, platformID, id string) (ports.Customer, error) {
+	return r.get(platformID, id)
+}
+
+// GetForUpdate is Get: a unit of work already excludes every other writer.
+func (r storeCustomers) GetForUpdate(_ context.Context, platformID, id string) (ports.Customer, error) {
+	return r.get(platformID, id)
+}
+
+func (r storeCustomers) Update(_ context.Context, c ports.Customer) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	old, ok := storeLookup(r.tx, pickCustomers, c.ID)
+	if !ok || old.PlatformID != c.PlatformID {
+		return fmt.Errorf("customer %s: %w", c.ID, ports.ErrNotFound)
+	}
+	if err := r.checkUnique(c); err != nil {
+		return err
+	}
+	r.tx.w.state.customers[c.ID] = storeCopyCustomer(c)
+	return nil
+}
+
+func (r storeCustomers) List(_ context.Context, f ports.CustomerFilter, page ports.Page) ([]ports.Customer, int, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickCustomers, func(c ports.Customer) bool { return storeCustomerMatches(c, f) })
+	rows, total := storePage(rows, func(c ports.Customer) (time.Time, string) { return c.CreatedAt, c.ID }, page)
+	for i := range rows {
+		rows[i] = storeCopyCustomer(rows[i])
+	}
+	return rows, total, nil
+}
+
+func storeCustomerMatches(c ports.Customer, f ports.CustomerFilter) bool {
+	switch {
+	case c.PlatformID != f.PlatformID,
+		!f.IncludeDeleted && c.IsDeleted,
+		f.PlatformCustomerID != "" && c.PlatformCustomerID != f.PlatformCustomerID,
+		f.CustomerType != "" && c.CustomerType != f.CustomerType,
+		f.Region != "" && c.Region != f.Region,
+		f.UmaAddress != "" && c.UmaAddress != f.UmaAddress,
+		f.Currency != "" && !slices.Contains(c.Currencies, f.Currency),
+		f.CreatedAfter != nil && c.CreatedAt.Before(storeTime(*f.CreatedAfter)),
+		f.CreatedBefore != nil && c.CreatedAt.After(storeTime(*f.CreatedBefore)),
+		f.UpdatedAfter != nil && c.UpdatedAt.Before(storeTime(*f.UpdatedAfter)),
+		f.UpdatedBefore != nil && c.UpdatedAt.After(storeTime(*f.UpdatedBefore)):
+		return false
+	}
+	return true
+}
+
+// ---- internal accounts ----
+
+type storeAccounts struct{ tx *storeTx }
+
+func (r storeAccounts) Create(_ context.Context, a ports.InternalAccount) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickAccounts, a.ID); ok {
+		return storeConflict("internal_accounts_pkey")
+	}
+	r.tx.w.state.accounts[a.ID] = storeCopyAccount(a)
+	return nil
+}
+
+func (r storeAccounts) Get(_ context.Context, platformID, id string) (ports.InternalAccount, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.InternalAccount{}, err
+	}
+	defer done()
+	a, ok := storeLookup(r.tx, pickAccounts, id)
+	if !ok || a.PlatformID != platformID {
+		return ports.InternalAccount{}, fmt.Errorf("internal account %s: %w", id, ports.ErrNotFound)
+	}
+	return a, nil
+}
+
+func (r storeAccounts) List(_ context.Context, f ports.InternalAccountFilter, page ports.Page) ([]ports.InternalAccount, int, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickAccounts, func(a ports.InternalAccount) bool {
+		switch {
+		case a.PlatformID != f.PlatformID,
+			f.CustomerID != "" && a.CustomerID != f.CustomerID,
+			f.CustomerID == "" && f.PlatformOnly && a.CustomerID != "",
+			f.CustomerID == "" && !f.PlatformOnly && a.CustomerID == "",
+			f.Currency != "" && a.Currency != f.Currency,
+			f.Type != "" && a.Type != f.Type:
+			return false
+		}
+		return true
+	})
+	rows, total := storePage(rows, func(a ports.InternalAccount) (time.Time, string) { return a.CreatedAt, a.ID }, page)
+	return rows, total, nil
+}
+
+// ---- auth methods ----
+
+type storeAuthMethods struct{ tx *storeTx }
+
+func (r storeAuthMethods) Create(_ context.Context, m ports.AuthMethod) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickAuthMethods, m.ID); ok {
+		return storeConflict("auth_methods_pkey")
+	}
+	if err := r.checkUnique(m); err != nil {
+		return err
+	}
+	r.tx.w.state.authMethods[m.ID] = storeCopyAuthMethod(m)
+	return nil
+}
+
+// checkUnique allows one EMAIL_OTP method per account.
+func (r storeAuthMethods) checkUnique(m ports.AuthMethod) error {
+	if m.Type != storeEmailOTP {
+		return nil
+	}
+	taken := storeAll(r.tx, pickAuthMethods, func(o ports.AuthMethod) bool {
+		return o.ID != m.ID && o.Type == storeEmailOTP && o.AccountID == m.AccountID
+	})
+	if len(taken) > 0 {
+		return storeConflict(ports.UniqueEmailOTPPerAccount)
+	}
+	return nil
+}
+
+func (r storeAuthMethods) Update(_ context.Context, m ports.AuthMethod) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	old, ok := storeLookup(r.tx, pickAuthMethods, m.ID)
+	if !ok || old.PlatformID != m.PlatformID {
+		return fmt.Errorf("auth method %s: %w", m.ID, ports.ErrNotFound)
+	}
+	if err := r.checkUnique(m); err != nil {
+		return err
+	}
+	r.tx.w.state.authMethods[m.ID] = storeCopyAuthMethod(m)
+	return nil
+}
+
+// storeEmailOTP is the auth method type limited to one per account.
+const storeEmailOTP = "EMAIL_OTP"
+
+func (r storeAuthMethods) Get(_ context.Context, platformID, id string) (ports.AuthMethod, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.AuthMethod{}, err
+	}
+	defer done()
+	m, ok := storeLookup(r.tx, pickAuthMethods, id)
+	if !ok || m.PlatformID != platformID {
+		return ports.AuthMethod{}, fmt.Errorf("auth method %s: %w", id, ports.ErrNotFound)
+	}
+	return m, nil
+}
+
+func (r storeAuthMethods) ListByAccount(_ context.Context, platformID, accountID string) ([]ports.AuthMethod, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickAuthMethods, func(m ports.AuthMethod) bool {
+		return m.PlatformID == platformID && m.AccountID == accountID
+	})
+	rows, _ = storePage(rows, func(m ports.AuthMethod) (time.Time, string) { return m.CreatedAt, m.ID }, ports.Page{})
+	return rows, nil
+}
+
+// ---- ledger accounts ----
+
+type storeLedgerAccounts struct{ tx *storeTx }
+
+// Create buffers the accounts; they are created in the LedgerStore at commit.
+func (r storeLedgerAccounts) Create(_ context.Context, accts ...ledger.Account) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if r.tx.s.ledger == nil {
+		return errors.New("memory store: no ledger store to create ledger accounts in")
+	}
+	for _, a := range accts {
+		a.CreatedAt = storeTime(a.CreatedAt)
+		r.tx.w.ledger = append(r.tx.w.ledger, a)
+	}
+	return nil
+}
+
+// ---- copies: values in, values out, times in UTC to the microsecond ----
+
+// storeTime normalises a time the way PostgreSQL stores it.
+func storeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func storeCopyPlatform(p ports.Platform) ports.Platform {
+	p.Currencies = slices.Clone(p.Currencies)
+	p.CreatedAt = storeTime(p.CreatedAt)
+	p.UpdatedAt = storeTime(p.UpdatedAt)
+	return p
+}
+
+func storeCopyCredential(c ports.APICredential) ports.APICredential {
+	c.SecretHash = slices.Clone(c.SecretHash)
+	c.CreatedAt = storeTime(c.CreatedAt)
+	return c
+}
+
+func storeCopyCustomer(c ports.Customer) ports.Customer {
+	c.Currencies = slices.Clone(c.Currencies)
+	if c.Address != nil {
+		a := *c.Address
+		c.Address = &a
+	}
+	if c.EndUserTermsConsent != nil {
+		e := *c.EndUserTermsConsent
+		e.AcceptedAt = storeTime(e.AcceptedAt)
+		c.EndUserTermsConsent = &e
+	}
+	if c.Individual != nil {
+		in := *c.Individual
+		in.SourceOfFundsCategories = slices.Clone(in.SourceOfFundsCategories)
+		in.SourceOfWealthCategories = slices.Clone(in.SourceOfWealthCategories)
+		c.Individual = &in
+	}
+	if c.Business != nil {
+		b := *c.Business
+		b.CountriesOfOperation = slices.Clone(b.CountriesOfOperation)
+		b.ExpectedRecipientJurisdictions = slices.Clone(b.ExpectedRecipientJurisdictions)
+		b.SourceOfFundsCategories = slices.Clone(b.SourceOfFundsCategories)
+		b.ExpectedCounterpartyCountries = slices.Clone(b.ExpectedCounterpartyCountries)
+		c.Business = &b
+	}
+	c.CreatedAt = storeTime(c.CreatedAt)
+	c.UpdatedAt = storeTime(c.UpdatedAt)
+	return c
+}
+
+func storeCopyAccount(a ports.InternalAccount) ports.InternalAccount {
+	a.CreatedAt = storeTime(a.CreatedAt)
+	a.UpdatedAt = storeTime(a.UpdatedAt)
+	return a
+}
+
+func storeCopyAuthMethod(m ports.AuthMethod) ports.AuthMethod {
+	m.CreatedAt = storeTime(m.CreatedAt)
+	m.UpdatedAt = storeTime(m.UpdatedAt)
+	return m
+}

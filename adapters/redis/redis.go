@@ -1,0 +1,180 @@
+// Package redis implements corridor's caches on Redis: the idempotency
+// response cache (fast replays; the database stays authoritative) and
+// single-use values with a TTL (signed-retry request ids, WebAuthn
+// challenges, OTPs), consumed atomically with GETDEL.
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// DefaultPrefix starts every key the client writes.
+const DefaultPrefix = "corridor:"
+
+// Client is a connection pool to one Redis. ResponseCache and SingleUse give
+// the two ports it implements (their Put methods differ); Ping serves
+// /readyz.
+type Client struct {
+	rdb    *goredis.Client
+	prefix string
+}
+
+var _ ports.Pinger = (*Client)(nil)
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithPrefix sets the prefix of every key (DefaultPrefix otherwise), so
+// several deployments or tests can share one Redis.
+func WithPrefix(prefix string) Option { return func(c *Client) { c.prefix = prefix } }
+
+// New parses url (redis://[user:password@]host:port/db, or rediss:// for
+// TLS) and returns a client. It does not connect: call Ping to check.
+func New(url string, opts ...Option) (*Client, error) {
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis: parse url: %w", err)
+	}
+	c := &Client{rdb: goredis.NewClient(o), prefix: DefaultPrefix}
+	for _, opt := range opts {
+		opt(c)
+	}
+	return c, nil
+}
+
+// Prefix returns the prefix of every key the client writes.
+func (c *Client) Prefix() string { return c.prefix }
+
+// Close closes the pool.
+func (c *Client) Close() error { return c.rdb.Close() }
+
+// Ping checks Redis answers.
+func (c *Client) Ping(ctx context.Context) error {
+	if err := c.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: ping: %w", err)
+	}
+	return nil
+}
+
+// errTTL refuses a non-positive TTL (Redis would reject it, or keep the key
+// forever).
+var errTTL = errors.New("redis: ttl must be positive")
+
+// ResponseCache returns the client as a ports.ResponseCache.
+func (c *Client) ResponseCache() *ResponseCache { return &ResponseCache{c: c} }
+
+// SingleUse returns the client as a ports.SingleUse.
+func (c *Client) SingleUse() *SingleUse { return &SingleUse{c: c} }
+
+// ---- response cache ----
+
+// ResponseCache stores whole idempotency records as JSON under
+// <prefix>idem:<len(scope)>:<scope>:<key>, with a TTL. The scope's length
+// keeps "a:b"+"c" and "a"+"b:c" apart.
+type ResponseCache struct{ c *Client }
+
+var _ ports.ResponseCache = (*ResponseCache)(nil)
+
+func (r *ResponseCache) key(scope, key string) string {
+	return r.c.prefix + "idem:" + strconv.Itoa(len(scope)) + ":" + scope + ":" + key
+}
+
+// record is the cached form of ports.IdempotencyRecord.
+type record struct {
+	Scope       string            `json:"scope"`
+	Key         string            `json:"key"`
+	RequestHash string            `json:"requestHash"`
+	Completed   bool              `json:"completed"`
+	StatusCode  int               `json:"statusCode"`
+	Header      map[string]string `json:"header"`
+	Body        []byte            `json:"body"`
+	LockedUntil time.Time         `json:"lockedUntil"`
+	CreatedAt   time.Time         `json:"createdAt"`
+	ExpiresAt   time.Time         `json:"expiresAt"`
+}
+
+// norm is how every time comes back: UTC to the microsecond, as the stores
+// keep it.
+func norm(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// Get returns the cached record, if any.
+func (r *ResponseCache) Get(ctx context.Context, scope, key string) (ports.IdempotencyRecord, bool, error) {
+	b, err := r.c.rdb.Get(ctx, r.key(scope, key)).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return ports.IdempotencyRecord{}, false, nil
+	}
+	if err != nil {
+		return ports.IdempotencyRecord{}, false, fmt.Errorf("redis: get response %s/%s: %w", scope, key, err)
+	}
+	var rec record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return ports.IdempotencyRecord{}, false, fmt.Errorf("redis: decode response %s/%s: %w", scope, key, err)
+	}
+	return ports.IdempotencyRecord{
+		Scope: rec.Scope, Key: rec.Key, RequestHash: rec.RequestHash, Completed: rec.Completed,
+		StatusCode: rec.StatusCode, Header: rec.Header, Body: rec.Body,
+		LockedUntil: norm(rec.LockedUntil), CreatedAt: norm(rec.CreatedAt), ExpiresAt: norm(rec.ExpiresAt),
+	}, true, nil
+}
+
+// Put caches rec for ttl, replacing any earlier entry.
+func (r *ResponseCache) Put(ctx context.Context, rec ports.IdempotencyRecord, ttl time.Duration) error {
+	if ttl <= 0 {
+		return errTTL
+	}
+	b, err := json.Marshal(record{
+		Scope: rec.Scope, Key: rec.Key, RequestHash: rec.RequestHash, Completed: rec.Completed,
+		StatusCode: rec.StatusCode, Header: rec.Header, Body: rec.Body,
+		LockedUntil: norm(rec.LockedUntil), CreatedAt: norm(rec.CreatedAt), ExpiresAt: norm(rec.ExpiresAt),
+	})
+	if err != nil {
+		return fmt.Errorf("redis: encode response %s/%s: %w", rec.Scope, rec.Key, err)
+	}
+	if err := r.c.rdb.Set(ctx, r.key(rec.Scope, rec.Key), b, ttl).Err(); err != nil {
+		return fmt.Errorf("redis: put response %s/%s: %w", rec.Scope, rec.Key, err)
+	}
+	return nil
+}
+
+// ---- single-use values ----
+
+// SingleUse stores values under <prefix>once:<key> with SET … PX and
+// consumes them with GETDEL, so of concurrent consumers exactly one gets
+// the value.
+type SingleUse struct{ c *Client }
+
+var _ ports.SingleUse = (*SingleUse)(nil)
+
+func (s *SingleUse) key(key string) string { return s.c.prefix + "once:" + key }
+
+// Put stores value under key for ttl, replacing any earlier value.
+func (s *SingleUse) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if ttl <= 0 {
+		return errTTL
+	}
+	if err := s.c.rdb.Set(ctx, s.key(key), value, ttl).Err(); err != nil {
+		return fmt.Errorf("redis: put single-use %s: %w", key, err)
+	}
+	return nil
+}
+
+// Consume returns the value and deletes it in one command.
+func (s *SingleUse) Consume(ctx context.Context, key string) ([]byte, bool, error) {
+	b, err := s.c.rdb.GetDel(ctx, s.key(key)).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("redis: consume single-use %s: %w", key, err)
+	}
+	return b, true, nil
+}
