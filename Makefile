@@ -1,0 +1,43 @@
+# corridor: the two commands a new machine needs are `make run` and `make test`.
+GO        ?= go
+BIN       := bin/corridor
+STATICCHECK_VERSION := v0.8.2
+GOBIN     := $(shell $(GO) env GOPATH)/bin
+# Tests run against real PostgreSQL and Redis (local defaults; override with
+# DATABASE_URL / REDIS_URL). Each test makes its own scratch database.
+export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+export REDIS_URL    ?= redis://127.0.0.1:6379/0
+
+.PHONY: run build test bench lint fmt staticcheck layering clean
+
+## run: start the service in sandbox mode on in-memory adapters (no set-up).
+run:
+	@DATABASE_URL= REDIS_URL= $(GO) run ./app
+
+## build: build the binary into bin/corridor.
+build:
+	$(GO) build -o $(BIN) ./app
+
+## test: every suite, PostgreSQL and Redis included (they fail if unreachable).
+test:
+	$(GO) test -count=1 -timeout 15m ./...
+
+## bench: pgbench reference, ledger posting (memory, PostgreSQL; spread and hot), HTTP funding.
+bench: build
+	bash scripts/bench.sh
+
+## lint: gofmt, go vet, staticcheck, and the import-direction rule.
+lint: fmt layering
+	$(GO) vet ./...
+	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(GOBIN)/staticcheck ./...
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## layering: core, ledger and ports never import adapters or app; ledger never imports core.
+layering:
+	@bash scripts/check-layering.sh
+
+clean:
+	rm -rf bin

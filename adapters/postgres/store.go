@@ -1,0 +1,478 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Store is ports.Store on PostgreSQL: platforms, credentials, customers,
+// internal accounts and auth methods (migrations/0003_business.sql), and the
+// ledger accounts a unit of work creates with them.
+//
+// Every write inside a unit of work runs under a savepoint, so a refused
+// write (a *ports.ConflictError) leaves the transaction usable, as in the
+// memory store.
+type Store struct {
+	db *bun.DB
+}
+
+var (
+	_ ports.Store  = (*Store)(nil)
+	_ ports.Pinger = (*Store)(nil)
+)
+
+// storeMaxAttempts bounds how often InTx runs fn when PostgreSQL aborts the
+// transaction for a serialization failure or a deadlock.
+const storeMaxAttempts = 5
+
+// errStoreReadOnly is returned by writes made through Read().
+var errStoreReadOnly = errors.New("postgres store: write outside InTx (Read() is read-only)")
+
+// NewStore returns a store on db (migrated).
+func NewStore(db *bun.DB) *Store { return &Store{db: db} }
+
+// Ping checks the database is reachable.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("postgres: ping: %w", err)
+	}
+	return nil
+}
+
+// InTx runs fn in one READ COMMITTED transaction, again (up to
+// storeMaxAttempts times) when PostgreSQL aborts it with a serialization
+// failure or a deadlock.
+func (s *Store) InTx(ctx context.Context, fn func(tx ports.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
+			return fn(&storeTx{db: btx, write: true})
+		})
+		if err == nil || attempt == storeMaxAttempts || !storeRetryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
+		}
+	}
+}
+
+// Read returns repositories reading committed rows outside any transaction;
+// their writes fail.
+func (s *Store) Read() ports.Tx { return &storeTx{db: s.db} }
+
+func storeRetryable(err error) bool {
+	var pg pgdriver.Error
+	if !errors.As(err, &pg) {
+		return false
+	}
+	switch pg.Field('C') {
+	case "40001", "40P01": // serialization_failure, deadlock_detected
+		return true
+	}
+	return false
+}
+
+// storeConflict maps a unique violation to *ports.ConflictError named after
+// the violated index or constraint; other errors pass through.
+func storeConflict(err error) error {
+	var pg pgdriver.Error
+	if errors.As(err, &pg) && pg.Field('C') == "23505" {
+		return &ports.ConflictError{Constraint: pg.Field('n')}
+	}
+	return err
+}
+
+// storeTx implements ports.Tx and every repository on a transaction (write)
+// or on the pool (Read).
+type storeTx struct {
+	db    bun.IDB
+	write bool
+}
+
+// exec runs a write under a savepoint: on failure the savepoint is rolled
+// back so the transaction stays usable, and a unique violation becomes a
+// *ports.ConflictError.
+func (tx *storeTx) exec(ctx context.Context, what string, write func(ctx context.Context) (sql.Result, error)) (sql.Result, error) {
+	if !tx.write {
+		return nil, errStoreReadOnly
+	}
+	if _, err := tx.db.ExecContext(ctx, "SAVEPOINT corridor_write"); err != nil {
+		return nil, fmt.Errorf("%s: savepoint: %w", what, err)
+	}
+	res, err := write(ctx)
+	if err != nil {
+		if _, rerr := tx.db.ExecContext(ctx, "ROLLBACK TO SAVEPOINT corridor_write"); rerr != nil {
+			return nil, fmt.Errorf("%s: %w (and rollback to savepoint: %w)", what, storeConflict(err), rerr)
+		}
+		return nil, fmt.Errorf("%s: %w", what, storeConflict(err))
+	}
+	if _, err := tx.db.ExecContext(ctx, "RELEASE SAVEPOINT corridor_write"); err != nil {
+		return nil, fmt.Errorf("%s: release savepoint: %w", what, err)
+	}
+	return res, nil
+}
+
+// storeGet reads one row into dst, mapping no rows to ports.ErrNotFound.
+func storeGet(ctx context.Context, q *bun.SelectQuery, what string) error {
+	if err := q.Scan(ctx); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%s: %w", what, ports.ErrNotFound)
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// storeUpdated reports ErrNotFound when an update touched no row.
+func storeUpdated(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w", what, ports.ErrNotFound)
+	}
+	return nil
+}
+
+// storePage adds the keyset position and the limit (Limit+1 rows, to tell
+// hasMore; every row when Limit <= 0) to a list ordered by (created_at, id).
+func storePage(q *bun.SelectQuery, page ports.Page) *bun.SelectQuery {
+	if page.After != nil {
+		q = q.Where("(created_at, id) > (?, ?)", storeTime(page.After.CreatedAt), page.After.ID)
+	}
+	q = q.OrderExpr("created_at, id")
+	if page.Limit > 0 {
+		q = q.Limit(int64(page.Limit) + 1)
+	}
+	return q
+}
+
+func (tx *storeTx) Platforms() ports.PlatformRepo               { return storePlatforms{tx} }
+func (tx *storeTx) Customers() ports.CustomerRepo               { return storeCustomers{tx} }
+func (tx *storeTx) InternalAccounts() ports.InternalAccountRepo { return storeAccounts{tx} }
+func (tx *storeTx) AuthMethods() ports.AuthMethodRepo           { return storeAuthMethods{tx} }
+func (tx *storeTx) LedgerAccounts() ports.LedgerAccountCreator  { return storeLedgerAccounts{tx} }
+
+// ---- platforms ----
+
+type storePlatforms struct{ tx *storeTx }
+
+func (r storePlatforms) Create(ctx context.Context, p ports.Platform) error {
+	row := storePlatformToRow(p)
+	_, err := r.tx.exec(ctx, "create platform "+p.ID, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
+	})
+	return err
+}
+
+func (r storePlatforms) Get(ctx context.Context, id string) (ports.Platform, error) {
+	var row storePlatformRow
+	if err := storeGet(ctx, r.tx.db.NewSelect().Model(&row).Where("id = ?", id), "platform "+id); err != nil {
+		return ports.Platform{}, err
+	}
+	return row.toPort(), nil
+}
+
+func (r storePlatforms) List(ctx context.Context) ([]ports.Platform, error) {
+	var rows []storePlatformRow
+	if err := r.tx.db.NewSelect().Model(&rows).OrderExpr("created_at, id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list platforms: %w", err)
+	}
+	out := make([]ports.Platform, len(rows))
+	for i, row := range rows {
+		out[i] = row.toPort()
+	}
+	return out, nil
+}
+
+func (r storePlatforms) CreateCredential(ctx context.Context, c ports.APICredential) error {
+	row := storeCredentialToRow(c)
+	_, err := r.tx.exec(ctx, "create credential", func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
+	})
+	return err
+}
+
+func (r storePlatforms) CredentialByTokenID(ctx context.Context, tokenID string) (ports.APICredential, error) {
+	var row storeCredentialRow
+	if err := storeGet(ctx, r.tx.db.NewSelect().Model(&row).Where("token_id = ?", tokenID), "credential "+tokenID); err != nil {
+		return ports.APICredential{}, err
+	}
+	return row.toPort(), nil
+}
+
+// ---- customers ----
+
+type storeCustomers struct{ tx *storeTx }
+
+func (r storeCustomers) Create(ctx context.Context, c ports.Customer) error {
+	row := storeCustomerToRow(c)
+	_, err := r.tx.exec(ctx, "create customer "+c.ID, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
+	})
+	return err
+}
+
+func (r storeCustomers) get(ctx context.Context, platformID, id, lock string) (ports.Customer, error) {
+	var row storeCustomerRow
+	q := r.tx.db.NewSelect().Model(&row).Where("id = ?", id).Where("platform_id = ?", platformID)
+	if lock != "" {
+		q = q.For(lock)
+	}
+	if err := storeGet(ctx, q, "customer "+id); err != nil {
+		return ports.Customer{}, err
+	}
+	return row.toPort(), nil
+}
+
+func (r storeCustomers) Get(ctx context.Context, platformID, id string) (ports.Customer, error) {
+	return r.get(ctx, platformID, id, "")
+}
+
+func (r storeCustomers) GetForUpdate(ctx context.Context, platformID, id string) (ports.Customer, error) {
+	return r.get(ctx, platformID, id, "UPDATE")
+}
+
+func (r storeCustomers) Update(ctx context.Context, c ports.Customer) error {
+	row := storeCustomerToRow(c)
+	what := "update customer " + c.ID
+	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewUpdate().Model(&row).ExcludeColumn("id", "platform_id").
+			WherePK().Where("platform_id = ?", c.PlatformID).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
+func storeCustomerFilter(q *bun.SelectQuery, f ports.CustomerFilter) *bun.SelectQuery {
+	q = q.Where("platform_id = ?", f.PlatformID)
+	if !f.IncludeDeleted {
+		q = q.Where("NOT is_deleted")
+	}
+	if f.PlatformCustomerID != "" {
+		q = q.Where("platform_customer_id = ?", f.PlatformCustomerID)
+	}
+	if f.CustomerType != "" {
+		q = q.Where("customer_type = ?", f.CustomerType)
+	}
+	if f.Region != "" {
+		q = q.Where("region = ?", f.Region)
+	}
+	if f.UmaAddress != "" {
+		q = q.Where("uma_address = ?", f.UmaAddress)
+	}
+	if f.Currency != "" {
+		q = q.Where("currencies @> ARRAY[?]::text[]", f.Currency)
+	}
+	if f.CreatedAfter != nil {
+		q = q.Where("created_at >= ?", storeTime(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		q = q.Where("created_at <= ?", storeTime(*f.CreatedBefore))
+	}
+	if f.UpdatedAfter != nil {
+		q = q.Where("updated_at >= ?", storeTime(*f.UpdatedAfter))
+	}
+	if f.UpdatedBefore != nil {
+		q = q.Where("updated_at <= ?", storeTime(*f.UpdatedBefore))
+	}
+	return q
+}
+
+func (r storeCustomers) List(ctx context.Context, f ports.CustomerFilter, page ports.Page) ([]ports.Customer, int, error) {
+	total, err := storeCustomerFilter(r.tx.db.NewSelect().Model((*storeCustomerRow)(nil)), f).Count(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count customers: %w", err)
+	}
+	var rows []storeCustomerRow
+	if err := storePage(storeCustomerFilter(r.tx.db.NewSelect().Model(&rows), f), page).Scan(ctx); err != nil {
+		return nil, 0, fmt.Errorf("list customers: %w", err)
+	}
+	out := make([]ports.Customer, len(rows))
+	for i, row := range rows {
+		out[i] = row.toPort()
+	}
+	return out, int(total), nil
+}
+
+// ---- internal accounts ----
+
+type storeAccounts struct{ tx *storeTx }
+
+func (r storeAccounts) Create(ctx context.Context, a ports.InternalAccount) error {
+	row := storeAccountToRow(a)
+	_, err := r.tx.exec(ctx, "create internal account "+a.ID, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
+	})
+	return err
+}
+
+func (r storeAccounts) Get(ctx context.Context, platformID, id string) (ports.InternalAccount, error) {
+	var row storeAccountRow
+	q := r.tx.db.NewSelect().Model(&row).Where("id = ?", id).Where("platform_id = ?", platformID)
+	if err := storeGet(ctx, q, "internal account "+id); err != nil {
+		return ports.InternalAccount{}, err
+	}
+	return row.toPort(), nil
+}
+
+func storeAccountFilter(q *bun.SelectQuery, f ports.InternalAccountFilter) *bun.SelectQuery {
+	q = q.Where("platform_id = ?", f.PlatformID)
+	switch {
+	case f.CustomerID != "":
+		q = q.Where("customer_id = ?", f.CustomerID)
+	case f.PlatformOnly:
+		q = q.Where("customer_id = ''")
+	default:
+		q = q.Where("customer_id <> ''")
+	}
+	if f.Currency != "" {
+		q = q.Where("currency = ?", f.Currency)
+	}
+	if f.Type != "" {
+		q = q.Where("type = ?", f.Type)
+	}
+	return q
+}
+
+func (r storeAccounts) List(ctx context.Context, f ports.InternalAccountFilter, page ports.Page) ([]ports.InternalAccount, int, error) {
+	total, err := storeAccountFilter(r.tx.db.NewSelect().Model((*storeAccountRow)(nil)), f).Count(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count internal accounts: %w", err)
+	}
+	var rows []storeAccountRow
+	if err := storePage(storeAccountFilter(r.tx.db.NewSelect().Model(&rows), f), page).Scan(ctx); err != nil {
+		return nil, 0, fmt.Errorf("list internal accounts: %w", err)
+	}
+	out := make([]ports.InternalAccount, len(rows))
+	for i, row := range rows {
+		out[i] = row.toPort()
+	}
+	return out, int(total), nil
+}
+
+// ---- auth methods ----
+
+type storeAuthMethods struct{ tx *storeTx }
+
+func (r storeAuthMethods) Create(ctx context.Context, m ports.AuthMethod) error {
+	row := storeAuthMethodToRow(m)
+	_, err := r.tx.exec(ctx, "create auth method "+m.ID, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
+	})
+	return err
+}
+
+func (r storeAuthMethods) Get(ctx context.Context, platformID, id string) (ports.AuthMethod, error) {
+	var row storeAuthMethodRow
+	q := r.tx.db.NewSelect().Model(&row).Where("id = ?", id).Where("platform_id = ?", platformID)
+	if err := storeGet(ctx, q, "auth method "+id); err != nil {
+		return ports.AuthMethod{}, err
+	}
+	return row.toPort(), nil
+}
+
+func (r storeAuthMethods) ListByAccount(ctx context.Context, platformID, accountID string) ([]ports.AuthMethod, error) {
+	var rows []storeAuthMethodRow
+	err := r.tx.db.NewSelect().Model(&rows).
+		Where("account_id = ?", accountID).Where("platform_id = ?", platformID).
+		OrderExpr("created_at, id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list auth methods of %s: %w", accountID, err)
+	}
+	out := make([]ports.AuthMethod, len(rows))
+	for i, row := range rows {
+		out[i] = row.toPort()
+	}
+	return out, nil
+}
+
+func (r storeAuthMethods) Update(ctx context.Context, m ports.AuthMethod) error {
+	row := storeAuthMethodToRow(m)
+	what := "update auth method " + m.ID
+	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewUpdate().Model(&row).ExcludeColumn("id", "platform_id").
+			WherePK().Where("platform_id = ?", m.PlatformID).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
+// ---- ledger accounts ----
+
+type storeLedgerAccounts struct{ tx *storeTx }
+
+// storeLedgerAccountRow is the part of a ledger_accounts row (owned by
+// migrations/0002_ledger.sql) a unit of work writes: the counters start at 0.
+type storeLedgerAccountRow struct {
+	bun.BaseModel `bun:"table:ledger_accounts"`
+
+	ID         string    `bun:"id,pk"`
+	Currency   string    `bun:"currency"`
+	Kind       string    `bun:"kind"`
+	PlatformID string    `bun:"platform_id"`
+	Flags      int       `bun:"flags"`
+	CreatedAt  time.Time `bun:"created_at,nullzero"` // zero: the database's now()
+}
+
+// Create inserts the accounts in the unit's transaction; an existing account
+// with the same currency, kind and flags is left as it is, one that differs
+// is ledger.ErrExistsDifferent.
+func (r storeLedgerAccounts) Create(ctx context.Context, accts ...ledger.Account) error {
+	if len(accts) == 0 {
+		if !r.tx.write {
+			return errStoreReadOnly
+		}
+		return nil
+	}
+	rows := make([]storeLedgerAccountRow, len(accts))
+	ids := make([]string, len(accts))
+	for i, a := range accts {
+		rows[i] = storeLedgerAccountRow{
+			ID: a.ID, Currency: a.Currency, Kind: a.Kind, PlatformID: a.PlatformID,
+			Flags: int(a.Flags), CreatedAt: storeTime(a.CreatedAt),
+		}
+		ids[i] = a.ID
+	}
+	_, err := r.tx.exec(ctx, "create ledger accounts", func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewInsert().Model(&rows).On("CONFLICT (id) DO NOTHING").Returning("NULL").Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	var stored []storeLedgerAccountRow
+	if err := r.tx.db.NewSelect().Model(&stored).Where("id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+		return fmt.Errorf("create ledger accounts: read back: %w", err)
+	}
+	byID := make(map[string]storeLedgerAccountRow, len(stored))
+	for _, s := range stored {
+		byID[s.ID] = s
+	}
+	for _, want := range rows {
+		got, ok := byID[want.ID]
+		if !ok {
+			return fmt.Errorf("create ledger account %s: not found after insert", want.ID)
+		}
+		if got.Currency != want.Currency || got.Kind != want.Kind || got.Flags != want.Flags {
+			return fmt.Errorf("create ledger account %s: exists with currency %s, kind %s, flags %d: %w",
+				want.ID, got.Currency, got.Kind, got.Flags, &ledger.Error{Code: ledger.CodeExistsWithDifferentFields, AccountID: want.ID})
+		}
+	}
+	return nil
+}

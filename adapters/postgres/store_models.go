@@ -1,0 +1,262 @@
+package postgres
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// The bun models of the business tables (migrations/0003_business.sql).
+// They stay private: ports types carry no tags. The jsonb parts are mirror
+// structs with JSON tags; converting between a mirror and its ports type is a
+// plain Go conversion, so a field added to one and not the other fails to
+// compile.
+
+type storePlatformRow struct {
+	bun.BaseModel `bun:"table:platforms"`
+
+	ID         string    `bun:"id,pk"`
+	Name       string    `bun:"name"`
+	UmaDomain  string    `bun:"uma_domain"`
+	Currencies []string  `bun:"currencies,array"`
+	CreatedAt  time.Time `bun:"created_at"`
+	UpdatedAt  time.Time `bun:"updated_at"`
+}
+
+func storePlatformToRow(p ports.Platform) storePlatformRow {
+	return storePlatformRow{
+		ID: p.ID, Name: p.Name, UmaDomain: p.UmaDomain, Currencies: p.Currencies,
+		CreatedAt: storeTime(p.CreatedAt), UpdatedAt: storeTime(p.UpdatedAt),
+	}
+}
+
+func (r storePlatformRow) toPort() ports.Platform {
+	return ports.Platform{
+		ID: r.ID, Name: r.Name, UmaDomain: r.UmaDomain, Currencies: r.Currencies,
+		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+	}
+}
+
+type storeCredentialRow struct {
+	bun.BaseModel `bun:"table:api_credentials"`
+
+	TokenID    string    `bun:"token_id,pk"`
+	PlatformID string    `bun:"platform_id"`
+	Name       string    `bun:"name"`
+	SecretHash []byte    `bun:"secret_hash"`
+	CreatedAt  time.Time `bun:"created_at"`
+}
+
+func storeCredentialToRow(c ports.APICredential) storeCredentialRow {
+	return storeCredentialRow{
+		TokenID: c.TokenID, PlatformID: c.PlatformID, Name: c.Name,
+		SecretHash: c.SecretHash, CreatedAt: storeTime(c.CreatedAt),
+	}
+}
+
+func (r storeCredentialRow) toPort() ports.APICredential {
+	return ports.APICredential{
+		TokenID: r.TokenID, PlatformID: r.PlatformID, Name: r.Name,
+		SecretHash: r.SecretHash, CreatedAt: storeTime(r.CreatedAt),
+	}
+}
+
+type storeAddressJSON struct {
+	Line1      string `json:"line1,omitempty"`
+	Line2      string `json:"line2,omitempty"`
+	City       string `json:"city,omitempty"`
+	State      string `json:"state,omitempty"`
+	PostalCode string `json:"postalCode,omitempty"`
+	Country    string `json:"country,omitempty"`
+}
+
+type storeConsentJSON struct {
+	AcceptedAt       time.Time `json:"acceptedAt"`
+	IPAddress        string    `json:"ipAddress,omitempty"`
+	TermsVersion     string    `json:"termsVersion,omitempty"`
+	AcceptanceMethod string    `json:"acceptanceMethod,omitempty"`
+}
+
+type storeIndividualJSON struct {
+	FullName          string `json:"fullName,omitempty"`
+	BirthDate         string `json:"birthDate,omitempty"`
+	Nationality       string `json:"nationality,omitempty"`
+	IDType            string `json:"idType,omitempty"`
+	Identifier        string `json:"identifier,omitempty"`
+	CountryOfIssuance string `json:"countryOfIssuance,omitempty"`
+
+	SourceOfFundsCategories          []string `json:"sourceOfFundsCategories"`
+	SourceOfFundsOtherDescription    string   `json:"sourceOfFundsOtherDescription,omitempty"`
+	SourceOfWealthCategories         []string `json:"sourceOfWealthCategories"`
+	SourceOfWealthOtherDescription   string   `json:"sourceOfWealthOtherDescription,omitempty"`
+	PurposeOfAccount                 string   `json:"purposeOfAccount,omitempty"`
+	PurposeOfAccountOtherDescription string   `json:"purposeOfAccountOtherDescription,omitempty"`
+	ExpectedMonthlyTransactionCount  string   `json:"expectedMonthlyTransactionCount,omitempty"`
+	ExpectedMonthlyTransactionVolume string   `json:"expectedMonthlyTransactionVolume,omitempty"`
+	AnnualIncomeRange                string   `json:"annualIncomeRange,omitempty"`
+	NetWorthRange                    string   `json:"netWorthRange,omitempty"`
+	PepStatus                        string   `json:"pepStatus,omitempty"`
+}
+
+type storeBusinessJSON struct {
+	LegalName                        string   `json:"legalName,omitempty"`
+	DoingBusinessAs                  string   `json:"doingBusinessAs,omitempty"`
+	Country                          string   `json:"country,omitempty"`
+	RegistrationNumber               string   `json:"registrationNumber,omitempty"`
+	IncorporatedOn                   string   `json:"incorporatedOn,omitempty"`
+	EntityType                       string   `json:"entityType,omitempty"`
+	TaxID                            string   `json:"taxId,omitempty"`
+	CountriesOfOperation             []string `json:"countriesOfOperation"`
+	BusinessType                     string   `json:"businessType,omitempty"`
+	PurposeOfAccount                 string   `json:"purposeOfAccount,omitempty"`
+	SourceOfFunds                    string   `json:"sourceOfFunds,omitempty"`
+	ExpectedMonthlyTransactionCount  string   `json:"expectedMonthlyTransactionCount,omitempty"`
+	ExpectedMonthlyTransactionVolume string   `json:"expectedMonthlyTransactionVolume,omitempty"`
+	ExpectedRecipientJurisdictions   []string `json:"expectedRecipientJurisdictions"`
+	NaicsCode                        string   `json:"naicsCode,omitempty"`
+	SourceOfFundsCategories          []string `json:"sourceOfFundsCategories"`
+	SourceOfFundsOtherDescription    string   `json:"sourceOfFundsOtherDescription,omitempty"`
+	PurposeOfAccountOtherDescription string   `json:"purposeOfAccountOtherDescription,omitempty"`
+	ExpectedCounterpartyCountries    []string `json:"expectedCounterpartyCountries"`
+	PrimaryContactFirstName          string   `json:"primaryContactFirstName,omitempty"`
+	PrimaryContactLastName           string   `json:"primaryContactLastName,omitempty"`
+}
+
+type storeCustomerRow struct {
+	bun.BaseModel `bun:"table:customers"`
+
+	ID                  string               `bun:"id,pk"`
+	PlatformID          string               `bun:"platform_id"`
+	PlatformCustomerID  string               `bun:"platform_customer_id"`
+	CustomerType        string               `bun:"customer_type"`
+	UmaAddress          string               `bun:"uma_address"`
+	Region              string               `bun:"region"`
+	Currencies          []string             `bun:"currencies,array"`
+	Email               string               `bun:"email"`
+	PhoneNumber         string               `bun:"phone_number"`
+	KYCStatus           string               `bun:"kyc_status"`
+	Address             *storeAddressJSON    `bun:"address,type:jsonb"`
+	EndUserTermsConsent *storeConsentJSON    `bun:"end_user_terms_consent,type:jsonb"`
+	Individual          *storeIndividualJSON `bun:"individual,type:jsonb"`
+	Business            *storeBusinessJSON   `bun:"business,type:jsonb"`
+	IsDeleted           bool                 `bun:"is_deleted"`
+	CreatedAt           time.Time            `bun:"created_at"`
+	UpdatedAt           time.Time            `bun:"updated_at"`
+}
+
+func storeCustomerToRow(c ports.Customer) storeCustomerRow {
+	r := storeCustomerRow{
+		ID: c.ID, PlatformID: c.PlatformID, PlatformCustomerID: c.PlatformCustomerID,
+		CustomerType: c.CustomerType, UmaAddress: c.UmaAddress, Region: c.Region,
+		Currencies: c.Currencies, Email: c.Email, PhoneNumber: c.PhoneNumber, KYCStatus: c.KYCStatus,
+		IsDeleted: c.IsDeleted, CreatedAt: storeTime(c.CreatedAt), UpdatedAt: storeTime(c.UpdatedAt),
+	}
+	if c.Address != nil {
+		a := storeAddressJSON(*c.Address)
+		r.Address = &a
+	}
+	if c.EndUserTermsConsent != nil {
+		e := storeConsentJSON(*c.EndUserTermsConsent)
+		e.AcceptedAt = storeTime(e.AcceptedAt)
+		r.EndUserTermsConsent = &e
+	}
+	if c.Individual != nil {
+		in := storeIndividualJSON(*c.Individual)
+		r.Individual = &in
+	}
+	if c.Business != nil {
+		b := storeBusinessJSON(*c.Business)
+		r.Business = &b
+	}
+	return r
+}
+
+func (r storeCustomerRow) toPort() ports.Customer {
+	c := ports.Customer{
+		ID: r.ID, PlatformID: r.PlatformID, PlatformCustomerID: r.PlatformCustomerID,
+		CustomerType: r.CustomerType, UmaAddress: r.UmaAddress, Region: r.Region,
+		Currencies: r.Currencies, Email: r.Email, PhoneNumber: r.PhoneNumber, KYCStatus: r.KYCStatus,
+		IsDeleted: r.IsDeleted, CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+	}
+	if r.Address != nil {
+		a := ports.Address(*r.Address)
+		c.Address = &a
+	}
+	if r.EndUserTermsConsent != nil {
+		e := ports.EndUserTermsConsent(*r.EndUserTermsConsent)
+		e.AcceptedAt = storeTime(e.AcceptedAt)
+		c.EndUserTermsConsent = &e
+	}
+	if r.Individual != nil {
+		in := ports.IndividualInfo(*r.Individual)
+		c.Individual = &in
+	}
+	if r.Business != nil {
+		b := ports.BusinessInfo(*r.Business)
+		c.Business = &b
+	}
+	return c
+}
+
+type storeAccountRow struct {
+	bun.BaseModel `bun:"table:internal_accounts"`
+
+	ID             string    `bun:"id,pk"`
+	PlatformID     string    `bun:"platform_id"`
+	CustomerID     string    `bun:"customer_id"`
+	Type           string    `bun:"type"`
+	Status         string    `bun:"status"`
+	Currency       string    `bun:"currency"`
+	PrivateEnabled bool      `bun:"private_enabled"`
+	CreatedAt      time.Time `bun:"created_at"`
+	UpdatedAt      time.Time `bun:"updated_at"`
+}
+
+func storeAccountToRow(a ports.InternalAccount) storeAccountRow {
+	return storeAccountRow{
+		ID: a.ID, PlatformID: a.PlatformID, CustomerID: a.CustomerID, Type: a.Type, Status: a.Status,
+		Currency: a.Currency, PrivateEnabled: a.PrivateEnabled,
+		CreatedAt: storeTime(a.CreatedAt), UpdatedAt: storeTime(a.UpdatedAt),
+	}
+}
+
+func (r storeAccountRow) toPort() ports.InternalAccount {
+	return ports.InternalAccount{
+		ID: r.ID, PlatformID: r.PlatformID, CustomerID: r.CustomerID, Type: r.Type, Status: r.Status,
+		Currency: r.Currency, PrivateEnabled: r.PrivateEnabled,
+		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+	}
+}
+
+type storeAuthMethodRow struct {
+	bun.BaseModel `bun:"table:auth_methods"`
+
+	ID           string    `bun:"id,pk"`
+	PlatformID   string    `bun:"platform_id"`
+	AccountID    string    `bun:"account_id"`
+	Type         string    `bun:"type"`
+	Nickname     string    `bun:"nickname"`
+	CredentialID string    `bun:"credential_id"`
+	CreatedAt    time.Time `bun:"created_at"`
+	UpdatedAt    time.Time `bun:"updated_at"`
+}
+
+func storeAuthMethodToRow(m ports.AuthMethod) storeAuthMethodRow {
+	return storeAuthMethodRow{
+		ID: m.ID, PlatformID: m.PlatformID, AccountID: m.AccountID, Type: m.Type, Nickname: m.Nickname,
+		CredentialID: m.CredentialID, CreatedAt: storeTime(m.CreatedAt), UpdatedAt: storeTime(m.UpdatedAt),
+	}
+}
+
+func (r storeAuthMethodRow) toPort() ports.AuthMethod {
+	return ports.AuthMethod{
+		ID: r.ID, PlatformID: r.PlatformID, AccountID: r.AccountID, Type: r.Type, Nickname: r.Nickname,
+		CredentialID: r.CredentialID, CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+	}
+}
+
+// storeTime is how every time is stored and read back: UTC, to the
+// microsecond (PostgreSQL's precision; the memory store does the same).
+func storeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

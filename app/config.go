@@ -1,0 +1,128 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything corridor reads from its environment. README.md's
+// configuration table lists the same variables; keep them in step.
+type Config struct {
+	Addr              string        // CORRIDOR_ADDR
+	DatabaseURL       string        // DATABASE_URL; empty = in-memory
+	RedisURL          string        // REDIS_URL; empty = in-memory caches
+	APITokenID        string        // CORRIDOR_API_TOKEN_ID
+	APIClientSecret   string        // CORRIDOR_API_CLIENT_SECRET
+	Sandbox           bool          // CORRIDOR_SANDBOX
+	SandboxUmaDomain  string        // CORRIDOR_SANDBOX_UMA_DOMAIN
+	CursorKey         []byte        // CORRIDOR_CURSOR_KEY
+	MaxBodyBytes      int64         // CORRIDOR_MAX_BODY_BYTES
+	IdempotencyTTL    time.Duration // CORRIDOR_IDEMPOTENCY_TTL
+	ShutdownTimeout   time.Duration // CORRIDOR_SHUTDOWN_TIMEOUT
+	LogLevel          slog.Level    // CORRIDOR_LOG_LEVEL
+	LogFormat         string        // CORRIDOR_LOG_FORMAT: text or json
+	ExpiryInterval    time.Duration // CORRIDOR_HOLD_EXPIRY_INTERVAL
+	generatedCursorKy bool
+}
+
+// BasePath is the API's version segment.
+const BasePath = "/2025-10-13"
+
+// LoadConfig reads the environment (getenv is os.Getenv outside tests).
+func LoadConfig(getenv func(string) string) (Config, error) {
+	c := Config{
+		Addr:             or(getenv("CORRIDOR_ADDR"), "127.0.0.1:8080"),
+		DatabaseURL:      getenv("DATABASE_URL"),
+		RedisURL:         getenv("REDIS_URL"),
+		APITokenID:       getenv("CORRIDOR_API_TOKEN_ID"),
+		APIClientSecret:  getenv("CORRIDOR_API_CLIENT_SECRET"),
+		SandboxUmaDomain: or(getenv("CORRIDOR_SANDBOX_UMA_DOMAIN"), "sandbox.local"),
+		LogFormat:        or(getenv("CORRIDOR_LOG_FORMAT"), "text"),
+	}
+	var err error
+	if c.Sandbox, err = parseBool("CORRIDOR_SANDBOX", or(getenv("CORRIDOR_SANDBOX"), "true")); err != nil {
+		return c, err
+	}
+	if c.MaxBodyBytes, err = strconv.ParseInt(or(getenv("CORRIDOR_MAX_BODY_BYTES"), "1048576"), 10, 64); err != nil || c.MaxBodyBytes <= 0 {
+		return c, fmt.Errorf("config: CORRIDOR_MAX_BODY_BYTES must be a positive integer")
+	}
+	if c.IdempotencyTTL, err = parseDuration("CORRIDOR_IDEMPOTENCY_TTL", or(getenv("CORRIDOR_IDEMPOTENCY_TTL"), "24h")); err != nil {
+		return c, err
+	}
+	if c.IdempotencyTTL < 24*time.Hour {
+		return c, fmt.Errorf("config: CORRIDOR_IDEMPOTENCY_TTL must be at least 24h (keys are kept at least a day)")
+	}
+	if c.ShutdownTimeout, err = parseDuration("CORRIDOR_SHUTDOWN_TIMEOUT", or(getenv("CORRIDOR_SHUTDOWN_TIMEOUT"), "15s")); err != nil {
+		return c, err
+	}
+	if c.ExpiryInterval, err = parseDuration("CORRIDOR_HOLD_EXPIRY_INTERVAL", or(getenv("CORRIDOR_HOLD_EXPIRY_INTERVAL"), "1s")); err != nil {
+		return c, err
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(or(getenv("CORRIDOR_LOG_LEVEL"), "info"))); err != nil {
+		return c, fmt.Errorf("config: CORRIDOR_LOG_LEVEL: %w", err)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return c, fmt.Errorf("config: CORRIDOR_LOG_FORMAT must be text or json")
+	}
+	if (c.APITokenID == "") != (c.APIClientSecret == "") {
+		return c, fmt.Errorf("config: set both CORRIDOR_API_TOKEN_ID and CORRIDOR_API_CLIENT_SECRET, or neither")
+	}
+	if c.APIClientSecret != "" && len(c.APIClientSecret) < 16 {
+		return c, fmt.Errorf("config: CORRIDOR_API_CLIENT_SECRET must be at least 16 characters")
+	}
+	if k := getenv("CORRIDOR_CURSOR_KEY"); k != "" {
+		if len(k) < 16 {
+			return c, fmt.Errorf("config: CORRIDOR_CURSOR_KEY must be at least 16 characters")
+		}
+		c.CursorKey = []byte(k)
+	} else {
+		c.CursorKey = make([]byte, 32)
+		_, _ = rand.Read(c.CursorKey)
+		c.generatedCursorKy = true
+	}
+	return c, nil
+}
+
+// randomSecret returns n random bytes, base64url.
+func randomSecret(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func or(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return v
+}
+
+func parseBool(name, v string) (bool, error) {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("config: %s must be true or false", name)
+	}
+	return b, nil
+}
+
+func parseDuration(name, v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("config: %s must be a positive duration like 30s", name)
+	}
+	return d, nil
+}
+
+func newLogger(c Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := LoadConfig(env(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:8080", c.Addr)
+	assert.True(t, c.Sandbox)
+	assert.Equal(t, "sandbox.local", c.SandboxUmaDomain)
+	assert.Equal(t, 24*time.Hour, c.IdempotencyTTL)
+	assert.Len(t, c.CursorKey, 32)
+	assert.Empty(t, c.DatabaseURL)
+}
+
+func TestConfigRejectsBadValues(t *testing.T) {
+	for name, m := range map[string]map[string]string{
+		"half a credential": {"CORRIDOR_API_TOKEN_ID": "x"},
+		"short secret":      {"CORRIDOR_API_TOKEN_ID": "x", "CORRIDOR_API_CLIENT_SECRET": "short"},
+		"ttl under a day":   {"CORRIDOR_IDEMPOTENCY_TTL": "1h"},
+		"bad duration":      {"CORRIDOR_SHUTDOWN_TIMEOUT": "soon"},
+		"bad bool":          {"CORRIDOR_SANDBOX": "maybe"},
+		"bad body limit":    {"CORRIDOR_MAX_BODY_BYTES": "-1"},
+		"bad log format":    {"CORRIDOR_LOG_FORMAT": "xml"},
+		"bad log level":     {"CORRIDOR_LOG_LEVEL": "loud"},
+		"short cursor key":  {"CORRIDOR_CURSOR_KEY": "abc"},
+	} {
+		_, err := LoadConfig(env(m))
+		assert.Error(t, err, name)
+	}
+}

@@ -1,0 +1,226 @@
+// Command corridor runs the payments service and its admin tasks:
+//
+//	corridor [serve]                run the API (in-memory sandbox unless DATABASE_URL is set)
+//	corridor migrate                apply PostgreSQL migrations and exit
+//	corridor platform create ...    provision a platform and print its API credential
+//
+// Configuration is by environment variable; see README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/corridorpay/corridor/adapters/system"
+	"github.com/corridorpay/corridor/ports"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "corridor:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	cfg, err := LoadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg)
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg, log, stdout)
+	case "migrate":
+		return migrate(ctx, cfg, log)
+	case "platform":
+		return platformCmd(ctx, cfg, log, args, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+const usage = `usage:
+  corridor [serve]                                  run the API server
+  corridor migrate                                  apply database migrations (needs DATABASE_URL)
+  corridor platform create -name NAME [-uma-domain DOMAIN] [-currencies USD,EUR,...]
+                                                    provision a platform and print its credential (needs DATABASE_URL)`
+
+func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
+	if cfg.DatabaseURL == "" {
+		return errors.New("migrate needs DATABASE_URL")
+	}
+	db, err := openMigrated(ctx, cfg.DatabaseURL, log)
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}
+
+func platformCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "create" {
+		return fmt.Errorf("usage: corridor platform create -name NAME [-uma-domain DOMAIN] [-currencies USD,EUR]")
+	}
+	fs := flag.NewFlagSet("platform create", flag.ContinueOnError)
+	name := fs.String("name", "", "platform name (required)")
+	domain := fs.String("uma-domain", "", "UMA domain of the platform's customers (default: CORRIDOR_SANDBOX_UMA_DOMAIN)")
+	curs := fs.String("currencies", "", "comma-separated currencies of the platform's internal accounts")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*name) == "" {
+		return errors.New("platform create: -name is required")
+	}
+	if cfg.DatabaseURL == "" {
+		return errors.New("platform create needs DATABASE_URL: an in-memory platform would vanish when this command exits")
+	}
+	clock := system.Clock{}
+	b, err := openBackend(ctx, cfg, clock, log)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	s := newServices(b, cfg, clock)
+	var currencies []string
+	if *curs != "" {
+		for _, c := range strings.Split(*curs, ",") {
+			currencies = append(currencies, strings.ToUpper(strings.TrimSpace(c)))
+		}
+	}
+	p, err := s.platforms.Create(ctx, *name, or(*domain, cfg.SandboxUmaDomain), currencies)
+	if err != nil {
+		return fmt.Errorf("platform create: %w", err)
+	}
+	tokenID, secret, err := s.platforms.IssueCredential(ctx, p.ID, "default")
+	if err != nil {
+		return fmt.Errorf("platform create: issue credential: %w", err)
+	}
+	fmt.Fprintf(stdout, "platform id:   %s\ntoken id:      %s\nclient secret: %s\n(the secret is shown once; only its hash is stored)\n", p.ID, tokenID, secret)
+	return nil
+}
+
+func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	clock := system.Clock{}
+	b, err := openBackend(ctx, cfg, clock, log)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	s := newServices(b, cfg, clock)
+	cred, err := bootstrapCredential(ctx, b, s, cfg)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           newHandler(b, s, cfg, clock, log),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	mode := "in-memory sandbox"
+	if b.durable {
+		mode = "PostgreSQL"
+	}
+	if cfg.RedisURL != "" {
+		mode += " + Redis"
+	}
+	fmt.Fprintf(stdout, "corridor is listening (%s)\n  base URL:      http://%s%s\n", mode, ln.Addr(), BasePath)
+	fmt.Fprint(stdout, cred)
+	fmt.Fprintf(stdout, "  docs:          http://%s%s/docs\n", ln.Addr(), BasePath)
+	log.Info("listening", "addr", ln.Addr().String(), "mode", mode, "sandbox", cfg.Sandbox)
+	if cfg.generatedCursorKy && b.durable {
+		log.Warn("CORRIDOR_CURSOR_KEY is unset: list cursors are valid only on this instance until it restarts")
+	}
+
+	workers := startWorkers(ctx, b, cfg, clock, log)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		workers.stop()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	workers.stop()
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// bootstrapCredential makes sure the credential the operator configured (or,
+// on a fresh store, a generated one) can call the API, and returns the lines
+// to print about it.
+func bootstrapCredential(ctx context.Context, b *backend, s services, cfg Config) (string, error) {
+	if cfg.APITokenID != "" {
+		_, err := b.store.Read().Platforms().CredentialByTokenID(ctx, cfg.APITokenID)
+		switch {
+		case err == nil:
+			if _, err := s.platforms.Authenticate(ctx, cfg.APITokenID, cfg.APIClientSecret); err != nil {
+				return "", fmt.Errorf("CORRIDOR_API_TOKEN_ID %q exists with a different secret", cfg.APITokenID)
+			}
+		case errors.Is(err, ports.ErrNotFound):
+			p, err := s.platforms.Create(ctx, "default", cfg.SandboxUmaDomain, nil)
+			if err != nil {
+				return "", fmt.Errorf("bootstrap platform: %w", err)
+			}
+			if err := s.platforms.AddCredential(ctx, p.ID, "configured", cfg.APITokenID, cfg.APIClientSecret); err != nil {
+				return "", fmt.Errorf("bootstrap credential: %w", err)
+			}
+		default:
+			return "", fmt.Errorf("bootstrap credential: %w", err)
+		}
+		return fmt.Sprintf("  token id:      %s\n  client secret: (from CORRIDOR_API_CLIENT_SECRET)\n", cfg.APITokenID), nil
+	}
+	if b.durable {
+		existing, err := b.store.Read().Platforms().List(ctx)
+		if err != nil {
+			return "", fmt.Errorf("bootstrap: list platforms: %w", err)
+		}
+		if len(existing) > 0 {
+			return "  credentials:   issue one with `corridor platform create -name NAME`\n", nil
+		}
+	}
+	p, err := s.platforms.Create(ctx, "sandbox", cfg.SandboxUmaDomain, nil)
+	if err != nil {
+		return "", fmt.Errorf("bootstrap platform: %w", err)
+	}
+	tokenID, secret, err := s.platforms.IssueCredential(ctx, p.ID, "bootstrap")
+	if err != nil {
+		return "", fmt.Errorf("bootstrap credential: %w", err)
+	}
+	return fmt.Sprintf("  platform id:   %s\n  token id:      %s\n  client secret: %s\n  try:           curl -u '%s:%s' http://%s%s/customers\n",
+		p.ID, tokenID, secret, tokenID, secret, cfg.Addr, BasePath), nil
+}

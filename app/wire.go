@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/uptrace/bun"
+
+	"github.com/corridorpay/corridor/adapters/memory"
+	"github.com/corridorpay/corridor/adapters/postgres"
+	"github.com/corridorpay/corridor/adapters/redis"
+	"github.com/corridorpay/corridor/adapters/system"
+	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/customers"
+	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
+
+	httpapi "github.com/corridorpay/corridor/adapters/http"
+)
+
+// backend is the set of adapters chosen by configuration.
+type backend struct {
+	store  ports.Store
+	ledger ports.LedgerStore
+	idem   ports.IdempotencyStore
+	cache  ports.ResponseCache
+	single ports.SingleUse
+	// durable is true on PostgreSQL (state survives a restart).
+	durable bool
+	pingers map[string]ports.Pinger
+	closers []func()
+}
+
+// openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
+// (REDIS_URL) or memory caches. On PostgreSQL it applies migrations first.
+func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.Logger) (*backend, error) {
+	b := &backend{pingers: map[string]ports.Pinger{}}
+	if cfg.DatabaseURL != "" {
+		db, err := openMigrated(ctx, cfg.DatabaseURL, log)
+		if err != nil {
+			return nil, err
+		}
+		led := postgres.NewLedger(db, clock, postgres.LedgerOptions{})
+		b.ledger = led
+		b.store = postgres.NewStore(db)
+		b.idem = postgres.NewIdempotencyStore(db)
+		b.durable = true
+		b.pingers["database"] = pingDB{db}
+		b.closers = append(b.closers, led.Close, func() { _ = db.Close() })
+	} else {
+		led := memory.NewLedger(clock)
+		b.ledger = led
+		b.store = memory.NewStore(led)
+		b.idem = memory.NewIdempotencyStore()
+	}
+	if cfg.RedisURL != "" {
+		rc, err := redis.New(cfg.RedisURL)
+		if err != nil {
+			b.close()
+			return nil, fmt.Errorf("redis: %w", err)
+		}
+		if err := rc.Ping(ctx); err != nil {
+			b.close()
+			return nil, fmt.Errorf("redis: %w", err)
+		}
+		b.cache, b.single = rc.ResponseCache(), rc.SingleUse()
+		b.pingers["redis"] = rc
+		b.closers = append(b.closers, func() { _ = rc.Close() })
+	} else {
+		b.cache = memory.NewResponseCache(clock)
+		b.single = memory.NewSingleUse(clock)
+	}
+	// The system accounts (sandbox funding, fee revenue, FX position per
+	// currency) exist before any request can move money.
+	if err := b.ledger.CreateAccounts(ctx, ledger.SystemAccounts(money.Codes(), nil)...); err != nil {
+		b.close()
+		return nil, fmt.Errorf("create system accounts: %w", err)
+	}
+	return b, nil
+}
+
+func (b *backend) close() {
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		b.closers[i]()
+	}
+}
+
+// ready reports whether every backing service answers.
+func (b *backend) ready(ctx context.Context) error {
+	var errs []error
+	for name, p := range b.pingers {
+		if err := p.Ping(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("%s unreachable: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func openMigrated(ctx context.Context, dsn string, log *slog.Logger) (*bun.DB, error) {
+	db, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := postgres.Migrate(ctx, db, log); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+type pingDB struct{ db *bun.DB }
+
+func (p pingDB) Ping(ctx context.Context) error { return p.db.PingContext(ctx) }
+
+// services are the core use cases wired to a backend.
+type services struct {
+	platforms *platforms.Service
+	customers *customers.Service
+	accounts  *accounts.Service
+}
+
+func newServices(b *backend, cfg Config, clock ports.Clock) services {
+	ids := system.IDs{}
+	return services{
+		platforms: platforms.New(b.store, b.ledger, clock, ids),
+		customers: customers.New(b.store, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
+		accounts:  accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
+	}
+}
+
+func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog.Logger) http.Handler {
+	return httpapi.New(httpapi.Deps{
+		Platforms:      s.platforms,
+		Customers:      s.customers,
+		Accounts:       s.accounts,
+		Idempotency:    b.idem,
+		Cache:          b.cache,
+		Clock:          clock,
+		Logger:         log,
+		Sandbox:        cfg.Sandbox,
+		CursorKey:      cfg.CursorKey,
+		MaxBodyBytes:   cfg.MaxBodyBytes,
+		IdempotencyTTL: cfg.IdempotencyTTL,
+		Ready:          b.ready,
+	})
+}

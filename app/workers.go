@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// workers are the background loops of one instance. Each is safe to run on
+// several instances at once (the stores arbitrate).
+type workers struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func startWorkers(ctx context.Context, b *backend, cfg Config, clock ports.Clock, log *slog.Logger) *workers {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &workers{cancel: cancel}
+	w.every(ctx, cfg.ExpiryInterval, func(ctx context.Context) {
+		// Release holds whose timeout passed, in bounded batches.
+		for {
+			n, err := b.ledger.ExpireDue(ctx, clock.Now(), 500)
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Error("hold expiry", "err", err)
+				}
+				return
+			}
+			if n > 0 {
+				log.Info("holds expired", "count", n)
+			}
+			if n < 500 {
+				return
+			}
+		}
+	})
+	w.every(ctx, time.Hour, func(ctx context.Context) {
+		n, err := b.idem.Purge(ctx, clock.Now())
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Error("idempotency purge", "err", err)
+			}
+			return
+		}
+		if n > 0 {
+			log.Info("idempotency keys purged", "count", n)
+		}
+	})
+	return w
+}
+
+func (w *workers) every(ctx context.Context, d time.Duration, fn func(context.Context)) {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				fn(ctx)
+			}
+		}
+	}()
+}
+
+func (w *workers) stop() {
+	w.cancel()
+	w.wg.Wait()
+}
