@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"os"
@@ -87,13 +86,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		c.generatedCursorKy = true
 	}
 	return c, nil
-}
-
-// randomSecret returns n random bytes, base64url.
-func randomSecret(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func or(v, def string) string {
