@@ -28,7 +28,7 @@ go test -run '^$' -bench 'BenchmarkHTTPFund' -benchtime "${HTTP_BENCHTIME:-3000x
 echo
 echo "== summary (ops/s, p50, p99; PostgreSQL rows also as a ratio to pgbench tps at the same concurrency)"
 awk '
-  FNR == NR { if ($1 == "pgbench") { split($2, c, "="); split($3, t, "="); pg[c[2]] = t[2] } ; next }
+  FNR == NR { if ($1 == "pgbench") { split($2, cc, "="); split($3, tt, "="); pg[cc[2]] = tt[2] } ; next }
   /^Benchmark/ {
     name = $1; sub(/-[0-9]+$/, "", name)
     ops = ""; p50 = ""; p99 = ""
@@ -41,11 +41,11 @@ awk '
     conc = name; sub(/.*c=/, "", conc)
     ratio = ""
     if (name ~ /postgres/ && pg[conc] > 0) ratio = sprintf("  = %.2fx pgbench c=%s", ops / pg[conc], conc)
-    printf "%-60s %10.0f ops/s  p50 %6.2f ms  p99 %7.2f ms%s\n", name, ops, p50, p99, ratio
+    printf "%-60s %10.0f ops/s  p50 %7.3f ms  p99 %7.3f ms%s\n", name, ops, p50, p99, ratio
     if (name ~ /LedgerPost\/store=postgres\/accounts=spread/) spread[conc] = ops
     if (name ~ /LedgerPost\/store=postgres\/accounts=hot/) hot[conc] = ops
   }
   END {
-    for (c in hot) if (spread[c] > 0) printf "postgres hot/spread at c=%s: %.2f\n", c, hot[c] / spread[c]
+    for (k in hot) if (spread[k] > 0) printf "postgres hot/spread at c=%s: %.2f\n", k, hot[k] / spread[k]
   }
 ' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt"
