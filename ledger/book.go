@@ -18,6 +18,9 @@ type Book struct {
 	pending    map[string]*PendingTransfer
 	entries    map[string]Entry
 	reversedBy map[string]string
+	// transfers holds the transfer ids of the recorded entries: a transfer
+	// id is unique across the ledger, not only within its entry.
+	transfers map[string]struct{}
 
 	dirtyAccounts map[string]struct{}
 	dirtyPending  map[string]struct{}
@@ -30,6 +33,7 @@ func NewBook() *Book {
 		pending:       map[string]*PendingTransfer{},
 		entries:       map[string]Entry{},
 		reversedBy:    map[string]string{},
+		transfers:     map[string]struct{}{},
 		dirtyAccounts: map[string]struct{}{},
 		dirtyPending:  map[string]struct{}{},
 	}
@@ -40,12 +44,19 @@ func NewBook() *Book {
 func (b *Book) PutAccount(a Account) { c := a; b.accounts[a.ID] = &c }
 
 // PutPending loads a pending transfer without marking it changed.
-func (b *Book) PutPending(p PendingTransfer) { c := p; b.pending[p.ID] = &c }
+func (b *Book) PutPending(p PendingTransfer) {
+	c := p
+	b.pending[p.ID] = &c
+	b.transfers[p.ID] = struct{}{}
+}
 
 // PutEntry records that an entry exists (for idempotent re-posting and
 // reversal checks) without marking anything changed.
 func (b *Book) PutEntry(e Entry) {
 	b.entries[e.ID] = e
+	for _, t := range e.Transfers {
+		b.transfers[t.ID] = struct{}{}
+	}
 	if e.Reverses != "" {
 		b.reversedBy[e.Reverses] = e.ID
 	}
@@ -143,7 +154,14 @@ func (b *Book) Apply(e Entry, now time.Time) (Entry, error) {
 	st := staging{b: b, accounts: map[string]*Account{}, pending: map[string]*PendingTransfer{}}
 	out := e
 	out.Transfers = make([]Transfer, len(e.Transfers))
+	seen := make(map[string]struct{}, len(e.Transfers))
 	for i, t := range e.Transfers {
+		_, used := b.transfers[t.ID]
+		_, twice := seen[t.ID]
+		if t.ID != "" && (used || twice) {
+			return Entry{}, &Error{Code: CodeTransferIDExists, EntryID: e.ID, TransferID: t.ID}
+		}
+		seen[t.ID] = struct{}{}
 		rec, err := st.apply(t, now)
 		if err != nil {
 			err.EntryID = e.ID
@@ -282,14 +300,6 @@ func (s *staging) applyNew(t Transfer, now time.Time) (Transfer, *Error) {
 	}
 	if t.DebitAccountID == t.CreditAccountID {
 		return t, &Error{Code: CodeSameAccount, AccountID: t.DebitAccountID}
-	}
-	if t.Kind == Pending {
-		// A hold id is unique in the Book and within the entry being staged.
-		_, exists := s.b.pending[t.ID]
-		_, staged := s.pending[t.ID]
-		if exists || staged {
-			return t, &Error{Code: CodeExists}
-		}
 	}
 	dr := s.account(t.DebitAccountID)
 	if dr == nil {

@@ -392,8 +392,8 @@ func TestRefusals(t *testing.T) {
 		{"hold currency mismatch", entry("e", hold("t", fundEUR, bob, 1, 0)), ledger.CodeCurrencyMismatch, bob},
 		{"pending not found", entry("e", postHold("t", "h-nope", 0)), ledger.CodePendingNotFound, ""},
 		{"void not found", entry("e", voidHold("t", "h-nope")), ledger.CodePendingNotFound, ""},
-		{"hold id exists", entry("e", hold("h-open", alice, bob, 1, 0)), ledger.CodeExists, ""},
-		{"hold id twice in one entry", entry("e", hold("h-new", alice, bob, 1, 0), hold("h-new", alice, bob, 1, 0)), ledger.CodeExists, ""},
+		{"hold id exists", entry("e", hold("h-open", alice, bob, 1, 0)), ledger.CodeTransferIDExists, ""},
+		{"hold id twice in one entry", entry("e", hold("h-new", alice, bob, 1, 0), hold("h-new", alice, bob, 1, 0)), ledger.CodeTransferIDExists, ""},
 		{"post names other accounts", entry("e", ledger.Transfer{ID: "t", Kind: ledger.PostPending, PendingID: "h-open", DebitAccountID: bob}), ledger.CodeExistsWithDifferentFields, ""},
 		{"post names other currency", entry("e", ledger.Transfer{ID: "t", Kind: ledger.PostPending, PendingID: "h-open", Currency: "EUR"}), ledger.CodeExistsWithDifferentFields, ""},
 		{"expiry of a hold without timeout", ledger.Entry{ID: "e", Transfers: []ledger.Transfer{{ID: "t", Kind: ledger.VoidPending, PendingID: "h-open", Code: ledger.CodeExpiry}}}, ledger.CodeAmountInvalid, ""},
@@ -439,7 +439,7 @@ func TestErrorPrecedence(t *testing.T) {
 		{"transfer id before amount", entry("e", single("", alice, alice, 0)), ledger.CodeIDMissing, ""},
 		{"amount before same account", entry("e", single("t", alice, alice, 0)), ledger.CodeAmountInvalid, "t"},
 		{"same account before not found", entry("e", single("t", "InternalAccount:x", "InternalAccount:x", 5)), ledger.CodeSameAccount, "t"},
-		{"hold exists before not found", entry("e", hold("h-open", "InternalAccount:x", bob, 5, 0)), ledger.CodeExists, "h-open"},
+		{"transfer id exists before not found", entry("e", hold("h-open", "InternalAccount:x", bob, 5, 0)), ledger.CodeTransferIDExists, "h-open"},
 		{"not found before currency", entry("e", single("t", carol, "InternalAccount:x", 5)), ledger.CodeAccountNotFound, "t"},
 		{"currency before overdraft", entry("e", single("t", bob, carol, 5)), ledger.CodeCurrencyMismatch, "t"},
 		{"overflow before overdraft", entry("e", single("t", alice, bob, math.MaxInt64)), ledger.CodeAmountInvalid, "t"},
@@ -497,4 +497,23 @@ func TestErrorText(t *testing.T) {
 	assert.Equal(t, "code(200)", ledger.Code(200).String())
 	assert.Equal(t, "post_pending", ledger.PostPending.String())
 	assert.Equal(t, "expired", ledger.PendingExpired.String())
+}
+
+func TestTransferIDsAreUniqueAcrossEntries(t *testing.T) {
+	b := ledger.NewBook()
+	b.PutAccount(ledger.Account{ID: "a", Currency: "USD"})
+	b.PutAccount(ledger.Account{ID: "b", Currency: "USD"})
+	now := time.Unix(0, 0)
+	_, err := b.Apply(ledger.Entry{ID: "e1", Transfers: []ledger.Transfer{{ID: "t1", DebitAccountID: "a", CreditAccountID: "b", Amount: 5}}}, now)
+	require.NoError(t, err)
+	before := b.Accounts()
+
+	_, err = b.Apply(ledger.Entry{ID: "e2", Transfers: []ledger.Transfer{{ID: "t1", DebitAccountID: "a", CreditAccountID: "b", Amount: 5}}}, now)
+	require.ErrorIs(t, err, ledger.ErrTransferIDExists)
+	_, err = b.Apply(ledger.Entry{ID: "e3", Transfers: []ledger.Transfer{
+		{ID: "t2", DebitAccountID: "a", CreditAccountID: "b", Amount: 1},
+		{ID: "t2", DebitAccountID: "a", CreditAccountID: "b", Amount: 1},
+	}}, now)
+	require.ErrorIs(t, err, ledger.ErrTransferIDExists)
+	require.Equal(t, before, b.Accounts(), "refused entries change nothing")
 }

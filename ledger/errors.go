@@ -29,6 +29,8 @@ const (
 	CodeExistsWithDifferentFields
 	CodeReversalNotAllowed
 	CodeAlreadyReversed
+	// CodeTransferIDExists: a transfer id is already used by another entry.
+	CodeTransferIDExists
 )
 
 var codeNames = map[Code]string{
@@ -50,6 +52,7 @@ var codeNames = map[Code]string{
 	CodeExistsWithDifferentFields: "exists_with_different_fields",
 	CodeReversalNotAllowed:        "reversal_not_allowed",
 	CodeAlreadyReversed:           "already_reversed",
+	CodeTransferIDExists:          "transfer_id_exists",
 }
 
 func (c Code) String() string {
@@ -102,6 +105,7 @@ var (
 	ErrCurrencyMismatch   = &Error{Code: CodeCurrencyMismatch}
 	ErrAmountInvalid      = &Error{Code: CodeAmountInvalid}
 	ErrAlreadyReversed    = &Error{Code: CodeAlreadyReversed}
+	ErrTransferIDExists   = &Error{Code: CodeTransferIDExists}
 	ErrReversalNotAllowed = &Error{Code: CodeReversalNotAllowed}
 )
 

@@ -17,6 +17,7 @@ type model struct {
 	requests map[string]ledger.Entry
 	entries  map[string]ledger.Entry
 	reversed map[string]bool
+	tids     map[string]bool // every recorded transfer id
 }
 
 type mAccount struct {
@@ -40,6 +41,7 @@ func newModel() *model {
 		requests: map[string]ledger.Entry{},
 		entries:  map[string]ledger.Entry{},
 		reversed: map[string]bool{},
+		tids:     map[string]bool{},
 	}
 }
 
@@ -124,7 +126,13 @@ func (m *model) predict(e ledger.Entry, now time.Time) prediction {
 	}
 	rec := e
 	rec.Transfers = make([]ledger.Transfer, len(e.Transfers))
+	seen := map[string]bool{}
 	for i, t := range e.Transfers {
+		// A transfer id is unique across the ledger and within the entry.
+		if t.ID != "" && (m.tids[t.ID] || seen[t.ID]) {
+			return p.refuse(ledger.CodeTransferIDExists, t.ID)
+		}
+		seen[t.ID] = true
 		code, out := m.predictTransfer(p, t, now)
 		if code != ledger.CodeOK {
 			return p.refuse(code, t.ID)
@@ -151,9 +159,6 @@ func (m *model) predictTransfer(p *prediction, t ledger.Transfer, now time.Time)
 		}
 		if t.DebitAccountID == t.CreditAccountID {
 			return ledger.CodeSameAccount, t
-		}
-		if t.Kind == ledger.Pending && p.hold(m, t.ID) != nil {
-			return ledger.CodeExists, t
 		}
 		dr := p.account(m, t.DebitAccountID)
 		if dr == nil {
@@ -258,6 +263,9 @@ func (m *model) commit(p prediction, req ledger.Entry) {
 	}
 	m.requests[req.ID] = req
 	m.entries[req.ID] = p.rec
+	for _, t := range p.rec.Transfers {
+		m.tids[t.ID] = true
+	}
 	if req.Reverses != "" {
 		m.reversed[req.Reverses] = true
 	}

@@ -376,13 +376,14 @@ func discardConn(c bun.Conn) {
 }
 
 // entryError is what the caller of a failed entry gets: a transfer id that
-// another entry already recorded is a ports.ErrConflict, anything else is
-// wrapped as it is.
+// another entry already recorded is ledger.ErrTransferIDExists (as the
+// Book decides when it knows the other entry), anything else is wrapped as
+// it is.
 func entryError(id string, err error) error {
 	var pgErr pgdriver.Error
 	if errors.As(err, &pgErr) && pgErr.Field('C') == "23505" && pgErr.Field('n') == "ledger_transfers_id_key" {
-		return fmt.Errorf("postgres ledger: post %s: a transfer id is already recorded by another entry (%s): %w",
-			id, pgErr.Field('D'), ports.ErrConflict)
+		return fmt.Errorf("postgres ledger: post %s: %s: %w",
+			id, pgErr.Field('D'), &ledger.Error{Code: ledger.CodeTransferIDExists, EntryID: id})
 	}
 	return fmt.Errorf("postgres ledger: post %s: %w", id, err)
 }

@@ -399,7 +399,7 @@ func TestLedgerPoisonedEntryFailsAlone(t *testing.T) {
 	if okA {
 		failed = res[1].err
 	}
-	require.ErrorIs(t, failed, ports.ErrConflict)
+	require.ErrorIs(t, failed, ledger.ErrTransferIDExists)
 	want := int64(30)
 	if okA {
 		want += 10
@@ -654,7 +654,7 @@ func TestLedgerRetriesRacesBetweenInstances(t *testing.T) {
 	require.ErrorIs(t, loser[0].err, ledger.ErrExists)
 	assert.Equal(t, winner[0].je, loser[0].je, "the loser's caller gets the stored entry")
 	require.ErrorIs(t, loser[1].err, ledger.ErrAlreadyReversed)
-	require.ErrorIs(t, loser[2].err, ledger.ErrExists, "the hold id is taken")
+	require.ErrorIs(t, loser[2].err, ledger.ErrTransferIDExists, "the hold id is taken")
 	require.NoError(t, loser[3].err, "the loser's unrelated entry commits")
 	s := account(t, a, sink)
 	assert.Equal(t, int64(100+5+1+1), s.CreditsPosted, "pay, same-id once, both own entries")

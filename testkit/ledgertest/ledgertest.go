@@ -374,7 +374,9 @@ func testPendingPostAndVoid(f *fixture) {
 	f.refuse(entry("post-x", postHold("px", "no-such-hold", 0)), ledger.CodePendingNotFound)
 	_, err := f.s.Pending(f.ctx, "no-such-hold")
 	require.ErrorIs(t, err, ports.ErrNotFound)
-	f.refuse(entry("hold-dup", hold("h1", alice, bob, 1, 0)), ledger.CodeExists)
+	f.refuse(entry("hold-dup", hold("h1", alice, bob, 1, 0)), ledger.CodeTransferIDExists)
+	// A transfer id is unique across entries, whatever its kind.
+	f.refuse(entry("single-dup", single("p1", alice, bob, 1)), ledger.CodeTransferIDExists)
 	f.verify()
 }
 
