@@ -76,8 +76,9 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.single = memory.NewSingleUse(clock)
 	}
 	// The system accounts (sandbox funding, fee revenue, FX position per
-	// currency) exist before any request can move money.
-	if err := b.ledger.CreateAccounts(ctx, ledger.SystemAccounts(money.Codes(), nil)...); err != nil {
+	// currency; settlement per rail and currency) exist before any request
+	// can move money.
+	if err := b.ledger.CreateAccounts(ctx, ledger.SystemAccounts(money.Codes(), money.SettlementRails)...); err != nil {
 		b.close()
 		return nil, fmt.Errorf("create system accounts: %w", err)
 	}
