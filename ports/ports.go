@@ -64,6 +64,11 @@ type Tx interface {
 	// LedgerAccounts creates ledger accounts in the same transaction as the
 	// business records that own them (a customer's internal accounts).
 	LedgerAccounts() LedgerAccountCreator
+	ExternalAccounts() ExternalAccountRepo
+	Transactions() TransactionRepo
+	// Jobs enqueues background work atomically with the unit of work (and
+	// claims it, outside one: Store.Read().Jobs()).
+	Jobs() JobQueue
 }
 
 // LedgerAccountCreator creates ledger accounts; creating an account that

@@ -1,0 +1,35 @@
+package ports
+
+import (
+	"context"
+	"time"
+)
+
+// Job is durable background work: "run Kind with Payload at RunAt". Rail
+// outcomes that happen later, quote expiries and webhook retries are jobs.
+type Job struct {
+	ID string
+	// Kind names the handler.
+	Kind string
+	// Key de-duplicates: enqueuing a job whose Key is already pending is a
+	// no-op. Empty: no de-duplication.
+	Key      string
+	Payload  []byte
+	RunAt    time.Time
+	Attempts int
+	// LastError is the error of the last failed attempt.
+	LastError string
+}
+
+// JobQueue stores jobs. Several workers (in several processes) may claim
+// concurrently: a claimed job is invisible to others until its lease ends.
+type JobQueue interface {
+	// Enqueue schedules j (ID assigned by the queue when empty).
+	Enqueue(ctx context.Context, j Job) error
+	// Claim leases up to n jobs due at or before now, oldest RunAt first.
+	Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]Job, error)
+	// Complete removes a finished job.
+	Complete(ctx context.Context, id string) error
+	// Retry puts a failed job back for runAt, recording the error.
+	Retry(ctx context.Context, id string, runAt time.Time, lastError string) error
+}
