@@ -27,6 +27,7 @@ type Config struct {
 	LogLevel          slog.Level    // CORRIDOR_LOG_LEVEL
 	LogFormat         string        // CORRIDOR_LOG_FORMAT: text or json
 	ExpiryInterval    time.Duration // CORRIDOR_HOLD_EXPIRY_INTERVAL
+	JobInterval       time.Duration // CORRIDOR_JOB_INTERVAL
 	generatedCursorKy bool
 }
 
@@ -61,6 +62,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.ExpiryInterval, err = parseDuration("CORRIDOR_HOLD_EXPIRY_INTERVAL", or(getenv("CORRIDOR_HOLD_EXPIRY_INTERVAL"), "1s")); err != nil {
+		return c, err
+	}
+	if c.JobInterval, err = parseDuration("CORRIDOR_JOB_INTERVAL", or(getenv("CORRIDOR_JOB_INTERVAL"), "250ms")); err != nil {
 		return c, err
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(or(getenv("CORRIDOR_LOG_LEVEL"), "info"))); err != nil {

@@ -19,6 +19,7 @@ func TestConfigDefaults(t *testing.T) {
 	assert.Equal(t, 24*time.Hour, c.IdempotencyTTL)
 	assert.Len(t, c.CursorKey, 32)
 	assert.Empty(t, c.DatabaseURL)
+	assert.Equal(t, 250*time.Millisecond, c.JobInterval)
 }
 
 func TestConfigRejectsBadValues(t *testing.T) {
@@ -32,6 +33,7 @@ func TestConfigRejectsBadValues(t *testing.T) {
 		"bad log format":    {"CORRIDOR_LOG_FORMAT": "xml"},
 		"bad log level":     {"CORRIDOR_LOG_LEVEL": "loud"},
 		"short cursor key":  {"CORRIDOR_CURSOR_KEY": "abc"},
+		"bad job interval":  {"CORRIDOR_JOB_INTERVAL": "0s"},
 	} {
 		_, err := LoadConfig(env(m))
 		assert.Error(t, err, name)

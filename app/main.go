@@ -159,7 +159,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 		log.Warn("CORRIDOR_CURSOR_KEY is unset: list cursors are valid only on this instance until it restarts")
 	}
 
-	workers := startWorkers(ctx, b, cfg, clock, log)
+	workers := startWorkers(ctx, b, s.runner, cfg, clock, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -9,14 +9,23 @@ import (
 
 	"github.com/uptrace/bun"
 
+	fxstatic "github.com/corridorpay/corridor/adapters/fx/static"
 	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/postgres"
+	"github.com/corridorpay/corridor/adapters/rails/sandbox"
 	"github.com/corridorpay/corridor/adapters/redis"
 	"github.com/corridorpay/corridor/adapters/system"
+	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
+	"github.com/corridorpay/corridor/core/external"
+	"github.com/corridorpay/corridor/core/jobs"
+	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/core/rails"
+	"github.com/corridorpay/corridor/core/transactions"
+	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 
@@ -30,6 +39,10 @@ type backend struct {
 	idem   ports.IdempotencyStore
 	cache  ports.ResponseCache
 	single ports.SingleUse
+	// rails routes money to the world: one adapter per row of the rail
+	// table (the sandbox adapter for every rail, for now).
+	rails *rails.Registry
+	log   *slog.Logger
 	// durable is true on PostgreSQL (state survives a restart).
 	durable bool
 	pingers map[string]ports.Pinger
@@ -39,13 +52,18 @@ type backend struct {
 // openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
 // (REDIS_URL) or memory caches. On PostgreSQL it applies migrations first.
 func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.Logger) (*backend, error) {
-	b := &backend{pingers: map[string]ports.Pinger{}}
+	b := &backend{pingers: map[string]ports.Pinger{}, log: log}
+	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.Factory(clock))
+	if err != nil {
+		return nil, err
+	}
+	b.rails = reg
 	if cfg.DatabaseURL != "" {
 		db, err := openMigrated(ctx, cfg.DatabaseURL, log)
 		if err != nil {
 			return nil, err
 		}
-		led := postgres.NewLedger(db, clock, postgres.LedgerOptions{})
+		led := postgres.NewLedger(db, clock, postgres.LedgerOptions{Logger: log})
 		b.ledger = led
 		b.store = postgres.NewStore(db)
 		b.idem = postgres.NewIdempotencyStore(db)
@@ -76,9 +94,9 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.single = memory.NewSingleUse(clock)
 	}
 	// The system accounts (sandbox funding, fee revenue, FX position per
-	// currency; settlement per rail and currency) exist before any request
-	// can move money.
-	if err := b.ledger.CreateAccounts(ctx, ledger.SystemAccounts(money.Codes(), money.SettlementRails)...); err != nil {
+	// currency; settlement per rail and currency of the rail table) exist
+	// before any request can move money.
+	if err := b.ledger.CreateAccounts(ctx, ledger.SystemAccounts(money.Codes(), b.rails.SettlementRails())...); err != nil {
 		b.close()
 		return nil, fmt.Errorf("create system accounts: %w", err)
 	}
@@ -123,15 +141,44 @@ type services struct {
 	platforms *platforms.Service
 	customers *customers.Service
 	accounts  *accounts.Service
+	// runner runs the durable jobs (rail outcomes…); the areas register
+	// their handlers on it, the workers loop drives it.
+	runner *jobs.Runner
+	// transfers moves money in and out over the rails; transactions
+	// reads the payments.
+	transfers    *transfers.Service
+	transactions *transactions.Service
+	// external manages external (bank and wallet) accounts; lookup answers
+	// receiver lookups.
+	external *external.Service
+	lookup   *lookup.Service
 }
 
 func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	ids := system.IDs{}
-	return services{
-		platforms: platforms.New(b.store, b.ledger, clock, ids),
-		customers: customers.New(b.store, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
-		accounts:  accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
+	s := services{
+		platforms:    platforms.New(b.store, b.ledger, clock, ids),
+		customers:    customers.New(b.store, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
+		accounts:     accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
+		runner:       jobs.NewRunner(b.store.Read().Jobs(), clock, b.log),
+		transfers:    transfers.New(b.store, b.ledger, b.rails, clock, ids, transfers.Options{Logger: b.log}),
+		transactions: transactions.New(b.store),
 	}
+	var verify []external.Option
+	if cfg.Sandbox {
+		// Sandbox beneficiary verification by identifier suffix; without a
+		// verifier every account is UNSUPPORTED.
+		verify = append(verify, external.WithVerifier(verifysandbox.Verifier{}))
+	}
+	s.external = external.New(b.store, clock, ids, verify...)
+	s.lookup = lookup.New(b.store, fxstatic.Default(clock), clock, ids)
+	s.transfers.Register(s.runner)
+	// The orphan-hold reaper is a self-rescheduling job; each start asks
+	// for the current slot (a no-op when another instance already did).
+	if err := s.transfers.ScheduleReaper(context.Background(), b.store.Read().Jobs(), clock.Now()); err != nil && b.log != nil {
+		b.log.Error("schedule the orphan-hold reaper", "err", err)
+	}
+	return s
 }
 
 func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog.Logger) http.Handler {
@@ -139,6 +186,10 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		Platforms:      s.platforms,
 		Customers:      s.customers,
 		Accounts:       s.accounts,
+		Transfers:      s.transfers,
+		Transactions:   s.transactions,
+		External:       s.external,
+		Lookup:         s.lookup,
 		Idempotency:    b.idem,
 		Cache:          b.cache,
 		Clock:          clock,

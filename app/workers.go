@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -16,9 +17,22 @@ type workers struct {
 	wg     sync.WaitGroup
 }
 
-func startWorkers(ctx context.Context, b *backend, cfg Config, clock ports.Clock, log *slog.Logger) *workers {
+func startWorkers(ctx context.Context, b *backend, runner *jobs.Runner, cfg Config, clock ports.Clock, log *slog.Logger) *workers {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &workers{cancel: cancel}
+	w.every(ctx, cfg.JobInterval, func(ctx context.Context) {
+		// Run due jobs (rail submissions and outcomes…) batch after batch
+		// until none is due; several instances share the queue safely.
+		for range maxJobBatchesPerTick {
+			n, err := runner.RunDue(ctx)
+			if err != nil && ctx.Err() == nil {
+				log.Error("jobs", "err", err)
+			}
+			if n == 0 || ctx.Err() != nil {
+				return
+			}
+		}
+	})
 	w.every(ctx, cfg.ExpiryInterval, func(ctx context.Context) {
 		// Release holds whose timeout passed, in bounded batches.
 		for {
@@ -51,6 +65,10 @@ func startWorkers(ctx context.Context, b *backend, cfg Config, clock ports.Clock
 	})
 	return w
 }
+
+// maxJobBatchesPerTick bounds one tick of the job loop, so a queue that
+// never empties still lets the loop notice a shutdown.
+const maxJobBatchesPerTick = 1000
 
 func (w *workers) every(ctx context.Context, d time.Duration, fn func(context.Context)) {
 	w.wg.Add(1)

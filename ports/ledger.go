@@ -28,6 +28,10 @@ type LedgerStore interface {
 	// ExpireDue posts the expiry entry of up to limit open holds whose
 	// timeout is at or before now and returns how many expired.
 	ExpireDue(ctx context.Context, now time.Time, limit int) (int, error)
+	// OpenHolds returns up to limit open pending transfers created at or
+	// before createdBefore whose id sorts after afterID, by id: a sweep
+	// for holds whose business object never came to exist.
+	OpenHolds(ctx context.Context, createdBefore time.Time, afterID string, limit int) ([]ledger.PendingTransfer, error)
 	// Journal returns up to limit entries with Seq > afterSeq, by Seq.
 	Journal(ctx context.Context, afterSeq int64, limit int) ([]ledger.JournalEntry, error)
 	// Snapshot returns every account and pending transfer, for the verifier.

@@ -69,6 +69,8 @@ type Tx interface {
 	// Jobs enqueues background work atomically with the unit of work (and
 	// claims it, outside one: Store.Read().Jobs()).
 	Jobs() JobQueue
+	// Lookups keeps receiver lookups for the quotes that follow them.
+	Lookups() LookupRepo
 }
 
 // LedgerAccountCreator creates ledger accounts; creating an account that

@@ -52,6 +52,9 @@ const (
 type RailResult struct {
 	State         RailState
 	FailureReason string // reference failureReason when FAILED
+	// FailureDetail says in words what the rail reported (for logs and
+	// transaction descriptions); FailureReason is the enum the API shows.
+	FailureDetail string
 	ExternalRef   string
 	CheckAt       time.Time
 }

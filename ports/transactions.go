@@ -22,6 +22,9 @@ type Transaction struct {
 	DestinationAccountID string
 	DestinationCurrency  string
 	PaymentRail          string
+	// RailSelectionMode is MANUAL when the caller named the rail, AUTO
+	// when the service chose it.
+	RailSelectionMode string
 	// Sender/ReceiverIdentifier are the account identifiers the list filters
 	// match (the account id, and for external accounts also the primary
 	// identifier such as an account number, IBAN or wallet address).

@@ -6,9 +6,15 @@
 #     concurrencies, on memory and PostgreSQL, spread over 10,000 accounts and
 #     all through one hot account.
 #  3. POST /sandbox/internal-accounts/{id}/fund over HTTP (memory, PostgreSQL).
+#  4. POST /transfer-out over HTTP (memory, PostgreSQL; with and without the
+#     job loop running the rail outcomes alongside).
+#  5. One GET /transactions page as the PostgreSQL store serves it, with
+#     100,000 and 1,000,000 transactions in the table: first and deep page,
+#     unfiltered and filtered (by customer, status…).
 # Every PostgreSQL figure is also printed as a ratio to pgbench's tps at the
 # same concurrency. Environment: BENCH_SECONDS (pgbench run length, default
-# 10), LEDGER_BENCHTIME (default 20000x), HTTP_BENCHTIME (default 3000x).
+# 10), LEDGER_BENCHTIME (default 20000x), HTTP_BENCHTIME (default 3000x),
+# TRANSFER_BENCHTIME (default 3000x), LIST_BENCHTIME (default 500x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -24,6 +30,14 @@ go test -run '^$' -bench 'BenchmarkLedgerPost' -benchtime "${LEDGER_BENCHTIME:-2
 echo
 echo "== HTTP: POST /sandbox/internal-accounts/{id}/fund"
 go test -run '^$' -bench 'BenchmarkHTTPFund' -benchtime "${HTTP_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/http.txt"
+
+echo
+echo "== HTTP: POST /transfer-out"
+go test -run '^$' -bench 'BenchmarkHTTPTransferOut' -benchtime "${TRANSFER_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/transfer.txt"
+
+echo
+echo "== GET /transactions: one page from the PostgreSQL store, 100k and 1M transactions"
+go test -run '^$' -bench 'BenchmarkTransactionList' -benchtime "${LIST_BENCHTIME:-500x}" -timeout 60m ./adapters/postgres/ | tee "$out/list.txt"
 
 echo
 echo "== summary (ops/s, p50, p99; PostgreSQL rows also as a ratio to pgbench tps at the same concurrency)"
@@ -44,8 +58,21 @@ awk '
     printf "%-60s %10.0f ops/s  p50 %7.3f ms  p99 %7.3f ms%s\n", name, ops, p50, p99, ratio
     if (name ~ /LedgerPost\/store=postgres\/accounts=spread/) spread[conc] = ops
     if (name ~ /LedgerPost\/store=postgres\/accounts=hot/) hot[conc] = ops
+    if (name ~ /HTTPTransferOut\/postgres\/workers=off/) xfer[conc] = ops
+    if (name ~ /HTTPTransferOut\/postgres\/workers=on/) xferw[conc] = ops
+    if (name ~ /TransactionList\/rows=/) {
+      rows = name; sub(/.*rows=/, "", rows); sub(/\/.*/, "", rows)
+      page = name; sub(/.*TransactionList\/rows=[0-9]+\//, "", page)
+      listp99[rows "|" page] = p99
+      if (p99 + 0 > worst[rows] + 0) worst[rows] = p99
+      pages[page] = 1
+    }
   }
   END {
     for (k in hot) if (spread[k] > 0) printf "postgres hot/spread at c=%s: %.2f\n", k, hot[k] / spread[k]
+    if (pg[64] > 0 && xfer[64] > 0) printf "transfer-out over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx pgbench c=64 (aim: >= 2x); with the job loop: %.0f/s = %.2fx\n", xfer[64], xfer[64] / pg[64], xferw[64], xferw[64] / pg[64]
+    for (p in pages) if (listp99["100000|" p] != "" && listp99["1000000|" p] != "")
+      printf "GET /transactions %-40s p99 %7.3f ms at 100k, %7.3f ms at 1M\n", p, listp99["100000|" p], listp99["1000000|" p]
+    for (r in worst) printf "GET /transactions worst page p99 at %s rows: %.3f ms (aim: < 20 ms)\n", r, worst[r]
   }
-' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt"
+' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/list.txt"

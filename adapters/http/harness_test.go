@@ -16,11 +16,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	fxstatic "github.com/corridorpay/corridor/adapters/fx/static"
 	httpapi "github.com/corridorpay/corridor/adapters/http"
 	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/system"
+	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
+	"github.com/corridorpay/corridor/core/external"
+	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
@@ -40,6 +44,9 @@ type apiHarness struct {
 	accounts  *accounts.Service
 	logs      *syncBuffer
 	ids       ports.IDs
+	customers *customers.Service
+	external  *external.Service
+	lookup    *lookup.Service
 }
 
 type harnessOpts struct {
@@ -84,11 +91,16 @@ func newHarness(t *testing.T, opts ...harnessOpts) *apiHarness {
 		platforms: platforms.New(st, l, clock, ids),
 		accounts:  accounts.New(st, l, clock, ids, !o.production),
 		logs:      &syncBuffer{},
+		customers: customers.New(st, clock, ids, customers.Options{}),
+		external:  external.New(st, clock, ids, external.WithVerifier(verifysandbox.Verifier{})),
+		lookup:    lookup.New(st, fxstatic.Default(clock), clock, ids),
 	}
 	handler := httpapi.New(httpapi.Deps{
 		Platforms:      h.platforms,
-		Customers:      customers.New(st, clock, ids, customers.Options{}),
+		Customers:      h.customers,
 		Accounts:       h.accounts,
+		External:       h.external,
+		Lookup:         h.lookup,
 		Idempotency:    h.idem,
 		Cache:          h.cache,
 		Clock:          clock,

@@ -15,8 +15,12 @@ import (
 
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
+	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/core/transactions"
+	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -38,6 +42,15 @@ type Deps struct {
 	Platforms *platforms.Service
 	Customers *customers.Service
 	Accounts  *accounts.Service
+	// Transfers (POST /transfer-in, /transfer-out) and Transactions (GET
+	// /transactions…) are registered when set.
+	Transfers    *transfers.Service
+	Transactions *transactions.Service
+	// External (/customers/external-accounts, /platform/external-accounts)
+	// and Lookup (GET /receiver/external-account/{accountId}) are
+	// registered when set.
+	External *external.Service
+	Lookup   *lookup.Service
 	// Idempotency is the authoritative Idempotency-Key record (required);
 	// Cache speeds up replays (optional).
 	Idempotency ports.IdempotencyStore
@@ -107,6 +120,18 @@ func New(d Deps) http.Handler {
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
 	registerAccounts(s.api, d)
 	registerCustomers(s.api, d)
+	if d.Transactions != nil {
+		registerTransactions(s.api, d)
+	}
+	if d.Transfers != nil {
+		registerTransfers(s.api, d)
+	}
+	if d.External != nil {
+		registerExternal(s.api, d)
+	}
+	if d.Lookup != nil {
+		registerLookup(s.api, d)
+	}
 	return s.logRequests(http.HandlerFunc(s.serve))
 }
 

@@ -183,6 +183,34 @@ func (l *Ledger) ExpireDue(ctx context.Context, now time.Time, limit int) (int, 
 	return n, nil
 }
 
+// OpenHolds returns up to limit open pending transfers posted at or before
+// createdBefore whose id sorts after afterID, by id. A limit <= 0 returns
+// nothing.
+func (l *Ledger) OpenHolds(ctx context.Context, createdBefore time.Time, afterID string, limit int) ([]ledger.PendingTransfer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory ledger: open holds: %w", err)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []ledger.PendingTransfer
+	for _, p := range l.book.PendingTransfers() {
+		if p.Status != ledger.PendingOpen || p.ID <= afterID {
+			continue
+		}
+		if i, ok := l.byID[p.EntryID]; !ok || l.journal[i].PostedAt.After(createdBefore) {
+			continue
+		}
+		out = append(out, p)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
 // Journal returns up to limit entries with Seq > afterSeq, by Seq. A limit
 // <= 0 returns nothing.
 func (l *Ledger) Journal(ctx context.Context, afterSeq int64, limit int) ([]ledger.JournalEntry, error) {

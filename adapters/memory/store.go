@@ -45,6 +45,13 @@ type storeState struct {
 	customers   map[string]ports.Customer
 	accounts    map[string]ports.InternalAccount
 	authMethods map[string]ports.AuthMethod
+	externals   map[string]ports.ExternalAccount
+	txns        map[string]ports.Transaction
+	// jobs holds queued jobs by id; jobKeys maps a non-empty Key to the id
+	// of the queued job holding it (de-duplication).
+	jobs    map[string]storeJob
+	jobKeys map[string]string
+	lookups map[string]ports.Lookup // receiver lookups (lookup.go)
 }
 
 func newStoreState() storeState {
@@ -54,6 +61,11 @@ func newStoreState() storeState {
 		customers:   map[string]ports.Customer{},
 		accounts:    map[string]ports.InternalAccount{},
 		authMethods: map[string]ports.AuthMethod{},
+		externals:   map[string]ports.ExternalAccount{},
+		txns:        map[string]ports.Transaction{},
+		jobs:        map[string]storeJob{},
+		jobKeys:     map[string]string{},
+		lookups:     map[string]ports.Lookup{},
 	}
 }
 
@@ -92,6 +104,9 @@ func (s *Store) Read() ports.Tx { return &storeTx{s: s} }
 type storeWrites struct {
 	state  storeState
 	ledger []ledger.Account
+	// jobOps are job completions and retries made inside the unit, applied
+	// to the committed queue at commit (in order).
+	jobOps []func(*storeState)
 }
 
 // storeTx implements ports.Tx and every repository over the committed state
@@ -121,6 +136,10 @@ func (tx *storeTx) commit(ctx context.Context) error {
 	maps.Copy(tx.s.state.customers, tx.w.state.customers)
 	maps.Copy(tx.s.state.accounts, tx.w.state.accounts)
 	maps.Copy(tx.s.state.authMethods, tx.w.state.authMethods)
+	maps.Copy(tx.s.state.externals, tx.w.state.externals)
+	maps.Copy(tx.s.state.txns, tx.w.state.txns)
+	maps.Copy(tx.s.state.lookups, tx.w.state.lookups)
+	storeCommitJobs(&tx.s.state, &tx.w.state, tx.w.jobOps)
 	return nil
 }
 
@@ -223,12 +242,17 @@ func (tx *storeTx) Customers() ports.CustomerRepo               { return storeCu
 func (tx *storeTx) InternalAccounts() ports.InternalAccountRepo { return storeAccounts{tx} }
 func (tx *storeTx) AuthMethods() ports.AuthMethodRepo           { return storeAuthMethods{tx} }
 func (tx *storeTx) LedgerAccounts() ports.LedgerAccountCreator  { return storeLedgerAccounts{tx} }
+func (tx *storeTx) ExternalAccounts() ports.ExternalAccountRepo { return storeExternals{tx} }
+func (tx *storeTx) Transactions() ports.TransactionRepo         { return storeTxns{tx} }
+func (tx *storeTx) Jobs() ports.JobQueue                        { return storeJobs{tx} }
 
 func pickPlatforms(s *storeState) map[string]ports.Platform        { return s.platforms }
 func pickCredentials(s *storeState) map[string]ports.APICredential { return s.credentials }
 func pickCustomers(s *storeState) map[string]ports.Customer        { return s.customers }
 func pickAccounts(s *storeState) map[string]ports.InternalAccount  { return s.accounts }
 func pickAuthMethods(s *storeState) map[string]ports.AuthMethod    { return s.authMethods }
+func pickExternals(s *storeState) map[string]ports.ExternalAccount { return s.externals }
+func pickTxns(s *storeState) map[string]ports.Transaction          { return s.txns }
 
 // ---- platforms ----
 

@@ -188,6 +188,22 @@ func (l *Ledger) ExpireDue(ctx context.Context, now time.Time, limit int) (int, 
 	return n, nil
 }
 
+// OpenHolds returns up to limit open holds created at or before
+// createdBefore whose id sorts after afterID, by id (the partial index on
+// open holds keeps this to the open ones).
+func (l *Ledger) OpenHolds(ctx context.Context, createdBefore time.Time, afterID string, limit int) ([]ledger.PendingTransfer, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	ps, err := queryPending(ctx, l.db, `SELECT `+pendingCols+` FROM ledger_pending
+		WHERE status = 'open' AND created_at <= ?::timestamptz AND id > ? ORDER BY id LIMIT ?`,
+		createdBefore.UTC(), afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres ledger: open holds: %w", err)
+	}
+	return ps, nil
+}
+
 // Journal returns up to limit entries with Seq > afterSeq, by Seq.
 func (l *Ledger) Journal(ctx context.Context, afterSeq int64, limit int) ([]ledger.JournalEntry, error) {
 	if limit <= 0 {

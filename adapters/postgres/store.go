@@ -15,7 +15,8 @@ import (
 )
 
 // Store is ports.Store on PostgreSQL: platforms, credentials, customers,
-// internal accounts and auth methods (migrations/0003_business.sql), and the
+// internal accounts and auth methods (migrations/0003_business.sql), external
+// accounts, transactions and the job queue (migrations/0004_*.sql), and the
 // ledger accounts a unit of work creates with them.
 //
 // Every write inside a unit of work runs under a savepoint, so a refused
@@ -164,6 +165,9 @@ func (tx *storeTx) Customers() ports.CustomerRepo               { return storeCu
 func (tx *storeTx) InternalAccounts() ports.InternalAccountRepo { return storeAccounts{tx} }
 func (tx *storeTx) AuthMethods() ports.AuthMethodRepo           { return storeAuthMethods{tx} }
 func (tx *storeTx) LedgerAccounts() ports.LedgerAccountCreator  { return storeLedgerAccounts{tx} }
+func (tx *storeTx) ExternalAccounts() ports.ExternalAccountRepo { return storeExternals{tx} }
+func (tx *storeTx) Transactions() ports.TransactionRepo         { return storeTxns{tx} }
+func (tx *storeTx) Jobs() ports.JobQueue                        { return storeJobs{tx} }
 
 // ---- platforms ----
 

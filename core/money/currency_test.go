@@ -32,13 +32,3 @@ func TestIsCountry(t *testing.T) {
 	assert.False(t, IsCountry("USA"))
 	assert.Equal(t, 249, len(countries))
 }
-
-func TestSettlementRailsUseKnownCurrencies(t *testing.T) {
-	for rail, curs := range SettlementRails {
-		assert.NotEmpty(t, curs, rail)
-		for _, c := range curs {
-			_, ok := Lookup(c)
-			assert.True(t, ok, "%s moves unknown currency %s", rail, c)
-		}
-	}
-}

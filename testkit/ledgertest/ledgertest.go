@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T, clock *testkit.FakeClock) por
 		{"PendingPostAndVoid", testPendingPostAndVoid},
 		{"PartialPost", testPartialPost},
 		{"Expire", testExpire},
+		{"OpenHolds", testOpenHolds},
 		{"RefusedEntryChangesNothing", testRefusedEntryChangesNothing},
 		{"IdempotentRepost", testIdempotentRepost},
 		{"Reversal", testReversal},
@@ -454,6 +455,42 @@ func testExpire(f *fixture) {
 	assert.Equal(t, 1, n, "h30 expires; a hold without timeout never does")
 	assert.Equal(t, ledger.PendingOpen, f.pending("h-never").Status)
 	f.verify()
+}
+
+// testOpenHolds: OpenHolds lists open holds created at or before a time,
+// by id, paged after an id; resolved holds and younger ones are left out.
+func testOpenHolds(f *fixture) {
+	t := f.t
+	f.chart()
+	f.fund("fund-alice", alice, 1_000)
+	f.mustPost(entry("e-b", hold("hold-b", alice, railUSD, 10, 0)))
+	f.mustPost(entry("e-a", hold("hold-a", alice, railUSD, 20, 0)))
+	f.mustPost(entry("e-d", hold("hold-d", alice, railUSD, 30, time.Hour)))
+	f.mustPost(entry("e-x", hold("hold-x", alice, railUSD, 40, 0)))
+	f.mustPost(entry("void-x", voidHold("void-x", "hold-x")))
+	cutoff := f.clock.Now()
+	f.clock.Advance(time.Minute)
+	f.mustPost(entry("e-c", hold("hold-c", alice, railUSD, 50, 0)))
+
+	ids := func(createdBefore time.Time, after string, limit int) []string {
+		t.Helper()
+		ps, err := f.s.OpenHolds(f.ctx, createdBefore, after, limit)
+		require.NoError(t, err)
+		var out []string
+		for _, p := range ps {
+			assert.Equal(t, ledger.PendingOpen, p.Status)
+			out = append(out, p.ID)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"hold-a", "hold-b", "hold-d"}, ids(cutoff, "", 10), "open, old enough, by id")
+	assert.Equal(t, []string{"hold-a", "hold-b"}, ids(cutoff, "", 2))
+	assert.Equal(t, []string{"hold-d"}, ids(cutoff, "hold-b", 2), "paged after an id")
+	assert.Equal(t, []string{"hold-a", "hold-b", "hold-c", "hold-d"}, ids(f.clock.Now(), "", 10))
+	assert.Empty(t, ids(Epoch.Add(-time.Second), "", 10))
+	assert.Empty(t, ids(f.clock.Now(), "", 0))
+	f.mustPost(entry("post-a", postHold("post-a", "hold-a", 0)))
+	assert.Equal(t, []string{"hold-b", "hold-d"}, ids(cutoff, "", 10), "a posted hold is no longer open")
 }
 
 func testRefusedEntryChangesNothing(f *fixture) {

@@ -62,6 +62,17 @@ func Run(t *testing.T, newStore NewStore) {
 		{"TxUnusableAfterInTx", testTxUnusableAfterInTx},
 		{"ConcurrentSameUmaAddress", testConcurrentSameUma},
 		{"GetForUpdateSerialises", testGetForUpdateSerialises},
+		{"ExternalAccounts", testExternalAccounts},
+		{"ExternalAccountDeleted", testExternalAccountDeleted},
+		{"ExternalAccountListFilters", testExternalAccountListFilters},
+		{"ExternalAccountPagination", testExternalAccountPagination},
+		{"ExternalAccountDefaultUma", testExternalAccountDefaultUma},
+		{"ExternalAccountConcurrentDefault", testExternalAccountConcurrentDefault},
+		{"Transactions", testTransactions},
+		{"TransactionListFilters", testTransactionListFilters},
+		{"TransactionPaginationWalk", testTransactionPaginationWalk},
+		{"TransactionConcurrentWrites", testTransactionConcurrentWrites},
+		{"Lookups", testLookups},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

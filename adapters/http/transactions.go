@@ -1,0 +1,253 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/corridorpay/corridor/core/transactions"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- wire models ----
+
+// TransactionSource is where a transaction's money comes from.
+type TransactionSource struct {
+	SourceType string `json:"sourceType" enum:"ACCOUNT" doc:"Kind of source"`
+	AccountID  string `json:"accountId" doc:"The internal (InternalAccount:<uuid>) or external (ExternalAccount:<uuid>) account debited"`
+	Currency   string `json:"currency,omitempty" doc:"Currency code of the source" example:"USD"`
+}
+
+// TransactionDestination is where a transaction's money goes.
+type TransactionDestination struct {
+	DestinationType string `json:"destinationType" enum:"ACCOUNT" doc:"Kind of destination"`
+	AccountID       string `json:"accountId" doc:"The internal or external account credited"`
+	Currency        string `json:"currency,omitempty" doc:"Currency code of the destination" example:"USD"`
+}
+
+// ReconciliationInstructions help match a payment with its transaction.
+type ReconciliationInstructions struct {
+	Reference string `json:"reference,omitempty" doc:"Reference carried with the payment on its rail"`
+}
+
+// Transaction is an incoming or an outgoing payment (discriminated by
+// type). The outgoing-only fields (platformFees, paymentRail,
+// railSelectionMode, expectedSettlementAt, settlementTimelineSeconds) are
+// absent from incoming transactions.
+type Transaction struct {
+	ID        string `json:"id" doc:"Transaction:<uuid>" example:"Transaction:019542f5-b3e7-1d02-0000-000000000004"`
+	Status    string `json:"status" enum:"CREATED,PENDING,PENDING_AUTHORIZATION,PROCESSING,COMPLETED,REJECTED,FAILED,REFUNDED,EXPIRED" doc:"Where the payment stands; FAILED carries failureReason"`
+	Type      string `json:"type" enum:"INCOMING,OUTGOING" doc:"Incoming (into an internal account) or outgoing payment"`
+	Direction string `json:"direction" enum:"CREDIT,DEBIT" doc:"Whether the payment credits or debits the customer's (or platform's) internal account"`
+
+	Source      TransactionSource      `json:"source"`
+	Destination TransactionDestination `json:"destination"`
+
+	CustomerID         string `json:"customerId" doc:"The customer the transaction belongs to; the platform's id for platform-level transactions"`
+	PlatformCustomerID string `json:"platformCustomerId" doc:"The platform's own id of that customer; empty for platform-level transactions"`
+
+	SentAmount     CurrencyAmount `json:"sentAmount" doc:"Amount leaving the source, in its currency"`
+	ReceivedAmount CurrencyAmount `json:"receivedAmount" doc:"Amount reaching the destination, in its currency"`
+	Fees           int64          `json:"fees" minimum:"0" format:"int64" doc:"Fees, in the smallest unit of the sending currency"`
+
+	ReconciliationInstructions *ReconciliationInstructions `json:"reconciliationInstructions,omitempty"`
+	FailureReason              string                      `json:"failureReason,omitempty" doc:"Why the payment failed (only when FAILED)"`
+	QuoteID                    string                      `json:"quoteId,omitempty" doc:"The quote that created the payment, if any"`
+	AgentID                    string                      `json:"agentId,omitempty" doc:"The agent that initiated the payment, if any"`
+	Description                string                      `json:"description,omitempty" doc:"Memo of the payment"`
+
+	SettledAt *time.Time `json:"settledAt,omitempty" doc:"When the payment settled"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+
+	*OutgoingTransactionFields
+}
+
+// OutgoingTransactionFields are the fields only outgoing transactions carry.
+type OutgoingTransactionFields struct {
+	PlatformFees              int64      `json:"platformFees" required:"false" minimum:"0" format:"int64" doc:"The platform's share of fees (outgoing only)"`
+	PaymentRail               *string    `json:"paymentRail" required:"false" doc:"The rail that settles the payment (outgoing only); null when no bank rail is involved (crypto networks) or none is resolved yet"`
+	RailSelectionMode         *string    `json:"railSelectionMode" required:"false" enum:"AUTO,MANUAL" doc:"MANUAL when the request named the paymentRail, AUTO when the service chose it (outgoing only)"`
+	ExpectedSettlementAt      *time.Time `json:"expectedSettlementAt" required:"false" doc:"Expected settlement time; null for instant rails (outgoing only)"`
+	SettlementTimelineSeconds *int64     `json:"settlementTimelineSeconds" required:"false" doc:"Expected seconds from creation to settlement; null when unknown (outgoing only)"`
+}
+
+// PaymentRails are the reference's PaymentRail values (what a request may
+// name and an outgoing transaction shows).
+var PaymentRails = []string{"ACH", "ACH_COLOMBIA", "BANK_TRANSFER", "BRE_B", "CIPS", "FAST", "FASTER_PAYMENTS",
+	"FEDNOW", "INSTAPAY", "MOBILE_MONEY", "NEFT", "PAYNOW", "PESONET", "PIX", "RTGS", "RTP", "SEPA",
+	"SEPA_INSTANT", "SPEI", "SWIFT", "UNIONPAY", "UPI", "WIRE"}
+
+func transactionOut(d Deps, platformID string, t ports.Transaction) Transaction {
+	out := Transaction{
+		ID:                 t.ID,
+		Status:             t.Status,
+		Type:               t.Type,
+		Direction:          "CREDIT",
+		Source:             TransactionSource{SourceType: "ACCOUNT", AccountID: t.SourceAccountID, Currency: t.SourceCurrency},
+		Destination:        TransactionDestination{DestinationType: "ACCOUNT", AccountID: t.DestinationAccountID, Currency: t.DestinationCurrency},
+		CustomerID:         t.CustomerID,
+		PlatformCustomerID: t.PlatformCustomerID,
+		SentAmount:         amountOf(t.SentAmount, t.SourceCurrency),
+		ReceivedAmount:     amountOf(t.ReceivedAmount, t.DestinationCurrency),
+		Fees:               t.Fees,
+		FailureReason:      t.FailureReason,
+		QuoteID:            t.QuoteID,
+		AgentID:            t.AgentID,
+		Description:        t.Description,
+		CreatedAt:          t.CreatedAt.UTC(),
+		UpdatedAt:          t.UpdatedAt.UTC(),
+	}
+	if out.CustomerID == "" {
+		out.CustomerID = platformID
+	}
+	if t.Reference != "" {
+		out.ReconciliationInstructions = &ReconciliationInstructions{Reference: t.Reference}
+	}
+	if t.SettledAt != nil {
+		s := t.SettledAt.UTC()
+		out.SettledAt = &s
+	}
+	if t.Type == transactions.TypeOutgoing {
+		out.Direction = "DEBIT"
+		og := &OutgoingTransactionFields{}
+		if slices.Contains(PaymentRails, t.PaymentRail) {
+			rail := t.PaymentRail
+			og.PaymentRail = &rail
+		}
+		if t.RailSelectionMode != "" {
+			mode := t.RailSelectionMode
+			og.RailSelectionMode = &mode
+		}
+		if d.Transfers != nil && t.PaymentRail != "" {
+			og.ExpectedSettlementAt, og.SettlementTimelineSeconds = d.Transfers.Settlement(t)
+		}
+		out.OutgoingTransactionFields = og
+	}
+	return out
+}
+
+// TransactionList is one page of transactions.
+type TransactionList struct {
+	Data       []Transaction `json:"data"`
+	HasMore    bool          `json:"hasMore" doc:"Whether more results follow this page"`
+	NextCursor string        `json:"nextCursor,omitempty" doc:"Pass as cursor to get the next page (only when hasMore)"`
+	TotalCount int           `json:"totalCount" doc:"Number of transactions matching the filters, ignoring pagination"`
+}
+
+// ---- operations ----
+
+type listTransactionsInput struct {
+	CustomerID                string    `query:"customerId" doc:"Only this customer's transactions; the platform's own id selects platform-level transactions"`
+	PlatformCustomerID        string    `query:"platformCustomerId" doc:"Only transactions of the customer with this platform customer id"`
+	AccountIdentifier         string    `query:"accountIdentifier" doc:"Only transactions whose sender or receiver account matches (an account id, account number, IBAN, wallet address…)"`
+	SenderAccountIdentifier   string    `query:"senderAccountIdentifier" doc:"Only transactions whose sender account matches"`
+	ReceiverAccountIdentifier string    `query:"receiverAccountIdentifier" doc:"Only transactions whose receiver account matches"`
+	Status                    string    `query:"status" enum:"CREATED,PENDING,PENDING_AUTHORIZATION,PROCESSING,COMPLETED,REJECTED,FAILED,REFUNDED,EXPIRED" doc:"Only transactions in this status"`
+	Type                      string    `query:"type" enum:"INCOMING,OUTGOING" doc:"Only incoming or only outgoing transactions"`
+	Reference                 string    `query:"reference" doc:"Only the transaction with this reconciliation reference"`
+	StartDate                 time.Time `query:"startDate" doc:"Only transactions created at or after this time (RFC 3339, inclusive)"`
+	EndDate                   time.Time `query:"endDate" doc:"Only transactions created at or before this time (RFC 3339, inclusive)"`
+	Limit                     int       `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`
+	Cursor                    string    `query:"cursor" doc:"nextCursor of the previous page (with the same sortOrder)"`
+	SortOrder                 string    `query:"sortOrder" enum:"asc,desc" default:"desc" doc:"By creation time: newest first (desc) or oldest first (asc)"`
+}
+
+type getTransactionInput struct {
+	TransactionID string `path:"transactionId" doc:"The transaction's id"`
+}
+
+type transactionListOutput struct{ Body TransactionList }
+
+type transactionOutput struct{ Body Transaction }
+
+// transactionCursorKey binds a transaction-list cursor to its sort order:
+// a cursor made walking one way is refused (400 cursor) when sent with the
+// other sortOrder, instead of silently restarting or skipping.
+func transactionCursorKey(key []byte, sortOrder string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("transactions|" + sortOrder))
+	return m.Sum(nil)
+}
+
+func registerTransactions(api huma.API, d Deps) {
+	tags := []string{"Transactions"}
+
+	huma.Register(api, huma.Operation{
+		OperationID: "listTransactions",
+		Method:      http.MethodGet,
+		Path:        "/transactions",
+		Summary:     "List transactions",
+		Description: "Lists the platform's incoming and outgoing transactions, filtered and paginated by creation " +
+			"time. Pages are stable while new transactions arrive: following nextCursor never returns a " +
+			"transaction twice or skips one.",
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized},
+	}, func(ctx context.Context, in *listTransactionsInput) (*transactionListOutput, error) {
+		pid := principal(ctx).PlatformID
+		order := in.SortOrder
+		if order == "" {
+			order = "desc"
+		}
+		key := transactionCursorKey(d.CursorKey, order)
+		page := ports.Page{Limit: in.Limit}
+		if in.Cursor != "" {
+			pos, err := decodeCursor(key, in.Cursor)
+			if err != nil {
+				return nil, apiError(err)
+			}
+			page.After = pos
+		}
+		q := transactions.Query{
+			CustomerID:                in.CustomerID,
+			PlatformCustomerID:        in.PlatformCustomerID,
+			AccountIdentifier:         in.AccountIdentifier,
+			SenderAccountIdentifier:   in.SenderAccountIdentifier,
+			ReceiverAccountIdentifier: in.ReceiverAccountIdentifier,
+			Status:                    in.Status,
+			Type:                      in.Type,
+			Reference:                 in.Reference,
+			Asc:                       order == "asc",
+		}
+		if !in.StartDate.IsZero() {
+			q.StartDate = &in.StartDate
+		}
+		if !in.EndDate.IsZero() {
+			q.EndDate = &in.EndDate
+		}
+		res, err := d.Transactions.List(ctx, pid, q, page)
+		if err != nil {
+			return nil, apiError(err)
+		}
+		out := TransactionList{Data: make([]Transaction, len(res.Transactions)), HasMore: res.HasMore, TotalCount: res.Total}
+		for i, t := range res.Transactions {
+			out.Data[i] = transactionOut(d, pid, t)
+		}
+		if res.HasMore && res.Next != nil {
+			out.NextCursor = encodeCursor(key, *res.Next)
+		}
+		return &transactionListOutput{Body: out}, nil
+	})
+
+	huma.Register(api, huma.Operation{
+		OperationID: "getTransactionById",
+		Method:      http.MethodGet,
+		Path:        "/transactions/{transactionId}",
+		Summary:     "Get a transaction",
+		Description: "Returns one of the platform's transactions.",
+		Tags:        tags,
+		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
+	}, func(ctx context.Context, in *getTransactionInput) (*transactionOutput, error) {
+		pid := principal(ctx).PlatformID
+		t, err := d.Transactions.Get(ctx, pid, in.TransactionID)
+		if err != nil {
+			return nil, apiError(err)
+		}
+		return &transactionOutput{Body: transactionOut(d, pid, t)}, nil
+	})
+}

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/corridorpay/corridor/core/transfers"
+)
+
+// ---- wire models ----
+
+// InternalAccountReference names an internal account.
+type InternalAccountReference struct {
+	AccountID string `json:"accountId" doc:"InternalAccount:<uuid>" example:"InternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123"`
+}
+
+// ExternalAccountReference names an external account.
+type ExternalAccountReference struct {
+	AccountID string `json:"accountId" doc:"ExternalAccount:<uuid>" example:"ExternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965"`
+}
+
+// ExternalAccountDestinationReference names the external account paid, and
+// optionally the rail to pay it on.
+type ExternalAccountDestinationReference struct {
+	AccountID   string `json:"accountId" doc:"ExternalAccount:<uuid>" example:"ExternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965"`
+	PaymentRail string `json:"paymentRail,omitempty" enum:"ACH,ACH_COLOMBIA,BANK_TRANSFER,BRE_B,CIPS,FAST,FASTER_PAYMENTS,FEDNOW,INSTAPAY,MOBILE_MONEY,NEFT,PAYNOW,PESONET,PIX,RTGS,RTP,SEPA,SEPA_INSTANT,SPEI,SWIFT,UNIONPAY,UPI,WIRE" doc:"Rail to pay on; it must reach the destination account. Absent: the service chooses (railSelectionMode AUTO)"`
+}
+
+// TransferInRequest pulls money from an external account.
+type TransferInRequest struct {
+	Source      ExternalAccountReference `json:"source" doc:"The external account to pull from; its rail must support pulls (e.g. ACH debit)"`
+	Destination InternalAccountReference `json:"destination" doc:"The internal account credited, in the same currency"`
+	Amount      int64                    `json:"amount,omitempty" format:"int64" doc:"Amount in the smallest unit of the currency (cents, satoshis…); this service requires it" example:"12550"`
+}
+
+// TransferOutRequest pays money out to an external account.
+type TransferOutRequest struct {
+	Source                InternalAccountReference            `json:"source" doc:"The internal account debited"`
+	Destination           ExternalAccountDestinationReference `json:"destination" doc:"The external account paid, in the same currency"`
+	Amount                int64                               `json:"amount,omitempty" format:"int64" doc:"Amount in the smallest unit of the currency; this service requires it, and it must not exceed the source's available balance" example:"12550"`
+	RemittanceInformation string                              `json:"remittanceInformation,omitempty" maxLength:"80" doc:"Free text that travels with the payment on its rail" example:"invoice 1234"`
+	PurposeOfPayment      string                              `json:"purposeOfPayment,omitempty" enum:"GIFT,SELF,GOODS_OR_SERVICES,EDUCATION,HEALTH_OR_MEDICAL,REAL_ESTATE_PURCHASE,TAX_PAYMENT,LOAN_PAYMENT,UTILITY_BILL,DONATION,TRAVEL,FAMILY_SUPPORT,SALARY_PAYMENT,OTHER" doc:"Why the payment is made (required by some destinations)"`
+}
+
+// ---- operations ----
+
+type transferInInput struct {
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255"`
+	Body           TransferInRequest
+}
+
+type transferOutInput struct {
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255"`
+	Body           TransferOutRequest
+}
+
+type transferOutput struct{ Body Transaction }
+
+func registerTransfers(api huma.API, d Deps) {
+	tags := []string{"Same-Currency Transfers"}
+
+	huma.Register(api, huma.Operation{
+		OperationID:   "createTransferIn",
+		Method:        http.MethodPost,
+		Path:          "/transfer-in",
+		Summary:       "Create a transfer-in",
+		DefaultStatus: http.StatusCreated,
+		Description: "Pulls money from an external account into an internal account of the same owner and " +
+			"currency, over a rail that can debit the external account (e.g. ACH). Nothing is credited until " +
+			"the rail succeeds; the transaction starts PENDING and moves to PROCESSING, then COMPLETED or FAILED. " +
+			"For accounts no rail can pull from, deposit to the internal account's payment instructions instead.",
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
+	}, func(ctx context.Context, in *transferInInput) (*transferOutput, error) {
+		pid := principal(ctx).PlatformID
+		t, err := d.Transfers.TransferIn(ctx, pid, transfers.InRequest{
+			SourceAccountID:      in.Body.Source.AccountID,
+			DestinationAccountID: in.Body.Destination.AccountID,
+			Amount:               in.Body.Amount,
+			IdempotencyKey:       in.IdempotencyKey,
+		})
+		if err != nil {
+			return nil, apiError(err)
+		}
+		return &transferOutput{Body: transactionOut(d, pid, t)}, nil
+	})
+
+	huma.Register(api, huma.Operation{
+		OperationID:   "createTransferOut",
+		Method:        http.MethodPost,
+		Path:          "/transfer-out",
+		Summary:       "Create a transfer-out",
+		DefaultStatus: http.StatusCreated,
+		Description: "Pays money from an internal account to an external account of the same owner and currency. " +
+			"The amount is held on the internal account at once (400 INVALID_AMOUNT when the available balance " +
+			"does not cover it); the rail's success settles the hold, its failure releases it. The transaction " +
+			"starts PENDING and moves to PROCESSING, then COMPLETED or FAILED (with failureReason).",
+		Tags:   tags,
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
+	}, func(ctx context.Context, in *transferOutInput) (*transferOutput, error) {
+		pid := principal(ctx).PlatformID
+		t, err := d.Transfers.TransferOut(ctx, pid, transfers.OutRequest{
+			SourceAccountID:       in.Body.Source.AccountID,
+			DestinationAccountID:  in.Body.Destination.AccountID,
+			PaymentRail:           in.Body.Destination.PaymentRail,
+			Amount:                in.Body.Amount,
+			RemittanceInformation: in.Body.RemittanceInformation,
+			PurposeOfPayment:      in.Body.PurposeOfPayment,
+			IdempotencyKey:        in.IdempotencyKey,
+		})
+		if err != nil {
+			return nil, apiError(err)
+		}
+		return &transferOutput{Body: transactionOut(d, pid, t)}, nil
+	})
+}

@@ -1,0 +1,145 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- transactions ----
+
+type storeTxns struct{ tx *storeTx }
+
+func (r storeTxns) Create(_ context.Context, t ports.Transaction) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickTxns, t.ID); ok {
+		return storeConflict("transactions_pkey")
+	}
+	r.tx.w.state.txns[t.ID] = storeCopyTxn(t)
+	return nil
+}
+
+func (r storeTxns) get(platformID, id string) (ports.Transaction, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.Transaction{}, err
+	}
+	defer done()
+	t, ok := storeLookup(r.tx, pickTxns, id)
+	if !ok || t.PlatformID != platformID {
+		return ports.Transaction{}, fmt.Errorf("transaction %s: %w", id, ports.ErrNotFound)
+	}
+	return storeCopyTxn(t), nil
+}
+
+func (r storeTxns) Get(_ context.Context, platformID, id string) (ports.Transaction, error) {
+	return r.get(platformID, id)
+}
+
+// GetForUpdate is Get: a unit of work already excludes every other writer.
+func (r storeTxns) GetForUpdate(_ context.Context, platformID, id string) (ports.Transaction, error) {
+	return r.get(platformID, id)
+}
+
+// Update stores t's mutable fields; the id, platform, customer, type and
+// creation time are fixed at Create (as in the PostgreSQL store).
+func (r storeTxns) Update(_ context.Context, t ports.Transaction) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	old, ok := storeLookup(r.tx, pickTxns, t.ID)
+	if !ok || old.PlatformID != t.PlatformID {
+		return fmt.Errorf("transaction %s: %w", t.ID, ports.ErrNotFound)
+	}
+	t.CustomerID, t.Type, t.CreatedAt = old.CustomerID, old.Type, old.CreatedAt
+	r.tx.w.state.txns[t.ID] = storeCopyTxn(t)
+	return nil
+}
+
+// List sorts the matching rows by (CreatedAt, ID) in f's direction and
+// returns up to Limit+1 of those strictly after page.After.
+func (r storeTxns) List(_ context.Context, f ports.TransactionFilter, page ports.Page) ([]ports.Transaction, int, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickTxns, func(t ports.Transaction) bool { return storeTxnMatches(t, f) })
+	total := len(rows)
+	compare := func(a, b ports.Transaction) int {
+		c := a.CreatedAt.Compare(b.CreatedAt)
+		if c == 0 {
+			c = cmp.Compare(a.ID, b.ID)
+		}
+		if f.Desc {
+			return -c
+		}
+		return c
+	}
+	slices.SortFunc(rows, compare)
+	if page.After != nil {
+		pos := ports.Transaction{CreatedAt: storeTime(page.After.CreatedAt), ID: page.After.ID}
+		i, found := slices.BinarySearchFunc(rows, pos, compare)
+		if found {
+			i++
+		}
+		rows = rows[i:]
+	}
+	if page.Limit > 0 && len(rows) > page.Limit+1 {
+		rows = rows[:page.Limit+1]
+	}
+	out := make([]ports.Transaction, len(rows))
+	for i, t := range rows {
+		out[i] = storeCopyTxn(t)
+	}
+	return out, total, nil
+}
+
+func storeTxnMatches(t ports.Transaction, f ports.TransactionFilter) bool {
+	switch {
+	case t.PlatformID != f.PlatformID,
+		f.CustomerID != "" && t.CustomerID != f.CustomerID,
+		f.CustomerID == "" && f.PlatformLevel && t.CustomerID != "",
+		f.PlatformCustomerID != "" && t.PlatformCustomerID != f.PlatformCustomerID,
+		f.AccountIdentifier != "" && !slices.Contains(t.SenderIdentifiers, f.AccountIdentifier) &&
+			!slices.Contains(t.ReceiverIdentifiers, f.AccountIdentifier),
+		f.SenderAccountIdentifier != "" && !slices.Contains(t.SenderIdentifiers, f.SenderAccountIdentifier),
+		f.ReceiverAccountIdentifier != "" && !slices.Contains(t.ReceiverIdentifiers, f.ReceiverAccountIdentifier),
+		f.Status != "" && t.Status != f.Status,
+		f.Type != "" && t.Type != f.Type,
+		f.Reference != "" && t.Reference != f.Reference,
+		f.StartDate != nil && t.CreatedAt.Before(storeTime(*f.StartDate)),
+		f.EndDate != nil && t.CreatedAt.After(storeTime(*f.EndDate)):
+		return false
+	}
+	return true
+}
+
+// storeCopyTxn copies t; an empty identifier list reads back as nil.
+func storeCopyTxn(t ports.Transaction) ports.Transaction {
+	t.SenderIdentifiers = storeCloneList(t.SenderIdentifiers)
+	t.ReceiverIdentifiers = storeCloneList(t.ReceiverIdentifiers)
+	if t.SettledAt != nil {
+		s := storeTime(*t.SettledAt)
+		t.SettledAt = &s
+	}
+	t.CreatedAt = storeTime(t.CreatedAt)
+	t.UpdatedAt = storeTime(t.UpdatedAt)
+	return t
+}
+
+func storeCloneList(l []string) []string {
+	if len(l) == 0 {
+		return nil
+	}
+	return slices.Clone(l)
+}

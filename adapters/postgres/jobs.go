@@ -1,0 +1,137 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- jobs (migrations/0004_external_accounts_transactions_jobs.sql) ----
+
+type storeJobRow struct {
+	bun.BaseModel `bun:"table:jobs"`
+
+	ID          string     `bun:"id,pk"`
+	Kind        string     `bun:"kind"`
+	Key         string     `bun:"key"`
+	Payload     []byte     `bun:"payload"`
+	RunAt       time.Time  `bun:"run_at"`
+	Attempts    int        `bun:"attempts"`
+	LastError   string     `bun:"last_error"`
+	LockedUntil *time.Time `bun:"locked_until"`
+}
+
+func (r storeJobRow) toPort() ports.Job {
+	return ports.Job{
+		ID: r.ID, Kind: r.Kind, Key: r.Key, Payload: r.Payload,
+		RunAt: storeTime(r.RunAt), Attempts: r.Attempts, LastError: r.LastError,
+	}
+}
+
+// storeJobs is the job queue. Inside a unit of work every call runs in its
+// transaction (an Enqueue becomes visible at commit, and goes with a
+// rollback); through Read() each call commits on its own.
+type storeJobs struct{ tx *storeTx }
+
+// run executes a write in the unit of work (under its savepoint) or, on
+// Read(), directly on the pool.
+func (q storeJobs) run(ctx context.Context, what string, write func(ctx context.Context) (sql.Result, error)) (sql.Result, error) {
+	if q.tx.write {
+		return q.tx.exec(ctx, what, write)
+	}
+	res, err := write(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, storeConflict(err))
+	}
+	return res, nil
+}
+
+// Enqueue queues j; a job whose ID or Key is already queued is a no-op.
+func (q storeJobs) Enqueue(ctx context.Context, j ports.Job) error {
+	if j.ID == "" {
+		j.ID = "Job:" + uuid.NewString()
+	}
+	row := storeJobRow{
+		ID: j.ID, Kind: j.Kind, Key: j.Key, Payload: j.Payload,
+		RunAt: storeTime(j.RunAt), Attempts: j.Attempts, LastError: j.LastError,
+	}
+	_, err := q.run(ctx, "enqueue job "+j.Kind, func(ctx context.Context) (sql.Result, error) {
+		return q.tx.db.NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
+	})
+	return err
+}
+
+// Claim leases up to n due jobs, oldest run_at first, in one statement:
+// rows locked by another claimer are skipped, so concurrent claimers (in
+// any number of processes) never get the same job.
+func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]ports.Job, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	now = storeTime(now)
+	var rows []storeJobRow
+	_, err := q.run(ctx, "claim jobs", func(ctx context.Context) (sql.Result, error) {
+		rows = rows[:0]
+		err := q.tx.db.NewRaw(`
+			WITH due AS (
+				SELECT id FROM jobs
+				WHERE run_at <= ? AND (locked_until IS NULL OR locked_until <= ?)
+				ORDER BY run_at, id
+				LIMIT ?
+				FOR UPDATE SKIP LOCKED
+			)
+			UPDATE jobs SET locked_until = ?, attempts = jobs.attempts + 1
+			FROM due WHERE jobs.id = due.id
+			RETURNING jobs.id, jobs.kind, jobs.key, jobs.payload, jobs.run_at, jobs.attempts, jobs.last_error, jobs.locked_until`,
+			now, now, n, storeTime(now.Add(lease))).Scan(ctx, &rows)
+		return nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(rows, func(a, b storeJobRow) int {
+		if c := a.RunAt.Compare(b.RunAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	out := make([]ports.Job, len(rows))
+	for i, r := range rows {
+		out[i] = r.toPort()
+	}
+	return out, nil
+}
+
+// Complete deletes a job; ErrNotFound when it is not queued.
+func (q storeJobs) Complete(ctx context.Context, id string) error {
+	what := "complete job " + id
+	res, err := q.run(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return q.tx.db.NewDelete().Model((*storeJobRow)(nil)).Where("id = ?", id).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
+// Retry makes a job due again at runAt with lastError, ending its lease.
+func (q storeJobs) Retry(ctx context.Context, id string, runAt time.Time, lastError string) error {
+	what := "retry job " + id
+	res, err := q.run(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return q.tx.db.NewUpdate().Model((*storeJobRow)(nil)).
+			Set("run_at = ?", storeTime(runAt)).Set("last_error = ?", lastError).Set("locked_until = NULL").
+			Where("id = ?", id).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}

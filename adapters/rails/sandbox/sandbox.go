@@ -1,0 +1,166 @@
+// Package sandbox is a simulated payment rail: one ports.Rail per rail spec
+// whose outcomes follow the sandbox table of the spec, chosen by the last 3
+// digits of the external account's primary identifier (external.SandboxSuffix,
+// the one definition shared with beneficiary verification):
+//
+//	002  FAILED at once (payout: ACCOUNT_CANNOT_RECEIVE; pull: insufficient funds)
+//	003  FAILED at once (payout: ACCOUNT_INVALID; pull: account closed or invalid)
+//	004  PENDING, then FAILED at the rail's settlement time (rejected by the bank)
+//	005  PENDING, then FAILED once 30 s have passed since submission
+//	     other: PENDING, then SUCCEEDED at submission + the spec's SettlementDelay
+//
+// Instant rails (SettlementDelay 0) answer PENDING on Submit with CheckAt
+// equal to the submission time, so the outcome is decided by the next Status
+// call (the next job run), never inside the request that created the
+// transaction.
+//
+// A failed pull carries the reference's incoming failure reason
+// COLLECTION_FAILED; FailureDetail says which scenario it was.
+//
+// The adapter keeps no state: Submit encodes the submission time into the
+// ExternalRef and Status recomputes the outcome from the request, that time
+// and the injected clock, so a pending movement survives a process restart.
+// Submitting the same request twice yields a second, independent
+// submission (a later ExternalRef); callers store the first ExternalRef and
+// ask Status with it.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corridorpay/corridor/core/external"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// PendingThenFailAfter is how long a 005 movement stays pending.
+const PendingThenFailAfter = 30 * time.Second
+
+// Rail is the sandbox adapter of one rail spec.
+type Rail struct {
+	spec  ports.RailSpec
+	clock ports.Clock
+}
+
+// New returns the sandbox rail for spec, telling time by clock.
+func New(spec ports.RailSpec, clock ports.Clock) *Rail { return &Rail{spec: spec, clock: clock} }
+
+// Factory adapts New for rails.FromSpecs.
+func Factory(clock ports.Clock) func(ports.RailSpec) ports.Rail {
+	return func(s ports.RailSpec) ports.Rail { return New(s, clock) }
+}
+
+// Spec is the rail's row of the table.
+func (r *Rail) Spec() ports.RailSpec { return r.spec }
+
+// Submit accepts a movement and answers its first state: FAILED for the
+// immediate-failure suffixes, PENDING otherwise.
+func (r *Rail) Submit(_ context.Context, req ports.RailRequest) (ports.RailResult, error) {
+	if err := r.check(req); err != nil {
+		return ports.RailResult{}, err
+	}
+	submitted := r.clock.Now().UTC()
+	return r.outcome(req, submitted, submitted, true), nil
+}
+
+// Status recomputes where the movement submitted as externalRef stands now.
+func (r *Rail) Status(_ context.Context, req ports.RailRequest, externalRef string) (ports.RailResult, error) {
+	if err := r.check(req); err != nil {
+		return ports.RailResult{}, err
+	}
+	submitted, err := r.parseRef(req, externalRef)
+	if err != nil {
+		return ports.RailResult{}, err
+	}
+	return r.outcome(req, submitted, r.clock.Now().UTC(), false), nil
+}
+
+// outcome is the sandbox table: the state at now of a movement submitted
+// at submitted. At submission only the immediate failures are decided; a
+// movement due at once (instant rails) is decided by the next Status call.
+func (r *Rail) outcome(req ports.RailRequest, submitted, now time.Time, atSubmit bool) ports.RailResult {
+	ref := r.externalRef(req, submitted)
+	pull := req.Direction == ports.RailPull
+	failed := func(payoutReason, detail string) ports.RailResult {
+		reason := payoutReason
+		if pull {
+			reason = reasonCollectionFailed
+		}
+		return ports.RailResult{State: ports.RailFailed, FailureReason: reason, FailureDetail: detail, ExternalRef: ref}
+	}
+	pending := func(at time.Time) ports.RailResult {
+		return ports.RailResult{State: ports.RailPending, ExternalRef: ref, CheckAt: at}
+	}
+	settles := submitted.Add(r.spec.SettlementDelay)
+	switch external.SandboxSuffix(req.Account.Info) {
+	case "002":
+		if pull {
+			return failed("", "insufficient funds")
+		}
+		return failed("ACCOUNT_CANNOT_RECEIVE", "the account cannot receive funds")
+	case "003":
+		return failed("ACCOUNT_INVALID", "account closed or invalid")
+	case "004":
+		if atSubmit || now.Before(settles) {
+			return pending(settles)
+		}
+		return failed("PAYOUT_RETURNED", "rejected by the bank")
+	case "005":
+		at := submitted.Add(PendingThenFailAfter)
+		if atSubmit || now.Before(at) {
+			return pending(at)
+		}
+		return failed("COUNTERPARTY_POST_TX_FAILED", fmt.Sprintf("no confirmation from the bank within %s", PendingThenFailAfter))
+	}
+	if atSubmit || now.Before(settles) {
+		return pending(settles)
+	}
+	return ports.RailResult{State: ports.RailSucceeded, ExternalRef: ref}
+}
+
+const reasonCollectionFailed = "COLLECTION_FAILED"
+
+// check refuses requests the registry should never route here: they are
+// bugs, not rail outcomes.
+func (r *Rail) check(req ports.RailRequest) error {
+	switch {
+	case req.Ref == "":
+		return errors.New("sandbox rail: request has no Ref")
+	case req.Rail != r.spec.Name || req.Currency != r.spec.Currency:
+		return fmt.Errorf("sandbox rail %s/%s: request for %s/%s", r.spec.Name, r.spec.Currency, req.Rail, req.Currency)
+	case req.Amount <= 0:
+		return fmt.Errorf("sandbox rail %s: amount %d is not positive", r.spec.Name, req.Amount)
+	case req.Direction == ports.RailPull && !r.spec.Pull:
+		return fmt.Errorf("sandbox rail %s: cannot pull", r.spec.Name)
+	case req.Direction != ports.RailPull && req.Direction != ports.RailPayout:
+		return fmt.Errorf("sandbox rail %s: unknown direction %q", r.spec.Name, req.Direction)
+	}
+	return nil
+}
+
+// The external reference is "sandbox:<rail>:<currency>:<submitted unix
+// nanoseconds>:<request Ref>".
+const refPrefix = "sandbox"
+
+func (r *Rail) externalRef(req ports.RailRequest, submitted time.Time) string {
+	return strings.Join([]string{refPrefix, r.spec.Name, r.spec.Currency, strconv.FormatInt(submitted.UnixNano(), 10), req.Ref}, ":")
+}
+
+func (r *Rail) parseRef(req ports.RailRequest, externalRef string) (time.Time, error) {
+	parts := strings.SplitN(externalRef, ":", 5)
+	if len(parts) != 5 || parts[0] != refPrefix {
+		return time.Time{}, fmt.Errorf("sandbox rail %s: malformed external reference %q", r.spec.Name, externalRef)
+	}
+	if parts[1] != r.spec.Name || parts[2] != r.spec.Currency || parts[4] != req.Ref {
+		return time.Time{}, fmt.Errorf("sandbox rail %s/%s: external reference %q belongs to another movement than %s", r.spec.Name, r.spec.Currency, externalRef, req.Ref)
+	}
+	ns, err := strconv.ParseInt(parts[3], 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("sandbox rail %s: external reference %q: bad time: %w", r.spec.Name, externalRef, err)
+	}
+	return time.Unix(0, ns).UTC(), nil
+}

@@ -1,0 +1,228 @@
+// Package jobs runs durable background work from a ports.JobQueue: a rail
+// outcome to check later, a submission to retry, an expiry. Jobs run at
+// least once: every handler must be idempotent (derive ledger entry ids from
+// the business object, check state transitions under a row lock), because a
+// job whose runner died mid-way runs again when its lease ends.
+//
+// A failing job is never dropped: it is retried with an exponential,
+// deterministic backoff (no jitter, so tests with a fake clock know exactly
+// when it runs again) up to a cap, and then keeps retrying at the cap,
+// logged at error level on every attempt, until it succeeds or an operator
+// intervenes.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Handler runs one job. An error means "not done, try again later".
+type Handler func(ctx context.Context, j ports.Job) error
+
+// Defaults of a Runner.
+const (
+	DefaultBatch       = 32
+	DefaultLease       = time.Minute
+	DefaultBackoffBase = time.Second
+	DefaultBackoffCap  = 10 * time.Minute
+)
+
+// Runner claims due jobs and runs their handlers. Several runners (in one
+// process or many) may share a queue: the queue's leases keep a job on one
+// runner at a time.
+type Runner struct {
+	queue ports.JobQueue
+	clock ports.Clock
+	log   *slog.Logger
+
+	batch       int
+	lease       time.Duration
+	concurrency int
+	base, cap   time.Duration
+
+	mu       sync.RWMutex
+	handlers map[string]Handler
+}
+
+// Option tunes a Runner.
+type Option func(*Runner)
+
+// WithBatch sets how many jobs one RunDue claims (default DefaultBatch).
+func WithBatch(n int) Option { return func(r *Runner) { r.batch = max(n, 1) } }
+
+// WithLease sets how long a claimed job stays invisible to other runners
+// (default DefaultLease). A handler should finish well within it.
+func WithLease(d time.Duration) Option { return func(r *Runner) { r.lease = d } }
+
+// WithConcurrency runs up to n handlers of a batch at once (default 1:
+// one after the other, in claim order).
+func WithConcurrency(n int) Option { return func(r *Runner) { r.concurrency = max(n, 1) } }
+
+// WithBackoff sets the first retry delay and the cap (defaults
+// DefaultBackoffBase and DefaultBackoffCap).
+func WithBackoff(base, maxDelay time.Duration) Option {
+	return func(r *Runner) { r.base, r.cap = base, maxDelay }
+}
+
+// NewRunner returns a runner on queue (Store.Read().Jobs()), telling time
+// by clock. A nil log logs to slog.Default().
+func NewRunner(queue ports.JobQueue, clock ports.Clock, log *slog.Logger, opts ...Option) *Runner {
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Runner{
+		queue: queue, clock: clock, log: log,
+		batch: DefaultBatch, lease: DefaultLease, concurrency: 1,
+		base: DefaultBackoffBase, cap: DefaultBackoffCap,
+		handlers: map[string]Handler{},
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Handle registers the handler of a job kind, replacing any earlier one.
+// Register handlers before the runner loop starts.
+func (r *Runner) Handle(kind string, h Handler) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.handlers[kind] = h
+}
+
+func (r *Runner) handler(kind string) (Handler, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	h, ok := r.handlers[kind]
+	return h, ok
+}
+
+// Backoff is the delay before the next try of a job that failed its
+// attempt-th attempt (1-based): base·2^(attempt-1), at most the cap.
+func (r *Runner) Backoff(attempt int) time.Duration {
+	d := r.base
+	for i := 1; i < attempt; i++ {
+		if d >= r.cap/2 {
+			return r.cap
+		}
+		d *= 2
+	}
+	return min(d, r.cap)
+}
+
+// RunDue claims one batch of due jobs and runs them; ran counts the jobs
+// whose handler was invoked (succeeded or not). err reports a failed claim
+// or failed bookkeeping (Complete/Retry): a job whose bookkeeping failed is
+// run again after its lease. Call it until it runs nothing to drain what
+// is due.
+func (r *Runner) RunDue(ctx context.Context) (ran int, err error) {
+	now := r.clock.Now()
+	claimed, err := r.queue.Claim(ctx, now, r.batch, r.lease)
+	if err != nil {
+		return 0, fmt.Errorf("jobs: claim: %w", err)
+	}
+	if len(claimed) == 0 {
+		return 0, nil
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, r.concurrency)
+	)
+	for _, j := range claimed {
+		sem <- struct{}{}
+		// Jobs not started when ctx ends stay leased and run after the
+		// lease, on this instance or another.
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		ran++
+		wg.Add(1)
+		go func(j ports.Job) {
+			defer func() { <-sem; wg.Done() }()
+			if err := r.run(ctx, j); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}(j)
+	}
+	wg.Wait()
+	return ran, errors.Join(errs...)
+}
+
+// RunAll calls RunDue until nothing is due (at most maxRounds times, a
+// bound against handlers that keep scheduling work due at once) and
+// returns how many jobs ran. Tests drive the queue with it after moving the
+// fake clock.
+func (r *Runner) RunAll(ctx context.Context, maxRounds int) (int, error) {
+	total := 0
+	for range maxRounds {
+		n, err := r.RunDue(ctx)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// run runs one claimed job and records its outcome in the queue.
+func (r *Runner) run(ctx context.Context, j ports.Job) error {
+	log := r.log.With("job", j.ID, "kind", j.Kind, "attempt", j.Attempts)
+	h, ok := r.handler(j.Kind)
+	var herr error
+	if !ok {
+		herr = fmt.Errorf("no handler for job kind %q", j.Kind)
+	} else {
+		herr = r.call(ctx, h, j)
+	}
+	// Bookkeeping outlives a shutdown that cancelled the handler, so the
+	// job's state is recorded rather than left to its lease.
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if herr == nil {
+		if err := r.queue.Complete(bctx, j.ID); err != nil {
+			log.Warn("job ran but could not be completed; it will run again", "err", err)
+			return fmt.Errorf("jobs: complete %s: %w", j.ID, err)
+		}
+		log.Debug("job done")
+		return nil
+	}
+	attempt := max(j.Attempts, 1)
+	delay := r.Backoff(attempt)
+	runAt := r.clock.Now().Add(delay)
+	lvl := slog.LevelWarn
+	if !ok || delay >= r.cap {
+		lvl = slog.LevelError
+	}
+	log.Log(ctx, lvl, "job failed; retrying", "err", herr, "retry_at", runAt, "delay", delay.String())
+	if err := r.queue.Retry(bctx, j.ID, runAt, herr.Error()); err != nil {
+		log.Error("job failed and could not be rescheduled; it will run again after its lease", "err", err)
+		return fmt.Errorf("jobs: retry %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// call runs h, turning a panic into an error so one bad job cannot stop
+// the loop, and bounding it by the lease (a handler still running when its
+// lease ends could run twice at once).
+func (r *Runner) call(ctx context.Context, h Handler, j ports.Job) (err error) {
+	ctx, cancel := context.WithTimeout(ctx, r.lease)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return h(ctx, j)
+}

@@ -1,0 +1,498 @@
+package transfers_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/transactions"
+	"github.com/corridorpay/corridor/core/transfers"
+	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// step is one point of a sandbox scenario: after moving the clock by
+// advance and running the due jobs, the transaction has status (and
+// failureReason).
+type step struct {
+	advance time.Duration
+	status  string
+	reason  string
+}
+
+// The sandbox suffix table, transfer-out over ACH (10 s settlement).
+var outScenarios = []struct {
+	name   string
+	suffix string
+	steps  []step
+	paid   bool
+}{
+	{"002 insufficient funds fails at once", "002", []step{{0, "FAILED", "ACCOUNT_CANNOT_RECEIVE"}}, false},
+	{"003 closed or invalid fails at once", "003", []step{{0, "FAILED", "ACCOUNT_INVALID"}}, false},
+	{"004 rejected by the bank", "004", []step{
+		{0, "PROCESSING", ""}, {9 * time.Second, "PROCESSING", ""}, {time.Second, "FAILED", "PAYOUT_RETURNED"}}, false},
+	{"005 pending about 30 s then fails", "005", []step{
+		{0, "PROCESSING", ""}, {10 * time.Second, "PROCESSING", ""}, {19 * time.Second, "PROCESSING", ""},
+		{2 * time.Second, "FAILED", "COUNTERPARTY_POST_TX_FAILED"}}, false},
+	{"other succeeds after settlement", "789", []step{
+		{0, "PROCESSING", ""}, {9 * time.Second, "PROCESSING", ""}, {time.Second, "COMPLETED", ""}}, true},
+}
+
+func TestTransferOutSandboxSuffixes(t *testing.T) {
+	for _, sc := range outScenarios {
+		t.Run(sc.name, func(t *testing.T) { runOutScenario(t, newMemoryEnv(t), sc.suffix, sc.steps, sc.paid) })
+	}
+}
+
+// On PostgreSQL the scenarios share one database, one after the other.
+func TestTransferOutSandboxSuffixesPostgres(t *testing.T) {
+	e := newPostgresEnv(t)
+	for _, sc := range outScenarios {
+		t.Run(sc.name, func(t *testing.T) { e.t = t; runOutScenario(t, e, sc.suffix, sc.steps, sc.paid) })
+	}
+}
+
+func runOutScenario(t *testing.T, e *env, suffix string, steps []step, paid bool) {
+	ctx := context.Background()
+	pid := e.platform()
+	c, acct := e.customer(pid)
+	dest := e.external(pid, c.ID, usdAccount(suffix))
+	e.fund(pid, acct.ID, 10_000)
+	settlement := ledger.RailSettlementID("ACH", "USD")
+	before := e.ledgerAccount(settlement)
+
+	tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{
+		SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 2_500,
+		RemittanceInformation: "invoice 42", PurposeOfPayment: "GOODS_OR_SERVICES",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "PENDING", tx.Status)
+	assert.Equal(t, "OUTGOING", tx.Type)
+	assert.Equal(t, "ACH", tx.PaymentRail)
+	assert.Equal(t, "AUTO", tx.RailSelectionMode)
+	assert.Equal(t, c.ID, tx.CustomerID)
+	assert.Equal(t, c.PlatformCustomerID, tx.PlatformCustomerID)
+	assert.NotEmpty(t, tx.Reference)
+	assert.Contains(t, tx.ReceiverIdentifiers, "12345678"+suffix)
+	// The hold is placed with the response: spendable drops, total stays.
+	assert.Equal(t, int64(7_500), e.available(acct.ID))
+	assert.Equal(t, int64(10_000), e.ledgerAccount(acct.ID).Total())
+	stored := e.txn(pid, tx.ID)
+	assert.Equal(t, "invoice 42", stored.RemittanceInformation)
+	assert.Equal(t, "GOODS_OR_SERVICES", stored.PurposeOfPayment)
+	assert.Equal(t, "AUTO", stored.RailSelectionMode)
+
+	for i, st := range steps {
+		e.advance(st.advance)
+		got := e.txn(pid, tx.ID)
+		require.Equalf(t, st.status, got.Status, "step %d", i)
+		assert.Equalf(t, st.reason, got.FailureReason, "step %d", i)
+		if st.status == "PROCESSING" {
+			assert.Equal(t, int64(7_500), e.available(acct.ID), "held while the rail works")
+		}
+	}
+	final := e.txn(pid, tx.ID)
+	la := e.ledgerAccount(acct.ID)
+	assert.Zero(t, la.DebitsPending, "no hold left open")
+	if paid {
+		require.NotNil(t, final.SettledAt)
+		assert.Equal(t, e.clock.Now(), final.SettledAt.UTC())
+		assert.Equal(t, int64(7_500), la.Available())
+		assert.Equal(t, before.CreditsPosted+2_500, e.ledgerAccount(settlement).CreditsPosted)
+	} else {
+		assert.Nil(t, final.SettledAt)
+		assert.Equal(t, int64(10_000), la.Available(), "a failure restores the balance exactly")
+		assert.Equal(t, before.CreditsPosted, e.ledgerAccount(settlement).CreditsPosted)
+	}
+	// Nothing else is pending, and re-running settles nothing twice.
+	assert.Zero(t, e.runJobs())
+	e.advance(time.Hour)
+	assert.Equal(t, final, e.txn(pid, tx.ID))
+	e.verify()
+}
+
+// The sandbox suffix table, transfer-in over an ACH pull.
+var inScenarios = []struct {
+	name   string
+	suffix string
+	steps  []step
+	paid   bool
+}{
+	{"002 insufficient funds fails at once", "002", []step{{0, "FAILED", "COLLECTION_FAILED"}}, false},
+	{"003 closed or invalid fails at once", "003", []step{{0, "FAILED", "COLLECTION_FAILED"}}, false},
+	{"004 rejected by the bank", "004", []step{
+		{0, "PROCESSING", ""}, {10 * time.Second, "FAILED", "COLLECTION_FAILED"}}, false},
+	{"005 pending about 30 s then fails", "005", []step{
+		{0, "PROCESSING", ""}, {29 * time.Second, "PROCESSING", ""}, {time.Second, "FAILED", "COLLECTION_FAILED"}}, false},
+	{"other succeeds after settlement", "321", []step{
+		{0, "PROCESSING", ""}, {9 * time.Second, "PROCESSING", ""}, {time.Second, "COMPLETED", ""}}, true},
+}
+
+func TestTransferInSandboxSuffixes(t *testing.T) {
+	for _, sc := range inScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			e := newMemoryEnv(t)
+			ctx := context.Background()
+			pid := e.platform()
+			c, acct := e.customer(pid)
+			src := e.external(pid, c.ID, usdAccount(sc.suffix))
+			e.fund(pid, acct.ID, 1_000)
+
+			tx, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{
+				SourceAccountID: src.ID, DestinationAccountID: acct.ID, Amount: 4_000,
+			})
+			require.NoError(t, err)
+			assert.Equal(t, "PENDING", tx.Status)
+			assert.Equal(t, "INCOMING", tx.Type)
+			assert.Equal(t, "ACH", tx.PaymentRail)
+			assert.Equal(t, int64(4_000), tx.ReceivedAmount)
+			assert.Contains(t, tx.SenderIdentifiers, src.ID)
+			assert.Equal(t, []string{acct.ID}, tx.ReceiverIdentifiers)
+
+			for i, st := range sc.steps {
+				e.advance(st.advance)
+				got := e.txn(pid, tx.ID)
+				require.Equalf(t, st.status, got.Status, "step %d", i)
+				assert.Equalf(t, st.reason, got.FailureReason, "step %d", i)
+				if st.status != "COMPLETED" {
+					assert.Equal(t, int64(1_000), e.available(acct.ID), "nothing is credited before the rail succeeds")
+				}
+			}
+			want := int64(1_000)
+			if sc.paid {
+				want = 5_000
+				assert.NotNil(t, e.txn(pid, tx.ID).SettledAt)
+			}
+			assert.Equal(t, want, e.available(acct.ID))
+			e.advance(time.Hour)
+			assert.Equal(t, want, e.available(acct.ID), "credited once")
+			e.verify()
+		})
+	}
+}
+
+func TestTransferOutInstantRailSettlesOnNextRun(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	pid := e.platform()
+	c, acct := e.customer(pid)
+	dest := e.external(pid, c.ID, usdAccount("111"))
+	e.fund(pid, acct.ID, 1_000)
+	tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{
+		SourceAccountID: acct.ID, DestinationAccountID: dest.ID, PaymentRail: "RTP", Amount: 1_000})
+	require.NoError(t, err)
+	assert.Equal(t, "RTP", tx.PaymentRail)
+	assert.Equal(t, "MANUAL", tx.RailSelectionMode)
+	assert.Equal(t, "PENDING", e.txn(pid, tx.ID).Status, "nothing is decided inside the request")
+	e.runJobs()
+	assert.Equal(t, "COMPLETED", e.txn(pid, tx.ID).Status)
+	assert.Zero(t, e.available(acct.ID))
+	e.verify()
+}
+
+func TestPlatformTransfers(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	pid := e.platform()
+	acct := e.platformAccount(pid, "USD")
+	dest := e.external(pid, "", usdAccount("222"))
+	e.fund(pid, acct.ID, 500)
+	out, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 200})
+	require.NoError(t, err)
+	assert.Empty(t, out.CustomerID)
+	assert.Empty(t, out.PlatformCustomerID)
+	in, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: dest.ID, DestinationAccountID: acct.ID, Amount: 50})
+	require.NoError(t, err)
+	e.runJobs()
+	e.advance(10 * time.Second)
+	assert.Equal(t, "COMPLETED", e.txn(pid, out.ID).Status)
+	assert.Equal(t, "COMPLETED", e.txn(pid, in.ID).Status)
+	assert.Equal(t, int64(350), e.available(acct.ID))
+	e.verify()
+}
+
+func requireFault(t *testing.T, err error, kind fault.Kind, code string, fields ...string) *fault.Error {
+	t.Helper()
+	require.Error(t, err)
+	f, ok := fault.As(err)
+	require.Truef(t, ok, "want a fault, got %v", err)
+	assert.Equal(t, kind, f.Kind, err.Error())
+	assert.Equal(t, code, f.Code, err.Error())
+	var got []string
+	for _, fe := range f.Fields {
+		got = append(got, fe.Field)
+	}
+	for _, want := range fields {
+		assert.Containsf(t, got, want, "fields of %v", err)
+	}
+	return f
+}
+
+func TestTransferOutRefusals(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	pid := e.platform()
+	other := e.platform()
+	c, acct := e.customer(pid)
+	c2, acct2 := e.customer(pid)
+	dest := e.external(pid, c.ID, usdAccount("789"))
+	destOther := e.external(pid, c2.ID, usdAccount("788"))
+	mxn := e.external(pid, c.ID, ports.AccountInfo{AccountType: "MXN_ACCOUNT", ClabeNumber: "032180000118359719"})
+	foreign := e.external(other, "", usdAccount("787"))
+	e.fund(pid, acct.ID, 1_000)
+	_ = acct2
+
+	inactive := e.external(pid, c.ID, usdAccount("786"))
+	inactive.Status = "UNDER_REVIEW"
+	require.NoError(t, e.store.InTx(ctx, func(tx ports.Tx) error { return tx.ExternalAccounts().Update(ctx, inactive) }))
+
+	cases := []struct {
+		name   string
+		req    transfers.OutRequest
+		kind   fault.Kind
+		code   string
+		fields []string
+	}{
+		{"missing everything", transfers.OutRequest{}, fault.KindInvalid, "INVALID_INPUT",
+			[]string{"source.accountId", "destination.accountId", "amount"}},
+		{"negative amount", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: -5},
+			fault.KindInvalid, "INVALID_INPUT", []string{"amount"}},
+		{"accounts swapped", transfers.OutRequest{SourceAccountID: dest.ID, DestinationAccountID: acct.ID, Amount: 5},
+			fault.KindInvalid, "INVALID_INPUT", []string{"source.accountId", "destination.accountId"}},
+		{"remittance too long", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 5,
+			RemittanceInformation: string(make([]byte, 81))}, fault.KindInvalid, "INVALID_INPUT", []string{"remittanceInformation"}},
+		{"unknown purpose", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 5,
+			PurposeOfPayment: "BRIBE"}, fault.KindInvalid, "INVALID_INPUT", []string{"purposeOfPayment"}},
+		{"unknown source", transfers.OutRequest{SourceAccountID: "InternalAccount:nope", DestinationAccountID: dest.ID, Amount: 5},
+			fault.KindNotFound, "NOT_FOUND", nil},
+		{"another platform's destination", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: foreign.ID, Amount: 5},
+			fault.KindNotFound, "NOT_FOUND", nil},
+		{"another customer's destination", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: destOther.ID, Amount: 5},
+			fault.KindInvalid, "INVALID_INPUT", []string{"destination.accountId"}},
+		{"currency mismatch", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: mxn.ID, Amount: 5},
+			fault.KindInvalid, "INVALID_INPUT", []string{"destination.accountId"}},
+		{"inactive destination", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: inactive.ID, Amount: 5},
+			fault.KindInvalid, "INVALID_INPUT", []string{"destination.accountId"}},
+		{"unknown rail", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 5, PaymentRail: "TELEGRAPH"},
+			fault.KindInvalid, "INVALID_INPUT", []string{"destination.paymentRail"}},
+		{"rail of another currency", transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 5, PaymentRail: "SEPA"},
+			fault.KindInvalid, "INVALID_INPUT", []string{"destination.paymentRail"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.transfers.TransferOut(ctx, pid, tc.req)
+			requireFault(t, err, tc.kind, tc.code, tc.fields...)
+		})
+	}
+
+	t.Run("insufficient available balance", func(t *testing.T) {
+		_, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 1_001})
+		f := requireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT", "amount")
+		assert.Equal(t, "insufficient available balance", f.Message)
+		assert.Equal(t, map[string]any{"available": int64(1_000), "requested": int64(1_001), "currency": "USD"}, f.Details)
+	})
+	t.Run("held funds are not available", func(t *testing.T) {
+		_, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 600})
+		require.NoError(t, err)
+		_, err = e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 600})
+		f := requireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT")
+		assert.Equal(t, int64(400), f.Details["available"])
+	})
+	// Nothing a refusal touched moved money or left a transaction.
+	page, err := e.txns.List(ctx, pid, transactions.Query{}, ports.Page{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, page.Total)
+	e.verify()
+}
+
+func TestTransferInRefusals(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	pid := e.platform()
+	c, acct := e.customer(pid)
+	ach := e.external(pid, c.ID, usdAccount("789"))
+	sol := e.external(pid, c.ID, ports.AccountInfo{AccountType: "SOLANA_WALLET", Address: "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T"})
+
+	_, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: sol.ID, DestinationAccountID: acct.ID, Amount: 5})
+	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId")
+	_, err = e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: ach.ID, DestinationAccountID: acct.ID})
+	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "amount")
+	_, err = e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: ach.ID, DestinationAccountID: "InternalAccount:missing", Amount: 5})
+	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	usdc := e.external(pid, c.ID, ports.AccountInfo{AccountType: "BASE_WALLET", Address: "0x52908400098527886E0F7030069857D2E4169EE7"})
+	_, err = e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: usdc.ID, DestinationAccountID: acct.ID, Amount: 5})
+	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId")
+}
+
+func TestIdempotencyKeyDerivesTheTransaction(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	pid := e.platform()
+	c, acct := e.customer(pid)
+	dest := e.external(pid, c.ID, usdAccount("789"))
+	e.fund(pid, acct.ID, 1_000)
+	req := transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 300, IdempotencyKey: "k-1"}
+
+	first, err := e.transfers.TransferOut(ctx, pid, req)
+	require.NoError(t, err)
+	assert.Equal(t, transfers.TransactionID(pid, "transfer-out", "k-1"), first.ID)
+	again, err := e.transfers.TransferOut(ctx, pid, req)
+	require.NoError(t, err)
+	assert.Equal(t, first, again, "a retry returns the first attempt's transaction")
+	assert.Equal(t, int64(700), e.available(acct.ID), "held once")
+
+	changed := req
+	changed.Amount = 301
+	_, err = e.transfers.TransferOut(ctx, pid, changed)
+	requireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
+
+	// The same key on transfer-in is another transaction.
+	in, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: dest.ID, DestinationAccountID: acct.ID, Amount: 300, IdempotencyKey: "k-1"})
+	require.NoError(t, err)
+	assert.NotEqual(t, first.ID, in.ID)
+	e.runJobs()
+	e.advance(10 * time.Second)
+	assert.Equal(t, int64(1_000), e.available(acct.ID))
+	e.verify()
+}
+
+// A crash after the hold and before the transaction commits: a retry with
+// the same key completes the transfer on the same hold; without a retry,
+// the reaper voids the hold once it is old enough.
+func TestCrashBetweenHoldAndTransaction(t *testing.T) {
+	for _, backend := range []struct {
+		name string
+		env  func(testing.TB) *env
+	}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}} {
+		t.Run(backend.name, func(t *testing.T) { crashBetweenHoldAndTransaction(t, backend.env(t)) })
+	}
+}
+
+func crashBetweenHoldAndTransaction(t *testing.T, e *env) {
+	ctx := context.Background()
+	pid := e.platform()
+	c, acct := e.customer(pid)
+	dest := e.external(pid, c.ID, usdAccount("789"))
+	e.fund(pid, acct.ID, 1_000)
+
+	orphan := func(key string, amount int64) string {
+		id := transfers.TransactionID(pid, "transfer-out", key)
+		_, err := e.ledger.Post(ctx, ledger.Entry{ID: "hold:" + id, Ref: id, Transfers: []ledger.Transfer{{
+			ID: "hold:" + id, DebitAccountID: acct.ID, CreditAccountID: ledger.RailSettlementID("ACH", "USD"),
+			Amount: amount, Currency: "USD", Kind: ledger.Pending, Code: transfers.CodeTransferOut}}})
+		require.NoError(t, err)
+		return id
+	}
+	retried := orphan("retried", 100)
+	abandoned := orphan("abandoned", 200)
+	assert.Equal(t, int64(700), e.available(acct.ID))
+
+	tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 100, IdempotencyKey: "retried"})
+	require.NoError(t, err)
+	assert.Equal(t, retried, tx.ID)
+	assert.Equal(t, int64(700), e.available(acct.ID), "the retry reuses the hold")
+
+	n, err := e.transfers.ReapOrphanHolds(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a young hold may still get its transaction")
+	e.clock.Advance(transfers.OrphanHoldAge)
+	n, err = e.transfers.ReapOrphanHolds(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	p, err := e.ledger.Pending(ctx, "hold:"+abandoned)
+	require.NoError(t, err)
+	assert.Equal(t, ledger.PendingVoided, p.Status)
+	assert.Equal(t, int64(900), e.available(acct.ID), "the orphan's amount is back")
+
+	// A late retry of the abandoned key is refused rather than paid from a
+	// released hold.
+	_, err = e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 200, IdempotencyKey: "abandoned"})
+	requireFault(t, err, fault.KindConflict, "IDEMPOTENCY_KEY_REUSED")
+
+	e.runJobs()
+	e.advance(10 * time.Second)
+	assert.Equal(t, "COMPLETED", e.txn(pid, retried).Status)
+	n, err = e.transfers.ReapOrphanHolds(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	assert.Equal(t, int64(900), e.available(acct.ID))
+	e.verify()
+}
+
+func TestReaperRunsAsAPeriodicJob(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	pid := e.platform()
+	_, acct := e.customer(pid)
+	e.fund(pid, acct.ID, 1_000)
+	id := transfers.TransactionID(pid, "transfer-out", "lost")
+	_, err := e.ledger.Post(ctx, ledger.Entry{ID: "hold:" + id, Ref: id, Transfers: []ledger.Transfer{{
+		ID: "hold:" + id, DebitAccountID: acct.ID, CreditAccountID: ledger.RailSettlementID("ACH", "USD"),
+		Amount: 250, Currency: "USD", Kind: ledger.Pending}}})
+	require.NoError(t, err)
+
+	q := e.store.Read().Jobs()
+	require.NoError(t, e.transfers.ScheduleReaper(ctx, q, e.clock.Now()))
+	require.NoError(t, e.transfers.ScheduleReaper(ctx, q, e.clock.Now()), "a second instance starting")
+	assert.Equal(t, 1, e.runJobs(), "one job per slot")
+	assert.Equal(t, int64(750), e.available(acct.ID))
+	for range 10 {
+		e.clock.Advance(transfers.ReapInterval)
+		assert.Equal(t, 1, e.runJobs(), "the reaper reschedules itself")
+	}
+	assert.Equal(t, int64(1_000), e.available(acct.ID))
+	e.verify()
+}
+
+// Jobs run at least once: running a transfer's handlers again, in any
+// order, changes nothing.
+func TestHandlersAreIdempotent(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	pid := e.platform()
+	c, acct := e.customer(pid)
+	ok := e.external(pid, c.ID, usdAccount("789"))
+	bad := e.external(pid, c.ID, usdAccount("004"))
+	e.fund(pid, acct.ID, 1_000)
+
+	// Capture every job the transfers schedule, then replay them all.
+	var seen []ports.Job
+	record := func(h func(context.Context, ports.Job) error) func(context.Context, ports.Job) error {
+		return func(ctx context.Context, j ports.Job) error { seen = append(seen, j); return h(ctx, j) }
+	}
+	e.runner.Handle(transfers.KindSubmit, record(e.transfers.HandleSubmit))
+	e.runner.Handle(transfers.KindCheck, record(e.transfers.HandleCheck))
+
+	paid, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: ok.ID, Amount: 100})
+	require.NoError(t, err)
+	failed, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: bad.ID, Amount: 200})
+	require.NoError(t, err)
+	in, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: ok.ID, DestinationAccountID: acct.ID, Amount: 50})
+	require.NoError(t, err)
+	e.runJobs()
+	e.advance(10 * time.Second)
+	require.Equal(t, "COMPLETED", e.txn(pid, paid.ID).Status)
+	require.Equal(t, "FAILED", e.txn(pid, failed.ID).Status)
+	require.Equal(t, "COMPLETED", e.txn(pid, in.ID).Status)
+	require.GreaterOrEqual(t, len(seen), 6)
+	wantTx := []ports.Transaction{e.txn(pid, paid.ID), e.txn(pid, failed.ID), e.txn(pid, in.ID)}
+	wantBal := e.ledgerAccount(acct.ID)
+
+	e.clock.Advance(time.Minute)
+	for i := len(seen) - 1; i >= 0; i-- {
+		switch seen[i].Kind {
+		case transfers.KindSubmit:
+			require.NoError(t, e.transfers.HandleSubmit(ctx, seen[i]))
+		case transfers.KindCheck:
+			require.NoError(t, e.transfers.HandleCheck(ctx, seen[i]))
+		}
+	}
+	assert.Equal(t, wantTx, []ports.Transaction{e.txn(pid, paid.ID), e.txn(pid, failed.ID), e.txn(pid, in.ID)})
+	assert.Equal(t, wantBal, e.ledgerAccount(acct.ID))
+	assert.Equal(t, int64(950), wantBal.Available(), "100 paid out, 50 pulled in")
+	e.verify()
+}
