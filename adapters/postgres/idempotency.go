@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -55,82 +56,80 @@ func (r idemRow) toPort() ports.IdempotencyRecord {
 	}
 }
 
-// idemAsyncCommit lets the transaction commit without waiting for its WAL
-// flush. That is safe here because the idempotency table guards responses,
-// not money: a money movement made under a key is an entry whose id is
-// derived from the key, committed synchronously by the ledger. If the
-// server crashes and loses a claim or a stored response written just
-// before, a retry runs again and the ledger answers "already posted"
-// instead of moving money twice. (PostgreSQL flushes WAL in order, so an
-// idempotency write made before a synchronous ledger commit is durable
-// with it.) It saves two fsyncs per keyed request.
-func idemAsyncCommit(ctx context.Context, tx bun.Tx) error {
-	if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-		return fmt.Errorf("async commit: %w", err)
-	}
-	return nil
-}
+// idemAsync makes the statement's own (implicit) transaction commit
+// without waiting for its WAL flush: every write below is one autocommitted
+// statement that starts with this CTE and reads it, and
+// set_config(..., true) lasts until that transaction ends, after its
+// commit record is written. That is safe here because the idempotency
+// table guards responses, not money: a money movement made under a key is
+// an entry whose id is derived from the key, committed synchronously by the
+// ledger. If the server crashes and loses a claim or a stored response
+// written just before, a retry runs again and the ledger answers "already
+// posted" instead of moving money twice. (PostgreSQL flushes WAL in order,
+// so an idempotency write made before a synchronous ledger commit is
+// durable with it.) It saves the fsyncs of every keyed request, and one
+// statement per call saves the BEGIN / SET LOCAL / COMMIT round trips.
+const idemAsync = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true) AS off) `
 
-// idemBeginAttempts bounds Begin's insert-or-lock loop (a row released or
-// purged between the insert and the lock sends it round again).
+// idemColumns are the columns Begin inserts and every write returns.
+const idemColumns = `scope, key, request_hash, completed, status_code, header, body, locked_until, created_at, expires_at`
+
+// idemBeginAttempts bounds Begin's claim-or-read loop (a row released or
+// purged between the claim and the read sends it round again).
 const idemBeginAttempts = 3
 
-// Begin claims rec.Scope/rec.Key at now, atomically: it inserts the claim
-// if the key is new; otherwise it locks the stored row and takes it over only
-// when it is unfinished and its lease has passed.
+// idemHeader is the header column's value (jsonb; NULL when empty).
+func idemHeader(h map[string]string) (any, error) {
+	if h == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	return string(b), nil
+}
+
+// Begin claims rec.Scope/rec.Key at now, atomically, in one statement: it
+// inserts the claim if the key is new, or takes the stored row over when it
+// is unfinished and its lease has passed (ON CONFLICT DO UPDATE … WHERE,
+// which locks the row). When neither happens the stored row is read and
+// returned, not owned.
 func (s *IdempotencyStore) Begin(ctx context.Context, rec ports.IdempotencyRecord, now time.Time) (ports.IdempotencyRecord, bool, error) {
-	var (
-		out   ports.IdempotencyRecord
-		owned bool
-	)
+	row := idemToRow(rec)
+	header, err := idemHeader(row.Header)
+	if err != nil {
+		return ports.IdempotencyRecord{}, false, fmt.Errorf("idempotency begin %s/%s: %w", rec.Scope, rec.Key, err)
+	}
 	now = storeTime(now)
 	for attempt := 1; ; attempt++ {
-		found := false
-		err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			if err := idemAsyncCommit(ctx, tx); err != nil {
-				return err
-			}
-			row := idemToRow(rec)
-			res, err := tx.NewInsert().Model(&row).On("CONFLICT (scope, key) DO NOTHING").Exec(ctx)
-			if err != nil {
-				return fmt.Errorf("insert: %w", err)
-			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n == 1 {
-				found, out, owned = true, row.toPort(), true
-				return nil
-			}
-			var stored idemRow
-			err = tx.NewSelect().Model(&stored).Where("scope = ?", rec.Scope).Where("key = ?", rec.Key).For("UPDATE").Scan(ctx)
-			if errors.Is(err, sql.ErrNoRows) {
-				return nil // gone since the insert: go round again
-			}
-			if err != nil {
-				return fmt.Errorf("lock: %w", err)
-			}
-			found = true
-			if stored.Completed || stored.LockedUntil.After(now) {
-				out, owned = stored.toPort(), false
-				return nil
-			}
-			// The unfinished claim's lease has passed: take it over.
-			stored.RequestHash = rec.RequestHash
-			stored.LockedUntil = storeTime(rec.LockedUntil)
-			stored.ExpiresAt = storeTime(rec.ExpiresAt)
-			_, err = tx.NewUpdate().Model(&stored).Column("request_hash", "locked_until", "expires_at").WherePK().Exec(ctx)
-			if err != nil {
-				return fmt.Errorf("take over: %w", err)
-			}
-			out, owned = stored.toPort(), true
-			return nil
-		})
+		var claimed []idemRow
+		err := s.db.NewRaw(idemAsync+`
+			INSERT INTO idempotency_keys AS k (`+idemColumns+`)
+			SELECT ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ? FROM async
+			ON CONFLICT (scope, key) DO UPDATE
+				SET request_hash = excluded.request_hash, locked_until = excluded.locked_until, expires_at = excluded.expires_at
+				WHERE NOT k.completed AND k.locked_until <= ?
+			RETURNING `+idemColumns,
+			row.Scope, row.Key, row.RequestHash, row.Completed, row.StatusCode, header, row.Body,
+			row.LockedUntil, row.CreatedAt, row.ExpiresAt, now).Scan(ctx, &claimed)
 		if err != nil {
-			return ports.IdempotencyRecord{}, false, fmt.Errorf("idempotency begin %s/%s: %w", rec.Scope, rec.Key, err)
+			return ports.IdempotencyRecord{}, false, fmt.Errorf("idempotency begin %s/%s: claim: %w", rec.Scope, rec.Key, err)
 		}
-		if found {
-			return out, owned, nil
+		if len(claimed) == 1 {
+			return claimed[0].toPort(), true, nil
 		}
+		// Held by another claim (unexpired) or completed: report it.
+		var stored idemRow
+		err = s.db.NewSelect().Model(&stored).Where("scope = ?", rec.Scope).Where("key = ?", rec.Key).Scan(ctx)
+		switch {
+		case err == nil && (stored.Completed || stored.LockedUntil.After(now)):
+			return stored.toPort(), false, nil
+		case err != nil && !errors.Is(err, sql.ErrNoRows):
+			return ports.IdempotencyRecord{}, false, fmt.Errorf("idempotency begin %s/%s: read: %w", rec.Scope, rec.Key, err)
+		}
+		// Gone since the claim attempt (or released and re-claimed with a
+		// lease already past): go round again.
 		if attempt == idemBeginAttempts {
 			return ports.IdempotencyRecord{}, false, fmt.Errorf("idempotency begin %s/%s: key keeps vanishing", rec.Scope, rec.Key)
 		}
@@ -141,24 +140,24 @@ func (s *IdempotencyStore) Begin(ctx context.Context, rec ports.IdempotencyRecor
 // the key is unknown, ErrConflict when it is already complete.
 func (s *IdempotencyStore) Complete(ctx context.Context, rec ports.IdempotencyRecord) error {
 	row := idemToRow(rec)
-	var n int64
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := idemAsyncCommit(ctx, tx); err != nil {
-			return err
-		}
-		q := tx.NewUpdate().Model(&row).Column("status_code", "header", "body").
-			Set("completed = true").
-			Where("scope = ?", rec.Scope).Where("key = ?", rec.Key).Where("NOT completed")
-		if !rec.ExpiresAt.IsZero() {
-			q = q.Column("expires_at")
-		}
-		res, err := q.Exec(ctx)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	header, err := idemHeader(row.Header)
+	if err != nil {
+		return fmt.Errorf("idempotency complete %s/%s: %w", rec.Scope, rec.Key, err)
+	}
+	var expires any // NULL keeps the stored expiry
+	if !rec.ExpiresAt.IsZero() {
+		expires = row.ExpiresAt
+	}
+	res, err := s.db.NewRaw(idemAsync+`
+		UPDATE idempotency_keys AS k
+		SET completed = true, status_code = ?, header = ?::jsonb, body = ?, expires_at = coalesce(?::timestamptz, k.expires_at)
+		FROM async
+		WHERE k.scope = ? AND k.key = ? AND NOT k.completed`,
+		row.StatusCode, header, row.Body, expires, rec.Scope, rec.Key).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("idempotency complete %s/%s: %w", rec.Scope, rec.Key, err)
+	}
+	n, err := res.RowsAffected()
 	if err != nil {
 		return fmt.Errorf("idempotency complete %s/%s: %w", rec.Scope, rec.Key, err)
 	}
@@ -175,10 +174,12 @@ func (s *IdempotencyStore) Complete(ctx context.Context, rec ports.IdempotencyRe
 	return fmt.Errorf("idempotency key %s/%s: %w", rec.Scope, rec.Key, ports.ErrNotFound)
 }
 
-// Release drops an unfinished claim; a completed key stays.
+// Release drops an unfinished claim; a completed key stays. (Lost in a
+// crash, the claim only lapses after its lease.)
 func (s *IdempotencyStore) Release(ctx context.Context, scope, key string) error {
-	_, err := s.db.NewDelete().Model((*idemRow)(nil)).
-		Where("scope = ?", scope).Where("key = ?", key).Where("NOT completed").Exec(ctx)
+	_, err := s.db.NewRaw(idemAsync+`
+		DELETE FROM idempotency_keys AS k USING async
+		WHERE k.scope = ? AND k.key = ? AND NOT k.completed`, scope, key).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("idempotency release %s/%s: %w", scope, key, err)
 	}

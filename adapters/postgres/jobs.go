@@ -41,11 +41,12 @@ func (r storeJobRow) toPort() ports.Job {
 // rollback); through Read() each call commits on its own.
 type storeJobs struct{ tx *storeTx }
 
-// run executes a write in the unit of work (under its savepoint) or, on
+// run executes a write in the unit of work (without a savepoint: job writes
+// never expect a refusal, Enqueue being ON CONFLICT DO NOTHING) or, on
 // Read(), directly on the pool.
 func (q storeJobs) run(ctx context.Context, what string, write func(ctx context.Context) (sql.Result, error)) (sql.Result, error) {
 	if q.tx.write {
-		return q.tx.exec(ctx, what, write)
+		return q.tx.execPlain(ctx, what, write)
 	}
 	res, err := write(ctx)
 	if err != nil {

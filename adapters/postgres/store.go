@@ -19,9 +19,14 @@ import (
 // accounts, transactions and the job queue (migrations/0004_*.sql), and the
 // ledger accounts a unit of work creates with them.
 //
-// Every write inside a unit of work runs under a savepoint, so a refused
-// write (a *ports.ConflictError) leaves the transaction usable, as in the
-// memory store.
+// A write that can be refused for an expected unique conflict the caller
+// handles (customers, credentials, auth methods, external accounts…) runs
+// under a savepoint, so the refusal (a *ports.ConflictError) leaves the
+// transaction usable, as in the memory store. The hot writes whose keys are
+// unique by construction or which never conflict (transactions, jobs,
+// ledger accounts) run without one: a savepoint costs two round trips, and
+// a failure there aborts the unit of work (its error, a conflict included,
+// is still returned mapped).
 type Store struct {
 	db *bun.DB
 }
@@ -120,6 +125,22 @@ func (tx *storeTx) exec(ctx context.Context, what string, write func(ctx context
 	}
 	if _, err := tx.db.ExecContext(ctx, "RELEASE SAVEPOINT corridor_write"); err != nil {
 		return nil, fmt.Errorf("%s: release savepoint: %w", what, err)
+	}
+	return res, nil
+}
+
+// execPlain runs a write without a savepoint: for writes that expect no
+// refusal (keys unique by construction, ON CONFLICT DO NOTHING, updates by
+// primary key). A failure aborts the unit of work; a unique violation is
+// still returned as a *ports.ConflictError, for a caller that handles it
+// after InTx returns.
+func (tx *storeTx) execPlain(ctx context.Context, what string, write func(ctx context.Context) (sql.Result, error)) (sql.Result, error) {
+	if !tx.write {
+		return nil, errStoreReadOnly
+	}
+	res, err := write(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, storeConflict(err))
 	}
 	return res, nil
 }
@@ -454,7 +475,7 @@ func (r storeLedgerAccounts) Create(ctx context.Context, accts ...ledger.Account
 		}
 		ids[i] = a.ID
 	}
-	_, err := r.tx.exec(ctx, "create ledger accounts", func(ctx context.Context) (sql.Result, error) {
+	_, err := r.tx.execPlain(ctx, "create ledger accounts", func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewInsert().Model(&rows).On("CONFLICT (id) DO NOTHING").Returning("NULL").Exec(ctx)
 	})
 	if err != nil {

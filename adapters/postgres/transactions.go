@@ -104,7 +104,7 @@ type storeTxns struct{ tx *storeTx }
 
 func (r storeTxns) Create(ctx context.Context, t ports.Transaction) error {
 	row := storeTxnToRow(t)
-	_, err := r.tx.exec(ctx, "create transaction "+t.ID, func(ctx context.Context) (sql.Result, error) {
+	_, err := r.tx.execPlain(ctx, "create transaction "+t.ID, func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
 	})
 	return err
@@ -136,7 +136,7 @@ func (r storeTxns) GetForUpdate(ctx context.Context, platformID, id string) (por
 func (r storeTxns) Update(ctx context.Context, t ports.Transaction) error {
 	row := storeTxnToRow(t)
 	what := "update transaction " + t.ID
-	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewUpdate().Model(&row).
 			ExcludeColumn("id", "platform_id", "customer_id", "type", "created_at").
 			WherePK().Where("platform_id = ?", t.PlatformID).Exec(ctx)
