@@ -24,30 +24,10 @@ import (
 func BenchmarkHTTPFund(b *testing.B) {
 	for _, backendName := range []string{"memory", "postgres"} {
 		b.Run(backendName, func(b *testing.B) {
-			cfg, err := LoadConfig(func(string) string { return "" })
-			if err != nil {
-				b.Fatal(err)
-			}
-			if backendName == "postgres" {
-				cfg.DatabaseURL = pgtest.NewDatabase(b)
-			}
-			ctx := context.Background()
-			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			clock := system.Clock{}
-			be, err := openBackend(ctx, cfg, clock, log)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer be.close()
-			svc := newServices(be, cfg, clock)
-			p, err := svc.platforms.Create(ctx, "bench", cfg.SandboxUmaDomain, []string{"USD"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			tokenID, secret, err := svc.platforms.IssueCredential(ctx, p.ID, "bench")
-			if err != nil {
-				b.Fatal(err)
-			}
+			env := newBenchEnv(b, backendName)
+			be, svc, cfg, clock, log := env.be, env.svc, env.cfg, env.clock, env.log
+			tokenID, secret := env.tokenID, env.secret
+			p := env.platform
 			accts := benchAccounts(b, be, svc, p.ID)
 			srv := httptest.NewServer(newHandler(be, svc, cfg, clock, log))
 			defer srv.Close()
@@ -80,6 +60,48 @@ func BenchmarkHTTPFund(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchEnv is a backend with a platform and its credential, for the HTTP
+// benchmarks.
+type benchEnv struct {
+	cfg             Config
+	clock           ports.Clock
+	log             *slog.Logger
+	be              *backend
+	svc             services
+	platform        ports.Platform
+	tokenID, secret string
+}
+
+// newBenchEnv opens a memory or PostgreSQL (scratch database) backend and
+// provisions a USD platform; the backend closes when the benchmark ends.
+func newBenchEnv(b *testing.B, backendName string) benchEnv {
+	b.Helper()
+	cfg, err := LoadConfig(func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	if backendName == "postgres" {
+		cfg.DatabaseURL = pgtest.NewDatabase(b)
+	}
+	ctx := context.Background()
+	env := benchEnv{cfg: cfg, clock: system.Clock{}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	env.be, err = openBackend(ctx, cfg, env.clock, env.log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(env.be.close)
+	env.svc = newServices(env.be, cfg, env.clock)
+	env.platform, err = env.svc.platforms.Create(ctx, "bench", cfg.SandboxUmaDomain, []string{"USD"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	env.tokenID, env.secret, err = env.svc.platforms.IssueCredential(ctx, env.platform.ID, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return env
 }
 
 // benchAccounts makes 100 customers and returns their USD account ids.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/loadtest"
-	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
 // BenchmarkHTTPTransferOut drives POST /transfer-out through the whole HTTP
@@ -34,30 +32,10 @@ func BenchmarkHTTPTransferOut(b *testing.B) {
 }
 
 func benchTransferOut(b *testing.B, backendName string, withWorkers bool) {
-	cfg, err := LoadConfig(func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	if backendName == "postgres" {
-		cfg.DatabaseURL = pgtest.NewDatabase(b)
-	}
+	env := newBenchEnv(b, backendName)
+	be, svc, cfg, clock, log := env.be, env.svc, env.cfg, env.clock, env.log
+	tokenID, secret, p := env.tokenID, env.secret, env.platform
 	ctx := context.Background()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	clock := system.Clock{}
-	be, err := openBackend(ctx, cfg, clock, log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer be.close()
-	svc := newServices(be, cfg, clock)
-	p, err := svc.platforms.Create(ctx, "bench", cfg.SandboxUmaDomain, []string{"USD"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	tokenID, secret, err := svc.platforms.IssueCredential(ctx, p.ID, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
 	accts := benchAccounts(b, be, svc, p.ID)
 	dests := make([]string, len(accts))
 	for i, a := range accts {
