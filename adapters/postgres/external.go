@@ -123,14 +123,7 @@ func (r storeExternals) Update(ctx context.Context, a ports.ExternalAccount) err
 
 func storeExternalFilter(q *bun.SelectQuery, f ports.ExternalAccountFilter) *bun.SelectQuery {
 	q = q.Where("platform_id = ?", f.PlatformID).Where("NOT is_deleted")
-	switch {
-	case f.CustomerID != "":
-		q = q.Where("customer_id = ?", f.CustomerID)
-	case f.PlatformOnly:
-		q = q.Where("customer_id = ''")
-	default:
-		q = q.Where("customer_id <> ''")
-	}
+	q = storeOwnerFilter(q, f.CustomerID, f.PlatformOnly)
 	if f.Currency != "" {
 		q = q.Where("currency = ?", f.Currency)
 	}
@@ -138,17 +131,5 @@ func storeExternalFilter(q *bun.SelectQuery, f ports.ExternalAccountFilter) *bun
 }
 
 func (r storeExternals) List(ctx context.Context, f ports.ExternalAccountFilter, page ports.Page) ([]ports.ExternalAccount, int, error) {
-	total, err := storeExternalFilter(r.tx.db.NewSelect().Model((*storeExternalRow)(nil)), f).Count(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("count external accounts: %w", err)
-	}
-	var rows []storeExternalRow
-	if err := storePage(storeExternalFilter(r.tx.db.NewSelect().Model(&rows), f), page).Scan(ctx); err != nil {
-		return nil, 0, fmt.Errorf("list external accounts: %w", err)
-	}
-	out := make([]ports.ExternalAccount, len(rows))
-	for i, row := range rows {
-		out[i] = row.toPort()
-	}
-	return out, int(total), nil
+	return storeList[storeExternalRow, ports.ExternalAccount](ctx, r.tx.db, func(q *bun.SelectQuery) *bun.SelectQuery { return storeExternalFilter(q, f) }, page, "external accounts")
 }

@@ -181,6 +181,38 @@ func storePage(q *bun.SelectQuery, page ports.Page) *bun.SelectQuery {
 	return q
 }
 
+// storeList runs a filtered, keyset-paginated list: the count of every row
+// the filter matches, then one page (see storePage) converted to ports
+// values. R is the bun row type, P the ports type it converts to.
+func storeList[R interface{ toPort() P }, P any](ctx context.Context, db bun.IDB, filter func(*bun.SelectQuery) *bun.SelectQuery, page ports.Page, what string) ([]P, int, error) {
+	total, err := filter(db.NewSelect().Model((*R)(nil))).Count(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count %s: %w", what, err)
+	}
+	var rows []R
+	if err := storePage(filter(db.NewSelect().Model(&rows)), page).Scan(ctx); err != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", what, err)
+	}
+	out := make([]P, len(rows))
+	for i, row := range rows {
+		out[i] = row.toPort()
+	}
+	return out, int(total), nil
+}
+
+// storeOwnerFilter selects one customer's rows, the platform's own rows
+// (no customer), or, with neither, every customer's rows.
+func storeOwnerFilter(q *bun.SelectQuery, customerID string, platformOnly bool) *bun.SelectQuery {
+	switch {
+	case customerID != "":
+		return q.Where("customer_id = ?", customerID)
+	case platformOnly:
+		return q.Where("customer_id = ''")
+	default:
+		return q.Where("customer_id <> ''")
+	}
+}
+
 func (tx *storeTx) Platforms() ports.PlatformRepo               { return storePlatforms{tx} }
 func (tx *storeTx) Customers() ports.CustomerRepo               { return storeCustomers{tx} }
 func (tx *storeTx) InternalAccounts() ports.InternalAccountRepo { return storeAccounts{tx} }
@@ -319,19 +351,7 @@ func storeCustomerFilter(q *bun.SelectQuery, f ports.CustomerFilter) *bun.Select
 }
 
 func (r storeCustomers) List(ctx context.Context, f ports.CustomerFilter, page ports.Page) ([]ports.Customer, int, error) {
-	total, err := storeCustomerFilter(r.tx.db.NewSelect().Model((*storeCustomerRow)(nil)), f).Count(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("count customers: %w", err)
-	}
-	var rows []storeCustomerRow
-	if err := storePage(storeCustomerFilter(r.tx.db.NewSelect().Model(&rows), f), page).Scan(ctx); err != nil {
-		return nil, 0, fmt.Errorf("list customers: %w", err)
-	}
-	out := make([]ports.Customer, len(rows))
-	for i, row := range rows {
-		out[i] = row.toPort()
-	}
-	return out, int(total), nil
+	return storeList[storeCustomerRow, ports.Customer](ctx, r.tx.db, func(q *bun.SelectQuery) *bun.SelectQuery { return storeCustomerFilter(q, f) }, page, "customers")
 }
 
 // ---- internal accounts ----
@@ -357,14 +377,7 @@ func (r storeAccounts) Get(ctx context.Context, platformID, id string) (ports.In
 
 func storeAccountFilter(q *bun.SelectQuery, f ports.InternalAccountFilter) *bun.SelectQuery {
 	q = q.Where("platform_id = ?", f.PlatformID)
-	switch {
-	case f.CustomerID != "":
-		q = q.Where("customer_id = ?", f.CustomerID)
-	case f.PlatformOnly:
-		q = q.Where("customer_id = ''")
-	default:
-		q = q.Where("customer_id <> ''")
-	}
+	q = storeOwnerFilter(q, f.CustomerID, f.PlatformOnly)
 	if f.Currency != "" {
 		q = q.Where("currency = ?", f.Currency)
 	}
@@ -375,19 +388,7 @@ func storeAccountFilter(q *bun.SelectQuery, f ports.InternalAccountFilter) *bun.
 }
 
 func (r storeAccounts) List(ctx context.Context, f ports.InternalAccountFilter, page ports.Page) ([]ports.InternalAccount, int, error) {
-	total, err := storeAccountFilter(r.tx.db.NewSelect().Model((*storeAccountRow)(nil)), f).Count(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("count internal accounts: %w", err)
-	}
-	var rows []storeAccountRow
-	if err := storePage(storeAccountFilter(r.tx.db.NewSelect().Model(&rows), f), page).Scan(ctx); err != nil {
-		return nil, 0, fmt.Errorf("list internal accounts: %w", err)
-	}
-	out := make([]ports.InternalAccount, len(rows))
-	for i, row := range rows {
-		out[i] = row.toPort()
-	}
-	return out, int(total), nil
+	return storeList[storeAccountRow, ports.InternalAccount](ctx, r.tx.db, func(q *bun.SelectQuery) *bun.SelectQuery { return storeAccountFilter(q, f) }, page, "internal accounts")
 }
 
 // ---- auth methods ----
