@@ -84,9 +84,7 @@ func (r storeExternals) List(_ context.Context, f ports.ExternalAccountFilter, p
 		switch {
 		case a.PlatformID != f.PlatformID,
 			a.IsDeleted,
-			f.CustomerID != "" && a.CustomerID != f.CustomerID,
-			f.CustomerID == "" && f.PlatformOnly && a.CustomerID != "",
-			f.CustomerID == "" && !f.PlatformOnly && a.CustomerID == "",
+			!storeOwnerMatches(a.CustomerID, f.CustomerID, f.PlatformOnly),
 			f.Currency != "" && a.Currency != f.Currency:
 			return false
 		}

@@ -233,6 +233,20 @@ func storePage[V any](rows []V, key func(V) (time.Time, string), page ports.Page
 	return rows, total
 }
 
+// storeOwnerMatches applies a list's owner filter to a row owned by
+// customerID: one customer's rows, the platform's own rows (no customer),
+// or, with neither, every customer's rows.
+func storeOwnerMatches(customerID, wantCustomer string, platformOnly bool) bool {
+	switch {
+	case wantCustomer != "":
+		return customerID == wantCustomer
+	case platformOnly:
+		return customerID == ""
+	default:
+		return customerID != ""
+	}
+}
+
 func storeConflict(constraint string) error {
 	return &ports.ConflictError{Constraint: constraint}
 }
@@ -472,9 +486,7 @@ func (r storeAccounts) List(_ context.Context, f ports.InternalAccountFilter, pa
 	rows := storeAll(r.tx, pickAccounts, func(a ports.InternalAccount) bool {
 		switch {
 		case a.PlatformID != f.PlatformID,
-			f.CustomerID != "" && a.CustomerID != f.CustomerID,
-			f.CustomerID == "" && f.PlatformOnly && a.CustomerID != "",
-			f.CustomerID == "" && !f.PlatformOnly && a.CustomerID == "",
+			!storeOwnerMatches(a.CustomerID, f.CustomerID, f.PlatformOnly),
 			f.Currency != "" && a.Currency != f.Currency,
 			f.Type != "" && a.Type != f.Type:
 			return false
