@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -70,12 +69,11 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Ha
 		writeError(w, r, toError(fault.Invalid(idempotencyHeader, fmt.Sprintf("must be at most %d characters", maxIdempotencyKey))))
 		return
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := requestBody(r, s.d.MaxBodyBytes)
 	if err != nil {
 		writeError(w, r, toError(fault.Invalid("body", "could not read the request body")))
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	ctx := r.Context()
 	scope := principal(ctx).TokenID
 	hash := requestHash(r, body)

@@ -241,8 +241,25 @@ func (s *server) limitBody(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, body))
 	}
 	s.route(w, r)
+}
+
+// bodyKey carries the request body limitBody already read, so later
+// middleware (the idempotency hash) need not read and copy it again.
+type bodyKey struct{}
+
+// requestBody returns the body limitBody read; a request that did not pass
+// through limitBody (a test calling a middleware alone) is read here, within
+// the same limit.
+func requestBody(r *http.Request, limit int64) ([]byte, error) {
+	if b, ok := r.Context().Value(bodyKey{}).([]byte); ok || r.Body == nil {
+		return b, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit))
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return b, err
 }
 
 // route dispatches to the API, answering unknown routes and methods with
