@@ -43,6 +43,9 @@ type Transaction struct {
 	FailureReason         string
 	QuoteID               string
 	AgentID               string
+	// Details holds the fields no filter reads (rate details, refund,
+	// counterparty information, UMA addresses, payment instructions).
+	Details TransactionDetails
 
 	SettledAt *time.Time
 	CreatedAt time.Time
