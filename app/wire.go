@@ -10,22 +10,30 @@ import (
 	"github.com/uptrace/bun"
 
 	fxstatic "github.com/corridorpay/corridor/adapters/fx/static"
+	kycmanual "github.com/corridorpay/corridor/adapters/kyc/manual"
+	kycsandbox "github.com/corridorpay/corridor/adapters/kyc/sandbox"
 	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/postgres"
 	"github.com/corridorpay/corridor/adapters/rails/sandbox"
 	"github.com/corridorpay/corridor/adapters/redis"
 	"github.com/corridorpay/corridor/adapters/system"
+	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
 	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
+	walletsandbox "github.com/corridorpay/corridor/adapters/walletsig/sandbox"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/external"
+	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/jobs"
+	"github.com/corridorpay/corridor/core/kyc"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/core/quotes"
 	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
+	"github.com/corridorpay/corridor/core/uma"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 
@@ -42,7 +50,10 @@ type backend struct {
 	// rails routes money to the world: one adapter per row of the rail
 	// table (the sandbox adapter for every rail, for now).
 	rails *rails.Registry
-	log   *slog.Logger
+	// uma resolves UMA receivers (the sandbox directory at the configured
+	// domain, for now): lookups and the UMA payout rails use it.
+	uma ports.UmaDirectory
+	log *slog.Logger
 	// durable is true on PostgreSQL (state survives a restart).
 	durable bool
 	pingers map[string]ports.Pinger
@@ -53,7 +64,10 @@ type backend struct {
 // (REDIS_URL) or memory caches. On PostgreSQL it applies migrations first.
 func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.Logger) (*backend, error) {
 	b := &backend{pingers: map[string]ports.Pinger{}, log: log}
-	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.Factory(clock))
+	b.uma = umasandbox.New(cfg.SandboxUmaDomain)
+	// The rail table plus one UMA payout rail per currency (quotes to UMA
+	// addresses settle through them).
+	reg, err := rails.FromSpecs(append(rails.DefaultSpecs(), quotes.RailSpecs(money.Codes())...), sandbox.FactoryWithUMA(clock, b.uma))
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +166,14 @@ type services struct {
 	// receiver lookups.
 	external *external.Service
 	lookup   *lookup.Service
+	// exchangeRates lists indicative rates; uma simulates incoming UMA
+	// payments (sandbox).
+	exchangeRates *fx.Board
+	uma           *uma.Service
+	// kyc verifies customers (owners, documents, verifications).
+	kyc *kyc.Service
+	// quotes prices, executes and settles cross-currency payments.
+	quotes *quotes.Service
 }
 
 func newServices(b *backend, cfg Config, clock ports.Clock) services {
@@ -171,8 +193,27 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 		verify = append(verify, external.WithVerifier(verifysandbox.Verifier{}))
 	}
 	s.external = external.New(b.store, clock, ids, verify...)
-	s.lookup = lookup.New(b.store, fxstatic.Default(clock), clock, ids)
+	s.lookup = lookup.New(b.store, fxstatic.Default(clock), clock, ids, lookup.WithRails(b.rails), lookup.WithUmaDirectory(b.uma))
+	s.exchangeRates = fx.NewBoard(fxstatic.Default(clock), b.rails)
+	s.uma = uma.New(b.store, b.ledger, b.uma, b.rails, clock, ids, cfg.Sandbox)
+	// KYC/KYB: the sandbox provider decides by the spec's suffixes;
+	// without the sandbox every complete application waits for manual
+	// review (a real provider is a new adapters/kyc/<name> folder).
+	var kycProvider ports.KYCProvider = kycmanual.Provider{}
+	if cfg.Sandbox {
+		kycProvider = kycsandbox.Provider{}
+	}
+	s.kyc = kyc.New(b.store, kycProvider, clock, ids, kyc.Options{})
 	s.transfers.Register(s.runner)
+	var wallet ports.WalletSignatureVerifier
+	if cfg.Sandbox {
+		// The sandbox literal; real stamp verification arrives with wallet
+		// auth (without a verifier, embedded-wallet executions fail).
+		wallet = walletsandbox.Verifier{}
+	}
+	s.quotes = quotes.New(b.store, b.ledger, b.rails, fxstatic.Default(clock), wallet, clock, ids,
+		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
+	s.quotes.Register(s.runner)
 	// The orphan-hold reaper is a self-rescheduling job; each start asks
 	// for the current slot (a no-op when another instance already did).
 	if err := s.transfers.ScheduleReaper(context.Background(), b.store.Read().Jobs(), clock.Now()); err != nil && b.log != nil {
@@ -190,6 +231,10 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		Transactions:   s.transactions,
 		External:       s.external,
 		Lookup:         s.lookup,
+		ExchangeRates:  s.exchangeRates,
+		Uma:            s.uma,
+		KYC:            s.kyc,
+		Quotes:         s.quotes,
 		Idempotency:    b.idem,
 		Cache:          b.cache,
 		Clock:          clock,

@@ -19,6 +19,16 @@ type LedgerStore interface {
 	// e.ID already exists it returns the stored entry with an error matching
 	// ledger.ErrExists (same request) or ledger.ErrExistsDifferent.
 	Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry, error)
+	// PostWith is Post that also writes recs in the same database
+	// transaction, if and only if this call records e: a refused entry, or
+	// one that already exists (ErrExists, ErrExistsDifferent), writes none
+	// of them. A transaction in recs whose id is already stored fails the
+	// call with an error matching ErrConflict, and e is not recorded. Group
+	// committing stores share one commit among many callers' entries and
+	// records, so a use case that moves money and records why (a
+	// transaction and the job that continues it) pays no unit of work of
+	// its own.
+	PostWith(ctx context.Context, e ledger.Entry, recs Records) (ledger.JournalEntry, error)
 	// Account returns one account or ErrNotFound.
 	Account(ctx context.Context, id string) (ledger.Account, error)
 	// Accounts returns the accounts that exist among ids, in ids order.
@@ -37,3 +47,17 @@ type LedgerStore interface {
 	// Snapshot returns every account and pending transfer, for the verifier.
 	Snapshot(ctx context.Context) ([]ledger.Account, []ledger.PendingTransfer, error)
 }
+
+// Records are business rows written atomically with a ledger entry (see
+// LedgerStore.PostWith). They are created, never updated, so writing them
+// cannot depend on rows another writer changes.
+type Records struct {
+	// Transactions are created (TransactionRepo.Create).
+	Transactions []Transaction
+	// Jobs are enqueued (JobQueue.Enqueue: a job whose ID or Key is already
+	// queued is a no-op).
+	Jobs []Job
+}
+
+// Empty reports whether r writes nothing.
+func (r Records) Empty() bool { return len(r.Transactions) == 0 && len(r.Jobs) == 0 }

@@ -10,8 +10,11 @@ import (
 type Lookup struct {
 	ID         string // "Lookup:<uuid>"
 	PlatformID string
-	// AccountID is the external account looked up.
-	AccountID string
+	// AccountID is the external account looked up; ReceiverUmaAddress the
+	// UMA address (GET /receiver/uma/{receiverUmaAddress}). One of the two
+	// is set.
+	AccountID          string
+	ReceiverUmaAddress string
 	// The sender: a customer of the platform and/or a UMA address.
 	CustomerID       string
 	SenderUmaAddress string

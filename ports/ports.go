@@ -71,6 +71,35 @@ type Tx interface {
 	Jobs() JobQueue
 	// Lookups keeps receiver lookups for the quotes that follow them.
 	Lookups() LookupRepo
+	// Parties reads a payment's internal and external account and the
+	// internal account's customer together (one round trip on a database).
+	Parties() PartyReader
+	// Quotes keeps quotes; GetForUpdate serialises executions of one quote.
+	Quotes() QuoteRepo
+	// KYC/KYB (kyc.go): beneficial owners, verifications, documents, and
+	// the outbox of status-change events.
+	BeneficialOwners() BeneficialOwnerRepo
+	Verifications() VerificationRepo
+	Documents() DocumentRepo
+	Events() EventRepo
+}
+
+// Parties are what a payment between an internal and an external account
+// of one platform reads before it moves money. Each part is what its own
+// repository's Get returns, or the zero value where that Get would answer
+// ErrNotFound: Internal as InternalAccounts().Get, External as
+// ExternalAccounts().Get (deleted accounts are absent), Customer as
+// Customers().Get of Internal.CustomerID (deleted customers are present,
+// with IsDeleted; zero for a platform account).
+type Parties struct {
+	Internal InternalAccount
+	External ExternalAccount
+	Customer Customer
+}
+
+// PartyReader reads Parties.
+type PartyReader interface {
+	Get(ctx context.Context, platformID, internalAccountID, externalAccountID string) (Parties, error)
 }
 
 // LedgerAccountCreator creates ledger accounts; creating an account that

@@ -52,6 +52,13 @@ type Quote struct {
 	RemittanceInformation string
 	// SenderCustomerInfo and CounterpartyInformation are free-form
 	// key-value data (reference CustomerInfoFieldName keys).
+	//
+	// Free-form maps here, in PaymentInstruction.Info and in
+	// TransactionDetails are stored as JSON: every store hands back what
+	// encoding/json decodes with UseNumber (string, bool, nil, json.Number
+	// for every number, so an int64 comes back exact, []any,
+	// map[string]any), an empty map reads back as nil, and a value JSON
+	// cannot encode is refused on write.
 	SenderCustomerInfo      map[string]any
 	CounterpartyInformation map[string]any
 	PaymentInstructions     []PaymentInstruction
@@ -64,14 +71,15 @@ type Quote struct {
 
 // RateDetails breaks a quote's price down (reference OutgoingRateDetails).
 // Multipliers and the variable rate are decimal strings; fixed fees and
-// the variable fee amount are minor units of the sending currency.
+// the variable fee amount are minor units of the sending currency. The JSON
+// tags name its keys inside the stored JSON documents (TransactionDetails).
 type RateDetails struct {
-	CounterpartyMultiplier   string
-	CounterpartyFixedFee     int64
-	ServiceMultiplier        string
-	ServiceFixedFee          int64
-	ServiceVariableFeeRate   string
-	ServiceVariableFeeAmount int64
+	CounterpartyMultiplier   string `json:"counterpartyMultiplier,omitempty"`
+	CounterpartyFixedFee     int64  `json:"counterpartyFixedFee"`
+	ServiceMultiplier        string `json:"serviceMultiplier,omitempty"`
+	ServiceFixedFee          int64  `json:"serviceFixedFee"`
+	ServiceVariableFeeRate   string `json:"serviceVariableFeeRate,omitempty"`
+	ServiceVariableFeeAmount int64  `json:"serviceVariableFeeAmount"`
 }
 
 // PaymentInstruction tells the payer how to fund a quote whose source is
@@ -79,9 +87,9 @@ type RateDetails struct {
 // reference's accountOrWalletInfo object, keyed by its wire names
 // ("accountType", "accountNumber", "payloadToSign", …).
 type PaymentInstruction struct {
-	InstructionsNotes string
-	IsPlatformAccount bool
-	Info              map[string]any
+	InstructionsNotes string         `json:"instructionsNotes,omitempty"`
+	IsPlatformAccount bool           `json:"isPlatformAccount"`
+	Info              map[string]any `json:"accountOrWalletInfo,omitempty"`
 }
 
 type QuoteRepo interface {

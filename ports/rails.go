@@ -37,7 +37,21 @@ type RailRequest struct {
 	Amount    int64
 	// Account is the external account moved to or from.
 	Account ExternalAccount
+	// Purpose says what the movement pays: a same-currency transfer (empty)
+	// or a quote's payout (RailPurposeQuote), whose outcomes differ (a
+	// quote payout can be cancelled, returned after settling, or fail
+	// without its funds coming back).
+	Purpose RailPurpose `json:",omitempty"`
+	// UmaAddress is the receiver of a payout to a UMA address (Account is
+	// then empty).
+	UmaAddress string `json:",omitempty"`
 }
+
+// RailPurpose names what a rail movement is for.
+type RailPurpose string
+
+// RailPurposeQuote is the payout of an executed quote.
+const RailPurposeQuote RailPurpose = "QUOTE"
 
 // RailState is where a submitted movement stands.
 type RailState string
@@ -46,9 +60,20 @@ const (
 	RailPending   RailState = "PENDING"
 	RailSucceeded RailState = "SUCCEEDED"
 	RailFailed    RailState = "FAILED"
+	// RailCancelled: the payout was cancelled before delivery (by the
+	// sender's request) and its funds came back.
+	RailCancelled RailState = "CANCELLED"
+	// RailReturned: a movement that SUCCEEDED was later returned by the
+	// receiving institution and its funds came back.
+	RailReturned RailState = "RETURNED"
+	// RailFailedUnreturned: the payout failed and its funds did not come
+	// back (they stay with the rail until resolved out of band).
+	RailFailedUnreturned RailState = "FAILED_UNRETURNED"
 )
 
-// RailResult is a rail's answer. A PENDING result says when to ask again.
+// RailResult is a rail's answer. A PENDING result says when to ask again;
+// a SUCCEEDED result with CheckAt set may still be RETURNED, so ask again
+// then (a rail's return window).
 type RailResult struct {
 	State         RailState
 	FailureReason string // reference failureReason when FAILED

@@ -2,11 +2,16 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/ports"
 )
 
 // Principal is who an authenticated request acts for: the platform and the
@@ -57,10 +62,16 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tokenID, secret, err := parseBasic(r.Header.Get("Authorization"))
 		if err == nil {
-			var cred Principal
-			c, aerr := s.d.Platforms.Authenticate(r.Context(), tokenID, secret)
+			key := credKey{svc: s.d.Platforms, hash: credHash(tokenID, secret)}
+			cred, aerr := verified.get(key), error(nil)
+			if cred.PlatformID == "" {
+				var c ports.APICredential
+				if c, aerr = s.d.Platforms.Authenticate(r.Context(), tokenID, secret); aerr == nil {
+					cred = Principal{PlatformID: c.PlatformID, TokenID: c.TokenID}
+					verified.put(key, cred)
+				}
+			}
 			if aerr == nil {
-				cred = Principal{PlatformID: c.PlatformID, TokenID: c.TokenID}
 				if ri := infoFrom(r.Context()); ri != nil {
 					ri.platformID = cred.PlatformID
 				}
@@ -71,4 +82,72 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		}
 		writeError(w, r, toError(err))
 	})
+}
+
+// Verified credentials are remembered for credTTL, so a busy client costs
+// one credential lookup every few seconds instead of one per request. Only
+// successes are kept, under the SHA-256 of the token id and the secret
+// (never the secret itself): a wrong secret hashes elsewhere and is looked
+// up. The key also names the platforms service, so servers on different
+// stores in one process never share an answer. A credential revoked in the
+// store would stay usable for up to credTTL.
+const (
+	credTTL = 5 * time.Second
+	// credCacheMax bounds the cache; it is cleared when full.
+	credCacheMax = 10_000
+)
+
+type credKey struct {
+	svc  *platforms.Service
+	hash [sha256.Size]byte
+}
+
+type credEntry struct {
+	p       Principal
+	expires time.Time
+}
+
+type credCache struct {
+	ttl time.Duration
+	max int
+	now func() time.Time // the wall clock: freshness against the store
+
+	mu sync.Mutex
+	m  map[credKey]credEntry
+}
+
+var verified = &credCache{ttl: credTTL, max: credCacheMax, now: time.Now, m: map[credKey]credEntry{}}
+
+func credHash(tokenID, secret string) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(tokenID))
+	h.Write([]byte{0})
+	h.Write([]byte(secret))
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// get returns the unexpired principal stored under k (zero when none).
+func (c *credCache) get(k credKey) Principal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, found := c.m[k]
+	if !found {
+		return Principal{}
+	}
+	if c.now().After(e.expires) {
+		delete(c.m, k)
+		return Principal{}
+	}
+	return e.p
+}
+
+func (c *credCache) put(k credKey, p Principal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[k] = credEntry{p: p, expires: c.now().Add(c.ttl)}
 }

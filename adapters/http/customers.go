@@ -168,6 +168,7 @@ type Customer struct {
 	Address             *Address              `json:"address,omitempty"`
 	EndUserTermsConsent *EndUserTermsConsent  `json:"endUserTermsConsent,omitempty"`
 	BusinessInfo        *CustomerBusinessInfo `json:"businessInfo,omitempty" doc:"BUSINESS customers only"`
+	BeneficialOwners    []BeneficialOwner     `json:"beneficialOwners,omitempty" doc:"BUSINESS customers only: the people who own or control the business"`
 
 	SourceOfFundsCategories          []string `json:"sourceOfFundsCategories,omitempty"`
 	SourceOfFundsOtherDescription    string   `json:"sourceOfFundsOtherDescription,omitempty"`
@@ -419,7 +420,7 @@ func registerCustomers(api huma.API, d Deps) {
 		if err != nil {
 			return nil, apiError(err)
 		}
-		return &customerOutput{Body: customerOut(c)}, nil
+		return customerBody(ctx, d, c)
 	})
 
 	huma.Register(api, huma.Operation{
@@ -461,6 +462,9 @@ func registerCustomers(api huma.API, d Deps) {
 		for i, c := range res.Customers {
 			out.Data[i] = customerOut(c)
 		}
+		if err := attachOwners(ctx, d, principal(ctx).PlatformID, out.Data); err != nil {
+			return nil, err
+		}
 		if res.HasMore && res.Next != nil {
 			out.NextCursor = encodeCursor(d.CursorKey, *res.Next)
 		}
@@ -480,7 +484,7 @@ func registerCustomers(api huma.API, d Deps) {
 		if err != nil {
 			return nil, apiError(err)
 		}
-		return &customerOutput{Body: customerOut(c)}, nil
+		return customerBody(ctx, d, c)
 	})
 
 	huma.Register(api, huma.Operation{
@@ -496,7 +500,7 @@ func registerCustomers(api huma.API, d Deps) {
 		if err != nil {
 			return nil, apiError(err)
 		}
-		return &customerOutput{Body: customerOut(c)}, nil
+		return customerBody(ctx, d, c)
 	})
 
 	huma.Register(api, huma.Operation{
@@ -512,6 +516,6 @@ func registerCustomers(api huma.API, d Deps) {
 		if err != nil {
 			return nil, apiError(err)
 		}
-		return &customerOutput{Body: customerOut(c)}, nil
+		return customerBody(ctx, d, c)
 	})
 }

@@ -66,22 +66,41 @@ type ReceiverExternalAccountLookupResponse struct {
 	AccountID               string                        `json:"accountId" doc:"The external account looked up" example:"ExternalAccount:e85dcbd6-dced-4ec4-b756-3c3a9ea3d965"`
 }
 
+// ReceiverUmaLookupResponse is what a UMA address takes and needs before
+// it is paid.
+type ReceiverUmaLookupResponse struct {
+	SupportedCurrencies     []CurrencyPreference          `json:"supportedCurrencies" doc:"Currencies the receiver can be paid in"`
+	RequiredPayerDataFields []CounterpartyFieldDefinition `json:"requiredPayerDataFields" doc:"Payer information the receiving side requires; supply it in the quote's senderCustomerInfo"`
+	LookupID                string                        `json:"lookupId" doc:"Lookup:<uuid>; pass it to the quote that follows" example:"Lookup:019542f5-b3e7-1d02-0000-000000000009"`
+	ReceiverUmaAddress      string                        `json:"receiverUmaAddress" doc:"The UMA address looked up" example:"$success.usd@sandbox.local"`
+}
+
 func lookupOut(l ports.Lookup) ReceiverExternalAccountLookupResponse {
-	out := ReceiverExternalAccountLookupResponse{
-		SupportedCurrencies:     make([]CurrencyPreference, len(l.Currencies)),
-		RequiredPayerDataFields: make([]CounterpartyFieldDefinition, len(l.RequiredPayerData)),
-		LookupID:                l.ID,
-		AccountID:               l.AccountID,
+	currencies, fields := lookupParts(l)
+	return ReceiverExternalAccountLookupResponse{
+		SupportedCurrencies: currencies, RequiredPayerDataFields: fields, LookupID: l.ID, AccountID: l.AccountID,
 	}
+}
+
+func umaLookupOut(l ports.Lookup) ReceiverUmaLookupResponse {
+	currencies, fields := lookupParts(l)
+	return ReceiverUmaLookupResponse{
+		SupportedCurrencies: currencies, RequiredPayerDataFields: fields, LookupID: l.ID, ReceiverUmaAddress: l.ReceiverUmaAddress,
+	}
+}
+
+func lookupParts(l ports.Lookup) ([]CurrencyPreference, []CounterpartyFieldDefinition) {
+	currencies := make([]CurrencyPreference, len(l.Currencies))
 	for i, c := range l.Currencies {
-		out.SupportedCurrencies[i] = CurrencyPreference{
+		currencies[i] = CurrencyPreference{
 			Currency: currencyOf(c.Currency), EstimatedExchangeRate: DecimalNumber(c.EstimatedRate), Min: c.Min, Max: c.Max,
 		}
 	}
+	fields := make([]CounterpartyFieldDefinition, len(l.RequiredPayerData))
 	for i, f := range l.RequiredPayerData {
-		out.RequiredPayerDataFields[i] = CounterpartyFieldDefinition{Name: f.Name, Mandatory: f.Mandatory}
+		fields[i] = CounterpartyFieldDefinition{Name: f.Name, Mandatory: f.Mandatory}
 	}
-	return out
+	return currencies, fields
 }
 
 // ---- operations ----
@@ -94,6 +113,18 @@ type lookupExternalAccountInput struct {
 
 type lookupOutput struct {
 	Body ReceiverExternalAccountLookupResponse
+}
+
+type lookupUmaInput struct {
+	// The address is checked by the service (400 INVALID_UMA_ADDRESS), not
+	// by the schema, so a malformed one gets the reference's code.
+	ReceiverUmaAddress string `path:"receiverUmaAddress" doc:"UMA address of the receiver ($user@domain)"`
+	SenderUmaAddress   string `query:"senderUmaAddress" maxLength:"255" doc:"UMA address of the sender, one of the platform's customers (optional if customerId is given)"`
+	CustomerID         string `query:"customerId" maxLength:"255" doc:"The sending customer (optional if senderUmaAddress is given)"`
+}
+
+type umaLookupOutput struct {
+	Body ReceiverUmaLookupResponse
 }
 
 func registerLookup(api huma.API, d Deps) {
@@ -116,5 +147,28 @@ func registerLookup(api huma.API, d Deps) {
 			return nil, apiError(err)
 		}
 		return &lookupOutput{Body: lookupOut(l)}, nil
+	})
+
+	huma.Register(api, huma.Operation{
+		OperationID: "lookupUma",
+		Method:      http.MethodGet,
+		Path:        "/receiver/uma/{receiverUmaAddress}",
+		Summary:     "Look up a UMA address for payment",
+		Description: "Asks the UMA receiver at an address which currencies it takes: each with the estimated rate " +
+			"from the sender's currency and the smallest and largest amounts it can receive, and the payer " +
+			"information the receiving side requires. Name the sender by customerId or senderUmaAddress (at " +
+			"least one). The answer is kept under lookupId for the quote that follows (a UMA_ADDRESS destination " +
+			"requires it). In the sandbox the receivers are $success.usd, $success.eur, $success.mxn, " +
+			"$pending.long.usd and $fail.compliance.usd at the sandbox UMA domain.",
+		Tags:   []string{"Cross-Currency Transfers"},
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
+	}, func(ctx context.Context, in *lookupUmaInput) (*umaLookupOutput, error) {
+		l, err := d.Lookup.LookupUma(ctx, principal(ctx).PlatformID, lookup.UmaQuery{
+			ReceiverUmaAddress: in.ReceiverUmaAddress, CustomerID: in.CustomerID, SenderUmaAddress: in.SenderUmaAddress,
+		})
+		if err != nil {
+			return nil, apiError(err)
+		}
+		return &umaLookupOutput{Body: umaLookupOut(l)}, nil
 	})
 }

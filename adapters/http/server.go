@@ -17,10 +17,14 @@ import (
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/fx"
+	"github.com/corridorpay/corridor/core/kyc"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/core/quotes"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
+	"github.com/corridorpay/corridor/core/uma"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -51,6 +55,15 @@ type Deps struct {
 	// registered when set.
 	External *external.Service
 	Lookup   *lookup.Service
+	// ExchangeRates (GET /exchange-rates) is registered when set.
+	ExchangeRates *fx.Board
+	// Uma (POST /sandbox/uma/receive) is registered when set.
+	Uma *uma.Service
+	// Quotes (/quotes…, POST /sandbox/send) is registered when set.
+	Quotes *quotes.Service
+	// KYC (/beneficial-owners, /verifications, /documents) is registered
+	// when set; business customers then carry their beneficialOwners.
+	KYC *kyc.Service
 	// Idempotency is the authoritative Idempotency-Key record (required);
 	// Cache speeds up replays (optional).
 	Idempotency ports.IdempotencyStore
@@ -131,6 +144,20 @@ func New(d Deps) http.Handler {
 	}
 	if d.Lookup != nil {
 		registerLookup(s.api, d)
+	}
+	if d.ExchangeRates != nil {
+		registerExchangeRates(s.api, d)
+	}
+	if d.Uma != nil {
+		registerSandboxUma(s.api, d)
+	}
+	if d.Quotes != nil {
+		registerQuotes(s.api, d)
+	}
+	if d.KYC != nil {
+		registerBeneficialOwners(s.api, d)
+		registerVerifications(s.api, d)
+		registerDocuments(s.api, d)
 	}
 	return s.logRequests(http.HandlerFunc(s.serve))
 }
@@ -224,7 +251,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 // limitBody reads the request body into memory, refusing one larger than
 // MaxBodyBytes with 413.
 func (s *server) limitBody(w http.ResponseWriter, r *http.Request) {
-	limit := s.d.MaxBodyBytes
+	limit := s.bodyLimit(r)
 	if r.ContentLength > limit {
 		writeError(w, r, statusError(http.StatusRequestEntityTooLarge, "the request body is too large"))
 		return

@@ -16,23 +16,49 @@ import (
 
 // ---- wire models ----
 
-// TransactionSource is where a transaction's money comes from.
+// TransactionSource is where a transaction's money comes from
+// (discriminated by sourceType): an account, a UMA address, or a payment
+// sent by the quote's payment instructions (REALTIME_FUNDING).
 type TransactionSource struct {
-	SourceType string `json:"sourceType" enum:"ACCOUNT" doc:"Kind of source"`
-	AccountID  string `json:"accountId" doc:"The internal (InternalAccount:<uuid>) or external (ExternalAccount:<uuid>) account debited"`
+	SourceType string `json:"sourceType" enum:"ACCOUNT,UMA_ADDRESS,REALTIME_FUNDING" doc:"Kind of source"`
+	AccountID  string `json:"accountId,omitempty" doc:"The internal (InternalAccount:<uuid>) or external (ExternalAccount:<uuid>) account debited (ACCOUNT)"`
+	UmaAddress string `json:"umaAddress,omitempty" doc:"The sender's UMA address (UMA_ADDRESS)"`
+	CustomerID string `json:"customerId,omitempty" doc:"The paying customer (REALTIME_FUNDING)"`
 	Currency   string `json:"currency,omitempty" doc:"Currency code of the source" example:"USD"`
 }
 
-// TransactionDestination is where a transaction's money goes.
+// TransactionDestination is where a transaction's money goes
+// (discriminated by destinationType).
 type TransactionDestination struct {
-	DestinationType string `json:"destinationType" enum:"ACCOUNT" doc:"Kind of destination"`
-	AccountID       string `json:"accountId" doc:"The internal or external account credited"`
+	DestinationType string `json:"destinationType" enum:"ACCOUNT,UMA_ADDRESS" doc:"Kind of destination"`
+	AccountID       string `json:"accountId,omitempty" doc:"The internal or external account credited (ACCOUNT)"`
+	UmaAddress      string `json:"umaAddress,omitempty" doc:"The receiver's UMA address (UMA_ADDRESS)"`
 	Currency        string `json:"currency,omitempty" doc:"Currency code of the destination" example:"USD"`
 }
 
 // ReconciliationInstructions help match a payment with its transaction.
 type ReconciliationInstructions struct {
-	Reference string `json:"reference,omitempty" doc:"Reference carried with the payment on its rail"`
+	Reference       string `json:"reference,omitempty" doc:"Reference carried with the payment on its rail"`
+	TransactionHash string `json:"transactionHash,omitempty" doc:"On-chain transaction hash (deprecated; crypto payouts only)"`
+}
+
+// TransactionRateDetails is the service's share of a quote's price on the
+// transaction it created (the quote's rateDetails shows the counterparty's
+// too).
+type TransactionRateDetails struct {
+	ServiceAPIMultiplier        DecimalNumber `json:"serviceApiMultiplier" doc:"Market rate applied before the counterparty's multiplier (receiving per sending unit)"`
+	ServiceAPIFixedFee          int64         `json:"serviceApiFixedFee" minimum:"0" format:"int64" doc:"Fixed fee, in the smallest unit of the sending currency"`
+	ServiceAPIVariableFeeRate   DecimalNumber `json:"serviceApiVariableFeeRate" doc:"Variable fee as a fraction of the sending amount"`
+	ServiceAPIVariableFeeAmount int64         `json:"serviceApiVariableFeeAmount" minimum:"0" format:"int64" doc:"Variable fee, in the smallest unit of the sending currency"`
+}
+
+// Refund is the return of a failed payment's funds to the sender.
+type Refund struct {
+	Reference   string     `json:"reference" doc:"Reference of the refund"`
+	InitiatedAt time.Time  `json:"initiatedAt" doc:"When the refund started"`
+	SettledAt   *time.Time `json:"settledAt,omitempty" doc:"When the refund reached the sender"`
+	Status      string     `json:"status" enum:"PENDING,COMPLETED,FAILED" doc:"Where the refund stands"`
+	Reason      string     `json:"reason,omitempty" enum:"TRANSACTION_FAILED,USER_CANCELLATION,TIMEOUT" doc:"Why the funds were returned"`
 }
 
 // Transaction is an incoming or an outgoing payment (discriminated by
@@ -56,8 +82,11 @@ type Transaction struct {
 	Fees           int64          `json:"fees" minimum:"0" format:"int64" doc:"Fees, in the smallest unit of the sending currency"`
 
 	ReconciliationInstructions *ReconciliationInstructions `json:"reconciliationInstructions,omitempty"`
-	FailureReason              string                      `json:"failureReason,omitempty" doc:"Why the payment failed (only when FAILED)"`
+	FailureReason              string                      `json:"failureReason,omitempty" doc:"Why the payment failed (only when FAILED or EXPIRED)"`
 	QuoteID                    string                      `json:"quoteId,omitempty" doc:"The quote that created the payment, if any"`
+	ExchangeRate               *DecimalNumber              `json:"exchangeRate,omitempty" doc:"Receiving units per sending unit (cross-currency payments)"`
+	Refund                     *Refund                     `json:"refund,omitempty" doc:"The return of the funds of a payment that did not complete"`
+	CounterpartyInformation    map[string]any              `json:"counterpartyInformation,omitempty" doc:"What is known about the counterparty (CustomerInfoFieldName keys)"`
 	AgentID                    string                      `json:"agentId,omitempty" doc:"The agent that initiated the payment, if any"`
 	Description                string                      `json:"description,omitempty" doc:"Memo of the payment"`
 
@@ -75,6 +104,9 @@ type OutgoingTransactionFields struct {
 	RailSelectionMode         *string    `json:"railSelectionMode" required:"false" enum:"AUTO,MANUAL" doc:"MANUAL when the request named the paymentRail, AUTO when the service chose it (outgoing only)"`
 	ExpectedSettlementAt      *time.Time `json:"expectedSettlementAt" required:"false" doc:"Expected settlement time; null for instant rails (outgoing only)"`
 	SettlementTimelineSeconds *int64     `json:"settlementTimelineSeconds" required:"false" doc:"Expected seconds from creation to settlement; null when unknown (outgoing only)"`
+	// Quote payments only.
+	RateDetails         *TransactionRateDetails `json:"rateDetails,omitempty" doc:"The service's rate and fees (payments made from a quote)"`
+	PaymentInstructions []PaymentInstructions   `json:"paymentInstructions,omitempty" doc:"How the payment is funded (quotes not paid from an internal account)"`
 }
 
 // PaymentRails are the reference's PaymentRail values (what a request may
@@ -89,8 +121,8 @@ func transactionOut(d Deps, platformID string, t ports.Transaction) Transaction 
 		Status:             t.Status,
 		Type:               t.Type,
 		Direction:          "CREDIT",
-		Source:             TransactionSource{SourceType: "ACCOUNT", AccountID: t.SourceAccountID, Currency: t.SourceCurrency},
-		Destination:        TransactionDestination{DestinationType: "ACCOUNT", AccountID: t.DestinationAccountID, Currency: t.DestinationCurrency},
+		Source:             transactionSource(t),
+		Destination:        transactionDestination(t),
 		CustomerID:         t.CustomerID,
 		PlatformCustomerID: t.PlatformCustomerID,
 		SentAmount:         amountOf(t.SentAmount, t.SourceCurrency),
@@ -106,8 +138,22 @@ func transactionOut(d Deps, platformID string, t ports.Transaction) Transaction 
 	if out.CustomerID == "" {
 		out.CustomerID = platformID
 	}
-	if t.Reference != "" {
-		out.ReconciliationInstructions = &ReconciliationInstructions{Reference: t.Reference}
+	if t.Reference != "" || t.Details.TransactionHash != "" {
+		out.ReconciliationInstructions = &ReconciliationInstructions{Reference: t.Reference, TransactionHash: t.Details.TransactionHash}
+	}
+	if t.ExchangeRate != "" {
+		r := DecimalNumber(t.ExchangeRate)
+		out.ExchangeRate = &r
+	}
+	if r := t.Details.Refund; r != nil {
+		out.Refund = &Refund{Reference: r.Reference, InitiatedAt: r.InitiatedAt.UTC(), Status: r.Status, Reason: r.Reason}
+		if r.SettledAt != nil {
+			at := r.SettledAt.UTC()
+			out.Refund.SettledAt = &at
+		}
+	}
+	if len(t.Details.CounterpartyInfo) > 0 {
+		out.CounterpartyInformation = t.Details.CounterpartyInfo
 	}
 	if t.SettledAt != nil {
 		s := t.SettledAt.UTC()
@@ -127,7 +173,45 @@ func transactionOut(d Deps, platformID string, t ports.Transaction) Transaction 
 		if d.Transfers != nil && t.PaymentRail != "" {
 			og.ExpectedSettlementAt, og.SettlementTimelineSeconds = d.Transfers.Settlement(t)
 		}
+		if rd := t.Details.RateDetails; rd != nil {
+			og.RateDetails = &TransactionRateDetails{
+				ServiceAPIMultiplier: DecimalNumber(rd.ServiceMultiplier), ServiceAPIFixedFee: rd.ServiceFixedFee,
+				ServiceAPIVariableFeeRate: DecimalNumber(rd.ServiceVariableFeeRate), ServiceAPIVariableFeeAmount: rd.ServiceVariableFeeAmount,
+			}
+		}
+		og.PaymentInstructions = paymentInstructionsOut(t.Details.PaymentInstructions)
 		out.OutgoingTransactionFields = og
+	}
+	return out
+}
+
+// transactionSource is the source variant Details.SourceType names.
+func transactionSource(t ports.Transaction) TransactionSource {
+	switch t.Details.SourceType {
+	case "UMA_ADDRESS":
+		return TransactionSource{SourceType: "UMA_ADDRESS", UmaAddress: t.Details.SourceUmaAddress, Currency: t.SourceCurrency}
+	case "REALTIME_FUNDING":
+		return TransactionSource{SourceType: "REALTIME_FUNDING", CustomerID: t.CustomerID, Currency: t.SourceCurrency}
+	}
+	return TransactionSource{SourceType: "ACCOUNT", AccountID: t.SourceAccountID, Currency: t.SourceCurrency}
+}
+
+// transactionDestination is the destination variant Details.DestinationType
+// names.
+func transactionDestination(t ports.Transaction) TransactionDestination {
+	if t.Details.DestinationType == "UMA_ADDRESS" {
+		return TransactionDestination{DestinationType: "UMA_ADDRESS", UmaAddress: t.Details.DestinationUmaAddress, Currency: t.DestinationCurrency}
+	}
+	return TransactionDestination{DestinationType: "ACCOUNT", AccountID: t.DestinationAccountID, Currency: t.DestinationCurrency}
+}
+
+func paymentInstructionsOut(pis []ports.PaymentInstruction) []PaymentInstructions {
+	if len(pis) == 0 {
+		return nil
+	}
+	out := make([]PaymentInstructions, len(pis))
+	for i, pi := range pis {
+		out[i] = PaymentInstructions{InstructionsNotes: pi.InstructionsNotes, IsPlatformAccount: pi.IsPlatformAccount, AccountOrWalletInfo: pi.Info}
 	}
 	return out
 }

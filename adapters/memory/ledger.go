@@ -23,6 +23,9 @@ type Ledger struct {
 	journal []ledger.JournalEntry // journal[i].Seq == i+1
 	byID    map[string]int        // entry id -> index in journal
 	outbox  []ledger.OutboxMessage
+
+	// store receives PostWith's records; NewStore attaches itself.
+	store *Store
 }
 
 var _ ports.LedgerStore = (*Ledger)(nil)
@@ -87,6 +90,55 @@ func (l *Ledger) Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry,
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.postLocked(e, l.clock.Now().UTC())
+}
+
+// PostWith is Post that also writes recs when it records e (see
+// ports.LedgerStore). The records go through one unit of work of the
+// attached Store (NewStore attaches itself to its *Ledger), which holds the
+// store's writer lock while the entry is posted: nothing else commits in
+// between, and the entry and its records become visible together. The unit
+// of work ignores the caller's cancellation once the entry is posted, so it
+// cannot record the entry and drop its records.
+func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
+	if recs.Empty() {
+		return l.Post(ctx, e)
+	}
+	l.mu.Lock()
+	st := l.store
+	l.mu.Unlock()
+	if st == nil {
+		return ledger.JournalEntry{}, fmt.Errorf("memory ledger: post %s: records need a store (memory.NewStore(ledger))", e.ID)
+	}
+	if err := ctx.Err(); err != nil {
+		return ledger.JournalEntry{}, fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
+	}
+	var je ledger.JournalEntry
+	var postErr error
+	err := st.InTx(context.WithoutCancel(ctx), func(tx ports.Tx) error {
+		for _, t := range recs.Transactions {
+			if err := tx.Transactions().Create(ctx, t); err != nil {
+				return fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
+			}
+		}
+		for _, j := range recs.Jobs {
+			if err := tx.Jobs().Enqueue(ctx, j); err != nil {
+				return fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
+			}
+		}
+		je, postErr = l.Post(context.WithoutCancel(ctx), e)
+		return postErr // a refusal rolls the records back
+	})
+	if postErr != nil {
+		return je, postErr
+	}
+	return je, err
+}
+
+// attach makes s the store PostWith writes records to.
+func (l *Ledger) attach(s *Store) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.store = s
 }
 
 // postLocked applies e at time now; l.mu must be held and e owned by l.

@@ -21,6 +21,27 @@ func TestLedgerContract(t *testing.T) {
 	})
 }
 
+func TestLedgerRecordsContract(t *testing.T) {
+	ledgertest.RunRecords(t, func(t *testing.T, clock *testkit.FakeClock) (ports.LedgerStore, ports.Store) {
+		l := memory.NewLedger(clock)
+		return l, memory.NewStore(l)
+	})
+}
+
+// A ledger no store is attached to has nowhere to write records.
+func TestLedgerRecordsNeedAStore(t *testing.T) {
+	l, _ := newTestLedger(t)
+	_, err := l.PostWith(context.Background(), fundingEntry("f1", 100, ""), ports.Records{Jobs: []ports.Job{{Kind: "k"}}})
+	require.Error(t, err)
+	_, err = l.Account(context.Background(), ledgerAlice)
+	require.NoError(t, err)
+	snap, _, err := l.Snapshot(context.Background())
+	require.NoError(t, err)
+	for _, a := range snap {
+		assert.Zero(t, a.CreditsPosted, "nothing posted for %s", a.ID)
+	}
+}
+
 const (
 	ledgerAlice = "InternalAccount:alice"
 	ledgerBob   = "InternalAccount:bob"

@@ -52,6 +52,8 @@ type storeState struct {
 	jobs    map[string]storeJob
 	jobKeys map[string]string
 	lookups map[string]ports.Lookup // receiver lookups (lookup.go)
+	quotes  map[string]ports.Quote  // quotes.go
+	kyc     storeKYC                // owners, verifications, documents, events (kyc.go)
 }
 
 func newStoreState() storeState {
@@ -66,13 +68,20 @@ func newStoreState() storeState {
 		jobs:        map[string]storeJob{},
 		jobKeys:     map[string]string{},
 		lookups:     map[string]ports.Lookup{},
+		quotes:      map[string]ports.Quote{},
+		kyc:         newStoreKYC(),
 	}
 }
 
 // NewStore returns an empty store whose units of work create ledger
 // accounts in ledger (which may be nil if no unit ever creates one).
 func NewStore(ledger ports.LedgerStore) *Store {
-	return &Store{state: newStoreState(), ledger: ledger}
+	s := &Store{state: newStoreState(), ledger: ledger}
+	if l, ok := ledger.(*Ledger); ok {
+		// The ledger writes PostWith's records through this store.
+		l.attach(s)
+	}
+	return s
 }
 
 // InTx runs fn as one unit of work; see Store.
@@ -139,6 +148,8 @@ func (tx *storeTx) commit(ctx context.Context) error {
 	maps.Copy(tx.s.state.externals, tx.w.state.externals)
 	maps.Copy(tx.s.state.txns, tx.w.state.txns)
 	maps.Copy(tx.s.state.lookups, tx.w.state.lookups)
+	maps.Copy(tx.s.state.quotes, tx.w.state.quotes)
+	commitKYC(&tx.s.state.kyc, &tx.w.state.kyc)
 	storeCommitJobs(&tx.s.state, &tx.w.state, tx.w.jobOps)
 	return nil
 }
@@ -257,6 +268,7 @@ func (tx *storeTx) InternalAccounts() ports.InternalAccountRepo { return storeAc
 func (tx *storeTx) AuthMethods() ports.AuthMethodRepo           { return storeAuthMethods{tx} }
 func (tx *storeTx) LedgerAccounts() ports.LedgerAccountCreator  { return storeLedgerAccounts{tx} }
 func (tx *storeTx) ExternalAccounts() ports.ExternalAccountRepo { return storeExternals{tx} }
+func (tx *storeTx) Parties() ports.PartyReader                  { return storeParties{tx} }
 func (tx *storeTx) Transactions() ports.TransactionRepo         { return storeTxns{tx} }
 func (tx *storeTx) Jobs() ports.JobQueue                        { return storeJobs{tx} }
 
@@ -656,4 +668,26 @@ func storeCopyAuthMethod(m ports.AuthMethod) ports.AuthMethod {
 	m.CreatedAt = storeTime(m.CreatedAt)
 	m.UpdatedAt = storeTime(m.UpdatedAt)
 	return m
+}
+
+// storeParties reads the parties through each repository (memory reads
+// cost no round trip).
+type storeParties struct{ tx *storeTx }
+
+func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string) (ports.Parties, error) {
+	var p ports.Parties
+	var err error
+	absent := func(err error) bool { return errors.Is(err, ports.ErrNotFound) }
+	if p.Internal, err = r.tx.InternalAccounts().Get(ctx, platformID, internalID); err != nil && !absent(err) {
+		return ports.Parties{}, err
+	}
+	if p.External, err = r.tx.ExternalAccounts().Get(ctx, platformID, externalID); err != nil && !absent(err) {
+		return ports.Parties{}, err
+	}
+	if p.Internal.CustomerID != "" {
+		if p.Customer, err = r.tx.Customers().Get(ctx, platformID, p.Internal.CustomerID); err != nil && !absent(err) {
+			return ports.Parties{}, err
+		}
+	}
+	return p, nil
 }

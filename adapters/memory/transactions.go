@@ -22,6 +22,9 @@ func (r storeTxns) Create(_ context.Context, t ports.Transaction) error {
 	if _, ok := storeLookup(r.tx, pickTxns, t.ID); ok {
 		return storeConflict("transactions_pkey")
 	}
+	if t.Details, err = storeCopyDetails(t.Details, storeJSONMap); err != nil {
+		return fmt.Errorf("create transaction %s: details: %w", t.ID, err)
+	}
 	r.tx.w.state.txns[t.ID] = storeCopyTxn(t)
 	return nil
 }
@@ -61,6 +64,9 @@ func (r storeTxns) Update(_ context.Context, t ports.Transaction) error {
 		return fmt.Errorf("transaction %s: %w", t.ID, ports.ErrNotFound)
 	}
 	t.CustomerID, t.Type, t.CreatedAt = old.CustomerID, old.Type, old.CreatedAt
+	if t.Details, err = storeCopyDetails(t.Details, storeJSONMap); err != nil {
+		return fmt.Errorf("update transaction %s: details: %w", t.ID, err)
+	}
 	r.tx.w.state.txns[t.ID] = storeCopyTxn(t)
 	return nil
 }
@@ -124,10 +130,12 @@ func storeTxnMatches(t ports.Transaction, f ports.TransactionFilter) bool {
 	return true
 }
 
-// storeCopyTxn copies t; an empty identifier list reads back as nil.
+// storeCopyTxn copies t (deeply); an empty identifier list reads back as
+// nil. Create and Update have normalised t.Details first (storeJSONMap).
 func storeCopyTxn(t ports.Transaction) ports.Transaction {
 	t.SenderIdentifiers = storeCloneList(t.SenderIdentifiers)
 	t.ReceiverIdentifiers = storeCloneList(t.ReceiverIdentifiers)
+	t.Details, _ = storeCopyDetails(t.Details, storeCloneJSON) // storeCloneJSON never fails
 	if t.SettledAt != nil {
 		s := storeTime(*t.SettledAt)
 		t.SettledAt = &s

@@ -29,6 +29,18 @@ type storeJobRow struct {
 	LockedUntil *time.Time `bun:"locked_until"`
 }
 
+// storeJobToRow is the row of a job to enqueue, with an id assigned when
+// it has none.
+func storeJobToRow(j ports.Job) storeJobRow {
+	if j.ID == "" {
+		j.ID = "Job:" + uuid.NewString()
+	}
+	return storeJobRow{
+		ID: j.ID, Kind: j.Kind, Key: j.Key, Payload: j.Payload,
+		RunAt: storeTime(j.RunAt), Attempts: j.Attempts, LastError: j.LastError,
+	}
+}
+
 func (r storeJobRow) toPort() ports.Job {
 	return ports.Job{
 		ID: r.ID, Kind: r.Kind, Key: r.Key, Payload: r.Payload,
@@ -57,13 +69,7 @@ func (q storeJobs) run(ctx context.Context, what string, write func(ctx context.
 
 // Enqueue queues j; a job whose ID or Key is already queued is a no-op.
 func (q storeJobs) Enqueue(ctx context.Context, j ports.Job) error {
-	if j.ID == "" {
-		j.ID = "Job:" + uuid.NewString()
-	}
-	row := storeJobRow{
-		ID: j.ID, Kind: j.Kind, Key: j.Key, Payload: j.Payload,
-		RunAt: storeTime(j.RunAt), Attempts: j.Attempts, LastError: j.LastError,
-	}
+	row := storeJobToRow(j)
 	_, err := q.run(ctx, "enqueue job "+j.Kind, func(ctx context.Context) (sql.Result, error) {
 		return q.tx.db.NewInsert().Model(&row).On("CONFLICT DO NOTHING").Exec(ctx)
 	})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -91,7 +92,9 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 //     account's summed delta with one UPDATE, and write the per-account
 //     postings (the counters after each posting) from its RETURNING values,
 //     all in one statement;
-//  7. commit, and only then answer each caller with its own result.
+//  7. insert the records (PostWith) of the accepted entries: transactions
+//     and jobs, one multi-row statement per kind;
+//  8. commit, and only then answer each caller with its own result.
 //
 // A deadlock, a serialization failure, a lost connection or a uniqueness race
 // with another instance (two instances posting the same entry id or opening
@@ -128,6 +131,15 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // lock, Seq follows commit order across instances: Journal(afterSeq) never
 // skips an entry that commits later with a lower Seq.
 //
+// # Records
+//
+// PostWith attaches business rows to an entry: the transaction a payment
+// creates and the job that carries it on. They commit with the entry or not
+// at all, so a request that moves money pays for no unit of work (BEGIN,
+// inserts, a synchronous COMMIT) of its own; the batch's one commit serves
+// every caller. An entry refused by the Book, or already recorded, writes
+// none of its records.
+//
 // # Callers and cancellation
 //
 // An entry is queued only if its caller's context is live. A caller whose
@@ -160,6 +172,10 @@ var _ ports.LedgerStore = (*Ledger)(nil)
 // postRequest is one queued Post (or one expiry from ExpireDue).
 type postRequest struct {
 	entry ledger.Entry
+	// txns and jobs are written with the entry when the batch records it
+	// (PostWith), as rows converted by the caller's goroutine.
+	txns []storeTxnRow
+	jobs []storeJobRow
 	// at, when set, is the time the entry is applied at if it is later than
 	// the batch's time (ExpireDue applies expiries at its own now).
 	at   time.Time
@@ -201,19 +217,37 @@ func (l *Ledger) Close() {
 
 // Post queues e for the next batch and waits for its result.
 func (l *Ledger) Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry, error) {
-	r, err := l.enqueue(ctx, e, time.Time{})
+	return l.PostWith(ctx, e, ports.Records{})
+}
+
+// PostWith queues e with recs for the next batch and waits for its result.
+// The batch that records e writes recs in the same transaction (see
+// "Records" on Ledger).
+func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
+	r, err := l.enqueue(ctx, e, recs, time.Time{})
 	if err != nil {
 		return ledger.JournalEntry{}, err
 	}
 	return l.wait(ctx, r)
 }
 
-// enqueue hands a copy of e to the writer.
-func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, at time.Time) (*postRequest, error) {
+// enqueue hands a copy of e and recs to the writer.
+func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records, at time.Time) (*postRequest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("postgres ledger: post %s: %w", e.ID, err)
 	}
 	r := &postRequest{entry: copyEntry(e), at: at, done: make(chan postResult, 1)}
+	for _, t := range recs.Transactions {
+		row := storeTxnToRow(t)
+		row.SenderIdentifiers = slices.Clone(row.SenderIdentifiers)
+		row.ReceiverIdentifiers = slices.Clone(row.ReceiverIdentifiers)
+		r.txns = append(r.txns, row)
+	}
+	for _, j := range recs.Jobs {
+		row := storeJobToRow(j)
+		row.Payload = slices.Clone(row.Payload)
+		r.jobs = append(r.jobs, row)
+	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
@@ -385,7 +419,8 @@ func entryError(id string, err error) error {
 		return fmt.Errorf("postgres ledger: post %s: %s: %w",
 			id, pgErr.Field('D'), &ledger.Error{Code: ledger.CodeTransferIDExists, EntryID: id})
 	}
-	return fmt.Errorf("postgres ledger: post %s: %w", id, err)
+	// A record of PostWith that is already stored (a transaction id).
+	return fmt.Errorf("postgres ledger: post %s: %w", id, storeConflict(err))
 }
 
 // postWithRetry runs a batch, re-running it after retryable failures.

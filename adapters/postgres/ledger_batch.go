@@ -1,12 +1,14 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -174,9 +176,13 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		if err := w.updateAccounts(ctx, tx); err != nil {
 			return nil, err
 		}
+		// 7. The records of the accepted entries (PostWith).
+		if err := insertRecords(ctx, tx, batch, outcomes); err != nil {
+			return nil, err
+		}
 	}
 
-	// 7. Commit (or, when nothing was accepted, just release the locks), then
+	// 8. Commit (or, when nothing was accepted, just release the locks), then
 	// answer.
 	done = true
 	if len(accepted) == 0 {
@@ -220,6 +226,38 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		results[i] = postResult{je: je, err: o.err}
 	}
 	return results, nil
+}
+
+// insertRecords writes the transactions and jobs that came with the
+// accepted entries, each kind in one multi-row statement. Transactions are
+// inserted by platform and customer so concurrent writers take the list
+// counters' row locks (the insert trigger's) in one order. A transaction id
+// already stored fails the batch (not retryable), so its entries are then
+// posted one by one and only the culprit fails; a queued job key is
+// skipped, as Enqueue does.
+func insertRecords(ctx context.Context, tx bun.Tx, batch []*postRequest, outcomes []outcome) error {
+	var txns []storeTxnRow
+	var jobs []storeJobRow
+	for i, r := range batch {
+		if outcomes[i].err == nil {
+			txns = append(txns, r.txns...)
+			jobs = append(jobs, r.jobs...)
+		}
+	}
+	if len(txns) > 0 {
+		slices.SortStableFunc(txns, func(a, b storeTxnRow) int {
+			return cmp.Or(cmp.Compare(a.PlatformID, b.PlatformID), cmp.Compare(a.CustomerID, b.CustomerID))
+		})
+		if _, err := tx.NewInsert().Model(&txns).Exec(ctx); err != nil {
+			return fmt.Errorf("write transactions: %w", err)
+		}
+	}
+	if len(jobs) > 0 {
+		if _, err := tx.NewInsert().Model(&jobs).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+			return fmt.Errorf("write jobs: %w", err)
+		}
+	}
+	return nil
 }
 
 // learnFlags caches the flags of the accounts among ids that exist.

@@ -20,3 +20,15 @@ func TestLedgerContract(t *testing.T) {
 		return l
 	})
 }
+
+// TestLedgerRecordsContract holds the PostgreSQL ledger's PostWith to the
+// contract shared with the memory ledger: records commit with their entry.
+func TestLedgerRecordsContract(t *testing.T) {
+	t.Parallel()
+	ledgertest.RunRecords(t, func(t *testing.T, clock *testkit.FakeClock) (ports.LedgerStore, ports.Store) {
+		db := pgtest.NewDB(t)
+		l := postgres.NewLedger(db, clock, postgres.LedgerOptions{})
+		t.Cleanup(l.Close)
+		return l, postgres.NewStore(db)
+	})
+}

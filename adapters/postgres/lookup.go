@@ -10,7 +10,7 @@ import (
 	"github.com/corridorpay/corridor/ports"
 )
 
-// ---- receiver lookups (migrations/0004_external_accounts_transactions_jobs.sql) ----
+// ---- receiver lookups (migrations/0004_external_accounts_transactions_jobs.sql, 0006_uma_lookups.sql) ----
 
 type storeLookupRow struct {
 	bun.BaseModel `bun:"table:lookups"`
@@ -18,6 +18,7 @@ type storeLookupRow struct {
 	ID                string                 `bun:"id,pk"`
 	PlatformID        string                 `bun:"platform_id"`
 	AccountID         string                 `bun:"account_id"`
+	ReceiverUma       string                 `bun:"receiver_uma_address"`
 	CustomerID        string                 `bun:"customer_id"`
 	SenderUmaAddress  string                 `bun:"sender_uma_address"`
 	SendingCurrency   string                 `bun:"sending_currency"`
@@ -40,7 +41,7 @@ type storeLookupPayerData struct {
 
 func storeLookupToRow(l ports.Lookup) storeLookupRow {
 	r := storeLookupRow{
-		ID: l.ID, PlatformID: l.PlatformID, AccountID: l.AccountID, CustomerID: l.CustomerID,
+		ID: l.ID, PlatformID: l.PlatformID, AccountID: l.AccountID, ReceiverUma: l.ReceiverUmaAddress, CustomerID: l.CustomerID,
 		SenderUmaAddress: l.SenderUmaAddress, SendingCurrency: l.SendingCurrency,
 		Currencies:        make([]storeLookupCurrency, len(l.Currencies)),
 		RequiredPayerData: make([]storeLookupPayerData, len(l.RequiredPayerData)),
@@ -57,7 +58,7 @@ func storeLookupToRow(l ports.Lookup) storeLookupRow {
 
 func (r storeLookupRow) toPort() ports.Lookup {
 	l := ports.Lookup{
-		ID: r.ID, PlatformID: r.PlatformID, AccountID: r.AccountID, CustomerID: r.CustomerID,
+		ID: r.ID, PlatformID: r.PlatformID, AccountID: r.AccountID, ReceiverUmaAddress: r.ReceiverUma, CustomerID: r.CustomerID,
 		SenderUmaAddress: r.SenderUmaAddress, SendingCurrency: r.SendingCurrency,
 		CreatedAt: storeTime(r.CreatedAt),
 	}

@@ -1,8 +1,9 @@
 // Package lookup holds the receiver lookup use case: before paying an
-// external account, a platform asks which currencies it takes, at what
-// estimated rate from the sender's currency, between which amounts, and
-// which payer data the receiving side needs. The answer is stored under a
-// Lookup id for the quote that follows.
+// external account or a UMA address, a platform asks which currencies it
+// takes, at what estimated rate from the sender's currency, between which
+// amounts, and which payer data the receiving side needs. The answer is
+// stored under a Lookup id for the quote that follows. Rates and limits come
+// from the corridor table (core/fx).
 package lookup
 
 import (
@@ -12,9 +13,8 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -24,6 +24,9 @@ const (
 	CodeCustomerNotFound = "USER_NOT_FOUND"
 	CodeCustomerDeleted  = "CUSTOMER_DELETED"
 	CodeLookupNotFound   = "LOOKUP_REQUEST_NOT_FOUND"
+	CodeInvalidUma       = "INVALID_UMA_ADDRESS"
+	CodeUmaNotFound      = "UMA_NOT_FOUND"
+	CodeInvalidReceiver  = "INVALID_RECEIVER"
 )
 
 // DefaultSendingCurrency is the sender's currency when neither the sender
@@ -36,11 +39,33 @@ type Service struct {
 	fx    ports.FXRates
 	clock ports.Clock
 	ids   ports.IDs
+	rails Rails
+	uma   ports.UmaDirectory
 }
 
+// Rails picks the payout rail of an external account (core/rails.Registry):
+// the corridor row, and so the limits, can depend on it.
+type Rails interface {
+	ForPayout(requested, currency string, info ports.AccountInfo) (ports.Rail, error)
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithRails prices external-account lookups on the account's default payout
+// rail; without it they use the receiving currency's rail-independent row.
+func WithRails(r Rails) Option { return func(s *Service) { s.rails = r } }
+
+// WithUmaDirectory enables UMA receiver lookups (LookupUma).
+func WithUmaDirectory(d ports.UmaDirectory) Option { return func(s *Service) { s.uma = d } }
+
 // New builds a Service.
-func New(store ports.Store, fx ports.FXRates, clock ports.Clock, ids ports.IDs) *Service {
-	return &Service{store: store, fx: fx, clock: clock, ids: ids}
+func New(store ports.Store, fx ports.FXRates, clock ports.Clock, ids ports.IDs, opts ...Option) *Service {
+	s := &Service{store: store, fx: fx, clock: clock, ids: ids}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Query is a receiver lookup: the external account and the sender, named
@@ -51,7 +76,16 @@ type Query struct {
 	SenderUmaAddress string
 }
 
-var umaRe = regexp.MustCompile(`^\$[a-z0-9._-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$`)
+// umaRe is a UMA address: "$", a lower-case user part, "@", a domain of
+// dot-separated labels that start and end with a letter or digit.
+var umaRe = regexp.MustCompile(`^\$[a-z0-9._-]{1,64}@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+
+// MaxUmaAddress is the longest UMA address accepted.
+const MaxUmaAddress = 255
+
+// ValidUmaAddress reports whether s is a well-formed UMA address
+// ($user@domain, user in lower case).
+func ValidUmaAddress(s string) bool { return len(s) <= MaxUmaAddress && umaRe.MatchString(s) }
 
 // sender is who pays: its currency and whether it is a business.
 type sender struct {
@@ -66,15 +100,7 @@ type sender struct {
 // currency, else the platform's, else USD), the corridor's min and max in
 // the receiving currency's minor units, and the payer data required.
 func (s *Service) Lookup(ctx context.Context, platformID string, q Query) (ports.Lookup, error) {
-	var errs fault.Collector
-	if q.CustomerID == "" && q.SenderUmaAddress == "" {
-		errs.Add("senderUmaAddress", "give senderUmaAddress or customerId")
-		errs.Add("customerId", "give customerId or senderUmaAddress")
-	}
-	if q.SenderUmaAddress != "" && (len(q.SenderUmaAddress) > 255 || !umaRe.MatchString(q.SenderUmaAddress)) {
-		errs.Add("senderUmaAddress", "must be a UMA address ($user@domain)")
-	}
-	if err := errs.Err(); err != nil {
+	if err := checkSender(q.CustomerID, q.SenderUmaAddress); err != nil {
 		return ports.Lookup{}, err
 	}
 	read := s.store.Read()
@@ -89,35 +115,155 @@ func (s *Service) Lookup(ctx context.Context, platformID string, q Query) (ports
 	if err != nil {
 		return ports.Lookup{}, err
 	}
-	rate, err := s.fx.Rate(ctx, from.currency, acct.Currency)
+	rail := ""
+	if s.rails != nil {
+		// No rail reaching the account leaves the default row: the quote
+		// that follows reports the missing rail.
+		if r, err := s.rails.ForPayout("", acct.Currency, acct.Info); err == nil {
+			rail = r.Spec().Name
+		}
+	}
+	offer, err := s.offer(ctx, from.currency, acct.Currency, rail)
 	if err != nil {
-		return ports.Lookup{}, fmt.Errorf("lookup: rate %s→%s: %w", from.currency, acct.Currency, err)
-	}
-	if v, err := decimal.NewFromString(rate.Value); err != nil || !v.IsPositive() {
-		return ports.Lookup{}, fmt.Errorf("lookup: rate %s→%s is %q, not a positive decimal", from.currency, acct.Currency, rate.Value)
-	}
-	limits, ok := LimitsFor(from.currency, acct.Currency, acct.Info.AccountType)
-	if !ok {
-		return ports.Lookup{}, fmt.Errorf("lookup: no corridor limits for %s→%s", from.currency, acct.Currency)
+		return ports.Lookup{}, err
 	}
 	l := ports.Lookup{
-		ID:               s.ids.New("Lookup"),
-		PlatformID:       platformID,
-		AccountID:        acct.ID,
-		CustomerID:       from.customerID,
-		SenderUmaAddress: q.SenderUmaAddress,
-		SendingCurrency:  from.currency,
-		Currencies: []ports.LookupCurrency{{
-			Currency: acct.Currency, EstimatedRate: rate.Value, Min: limits.Min, Max: limits.Max,
-		}},
+		ID:                s.ids.New("Lookup"),
+		PlatformID:        platformID,
+		AccountID:         acct.ID,
+		CustomerID:        from.customerID,
+		SenderUmaAddress:  q.SenderUmaAddress,
+		SendingCurrency:   from.currency,
+		Currencies:        []ports.LookupCurrency{offer},
 		RequiredPayerData: PayerData(acct.Currency, from.business),
-		CreatedAt:         s.clock.Now().UTC().Truncate(time.Microsecond),
 	}
-	err = s.store.InTx(ctx, func(tx ports.Tx) error { return tx.Lookups().Create(ctx, l) })
+	return s.save(ctx, l)
+}
+
+// UmaQuery is a UMA receiver lookup: the receiver's address and the
+// sender, named by customer id or UMA address (at least one).
+type UmaQuery struct {
+	ReceiverUmaAddress string
+	CustomerID         string
+	SenderUmaAddress   string
+}
+
+// LookupUma answers a receiver lookup for a UMA address through the UMA
+// directory and stores it: every currency the receiver takes (that a
+// corridor reaches) with its estimated rate and limits, and the payer data
+// those currencies require. A malformed address is 400 INVALID_UMA_ADDRESS;
+// a well-formed one nobody answers at is 404 UMA_NOT_FOUND.
+func (s *Service) LookupUma(ctx context.Context, platformID string, q UmaQuery) (ports.Lookup, error) {
+	if !ValidUmaAddress(q.ReceiverUmaAddress) {
+		e := fault.New(fault.KindInvalid, CodeInvalidUma, "receiverUmaAddress: "+q.ReceiverUmaAddress+" is not a UMA address ($user@domain)")
+		e.Fields = []fault.FieldError{{Field: "receiverUmaAddress", Message: "must be a UMA address ($user@domain)"}}
+		return ports.Lookup{}, e
+	}
+	if err := checkSender(q.CustomerID, q.SenderUmaAddress); err != nil {
+		return ports.Lookup{}, err
+	}
+	if s.uma == nil {
+		// No UMA client is configured (production without one): no
+		// receiver can be found.
+		return ports.Lookup{}, fault.NotFound(CodeUmaNotFound, "no UMA directory is configured: "+q.ReceiverUmaAddress+" cannot be reached")
+	}
+	read := s.store.Read()
+	from, err := s.sender(ctx, read, platformID, Query{CustomerID: q.CustomerID, SenderUmaAddress: q.SenderUmaAddress})
+	if err != nil {
+		return ports.Lookup{}, err
+	}
+	recv, err := s.uma.Receiver(ctx, q.ReceiverUmaAddress)
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Lookup{}, fault.NotFound(CodeUmaNotFound, "no UMA receiver at "+q.ReceiverUmaAddress)
+	}
+	if err != nil {
+		return ports.Lookup{}, fmt.Errorf("lookup: resolve %s: %w", q.ReceiverUmaAddress, err)
+	}
+	l := ports.Lookup{
+		ID:                 s.ids.New("Lookup"),
+		PlatformID:         platformID,
+		ReceiverUmaAddress: recv.Address,
+		CustomerID:         from.customerID,
+		SenderUmaAddress:   q.SenderUmaAddress,
+		SendingCurrency:    from.currency,
+	}
+	for _, cur := range recv.Currencies {
+		offer, err := s.offer(ctx, from.currency, cur, "")
+		if errors.Is(err, fx.ErrNoCorridor) || errors.Is(err, ports.ErrNoRate) {
+			continue // a currency corridor cannot pay
+		}
+		if err != nil {
+			return ports.Lookup{}, err
+		}
+		l.Currencies = append(l.Currencies, offer)
+		l.RequiredPayerData = mergePayerData(l.RequiredPayerData, PayerData(cur, from.business))
+	}
+	if len(l.Currencies) == 0 {
+		return ports.Lookup{}, fault.New(fault.KindInvalid, CodeInvalidReceiver,
+			q.ReceiverUmaAddress+" takes no currency corridor can pay")
+	}
+	return s.save(ctx, l)
+}
+
+// checkSender requires a sender (customer id or UMA address) and a
+// well-formed UMA address.
+func checkSender(customerID, senderUma string) error {
+	var errs fault.Collector
+	if customerID == "" && senderUma == "" {
+		errs.Add("senderUmaAddress", "give senderUmaAddress or customerId")
+		errs.Add("customerId", "give customerId or senderUmaAddress")
+	}
+	if senderUma != "" && !ValidUmaAddress(senderUma) {
+		errs.Add("senderUmaAddress", "must be a UMA address ($user@domain)")
+	}
+	return errs.Err()
+}
+
+// offer is what paying into receiving from sending over rail looks like:
+// the corridor's applied rate (the rate a quote would convert at now) and
+// its limits.
+func (s *Service) offer(ctx context.Context, sending, receiving, rail string) (ports.LookupCurrency, error) {
+	c, err := fx.Find(sending, receiving, rail)
+	if err != nil {
+		return ports.LookupCurrency{}, fmt.Errorf("lookup: corridor %s→%s: %w", sending, receiving, err)
+	}
+	rate, err := s.fx.Rate(ctx, sending, receiving)
+	if err != nil {
+		return ports.LookupCurrency{}, fmt.Errorf("lookup: rate %s→%s: %w", sending, receiving, err)
+	}
+	applied, err := fx.AppliedRate(c, rate)
+	if err != nil {
+		return ports.LookupCurrency{}, fmt.Errorf("lookup: %w", err)
+	}
+	return ports.LookupCurrency{Currency: receiving, EstimatedRate: applied, Min: c.Min, Max: c.Max}, nil
+}
+
+// save stamps and stores a lookup.
+func (s *Service) save(ctx context.Context, l ports.Lookup) (ports.Lookup, error) {
+	l.CreatedAt = s.clock.Now().UTC().Truncate(time.Microsecond)
+	err := s.store.InTx(ctx, func(tx ports.Tx) error { return tx.Lookups().Create(ctx, l) })
 	if err != nil {
 		return ports.Lookup{}, fmt.Errorf("lookup: store %s: %w", l.ID, err)
 	}
 	return l, nil
+}
+
+// mergePayerData adds fields not yet asked for; a field mandatory for any
+// currency is mandatory.
+func mergePayerData(have, more []ports.PayerDataField) []ports.PayerDataField {
+	for _, f := range more {
+		found := false
+		for i := range have {
+			if have[i].Name == f.Name {
+				have[i].Mandatory = have[i].Mandatory || f.Mandatory
+				found = true
+			}
+		}
+		if !found {
+			have = append(have, f)
+		}
+	}
+	return have
 }
 
 // sender finds the paying customer (by id, else by UMA address) and its

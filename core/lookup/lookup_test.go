@@ -11,10 +11,13 @@ import (
 
 	"github.com/corridorpay/corridor/adapters/fx/static"
 	"github.com/corridorpay/corridor/adapters/memory"
+	railsandbox "github.com/corridorpay/corridor/adapters/rails/sandbox"
 	"github.com/corridorpay/corridor/adapters/system"
+	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/lookup"
+	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
 	"github.com/corridorpay/corridor/testkit/externalfixture"
@@ -36,7 +39,10 @@ func newEnv(t *testing.T, platformCurrencies ...string) *env {
 	store := memory.NewStore(memory.NewLedger(clock))
 	fx, err := static.New(clock, map[string]string{"EUR": "0.8", "MXN": "20", "BRL": "5", "BTC": "0.00002", "USDC": "1", "INR": "80"})
 	require.NoError(t, err)
-	e := &env{svc: lookup.New(store, fx, clock, system.IDs{}), ext: external.New(store, clock, system.IDs{}), store: store, clock: clock}
+	reg, err := rails.FromSpecs(rails.DefaultSpecs(), railsandbox.Factory(clock))
+	require.NoError(t, err)
+	svc := lookup.New(store, fx, clock, system.IDs{}, lookup.WithRails(reg), lookup.WithUmaDirectory(umasandbox.New("")))
+	e := &env{svc: svc, ext: external.New(store, clock, system.IDs{}), store: store, clock: clock}
 	e.platform = e.addPlatform(t, platformCurrencies)
 	return e
 }
@@ -90,7 +96,7 @@ func TestLookupByCustomer(t *testing.T) {
 	assert.Equal(t, acct.ID, l.AccountID)
 	assert.Equal(t, cust, l.CustomerID)
 	assert.Equal(t, "EUR", l.SendingCurrency, "the customer's first currency")
-	assert.Equal(t, []ports.LookupCurrency{{Currency: "MXN", EstimatedRate: "25", Min: 10_00, Max: 5_000_000_00}}, l.Currencies)
+	assert.Equal(t, []ports.LookupCurrency{{Currency: "MXN", EstimatedRate: "24.875", Min: 10_00, Max: 5_000_000_00}}, l.Currencies)
 	assert.Equal(t, []ports.PayerDataField{{Name: "FULL_NAME", Mandatory: true}, {Name: "BIRTH_DATE", Mandatory: true}, {Name: "NATIONALITY", Mandatory: true}}, l.RequiredPayerData)
 	assert.Equal(t, t0, l.CreatedAt)
 
@@ -112,7 +118,7 @@ func TestLookupByUmaAddress(t *testing.T) {
 	assert.Equal(t, biz, l.CustomerID)
 	assert.Equal(t, "$acme@example.test", l.SenderUmaAddress)
 	assert.Equal(t, "BRL", l.SendingCurrency, "a customer without currencies sends in the platform's")
-	assert.Equal(t, "0.16", l.Currencies[0].EstimatedRate)
+	assert.Equal(t, "0.1592", l.Currencies[0].EstimatedRate, "0.16 less the 0.5% counterparty spread")
 	assert.Equal(t, []ports.PayerDataField{{Name: "COMPANY_LEGAL_NAME", Mandatory: true}, {Name: "POSTAL_ADDRESS", Mandatory: true},
 		{Name: "REGISTRATION_NUMBER"}, {Name: "COUNTRY_OF_RESIDENCE"}}, l.RequiredPayerData, "business payers")
 
@@ -132,13 +138,13 @@ func TestLookupSendingCurrencyFallbacks(t *testing.T) {
 	l, err := e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: acct.ID, CustomerID: cust})
 	require.NoError(t, err)
 	assert.Equal(t, "USD", l.SendingCurrency, "neither customer nor platform names one")
-	assert.Equal(t, []ports.LookupCurrency{{Currency: "BTC", EstimatedRate: "0.00002", Min: 1_000, Max: 100_000_000}}, l.Currencies)
+	assert.Equal(t, []ports.LookupCurrency{{Currency: "BTC", EstimatedRate: "0.00001996", Min: 1_000, Max: 100_000_000}}, l.Currencies)
 
 	btcSender := e.addCustomer(t, "INDIVIDUAL", "$sat@example.test", "BTC")
 	usd := e.account(t, "USD_ACCOUNT")
 	l, err = e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: usd.ID, CustomerID: btcSender})
 	require.NoError(t, err)
-	assert.Equal(t, "50000", l.Currencies[0].EstimatedRate)
+	assert.Equal(t, "49750", l.Currencies[0].EstimatedRate)
 	assert.Equal(t, int64(50_000_00), l.Currencies[0].Max, "the BTC→USD corridor row")
 
 	ln := e.account(t, "LIGHTNING")
@@ -190,16 +196,10 @@ func (noRates) Rate(context.Context, string, string) (ports.Rate, error) {
 
 func TestTables(t *testing.T) {
 	for _, cur := range []string{"USD", "EUR", "GBP", "CAD", "MXN", "BRL", "INR", "NGN", "AED", "JPY", "USDC", "BTC"} {
-		l, ok := lookup.LimitsFor("USD", cur, "")
-		require.True(t, ok, cur)
-		assert.Positive(t, l.Min, cur)
-		assert.Greater(t, l.Max, l.Min, cur)
 		fields := lookup.PayerData(cur, false)
 		require.NotEmpty(t, fields)
 		assert.Equal(t, ports.PayerDataField{Name: "FULL_NAME", Mandatory: true}, fields[0], cur)
 	}
-	_, ok := lookup.LimitsFor("USD", "XYZ", "")
-	assert.False(t, ok)
 	assert.Equal(t, []ports.PayerDataField{{Name: "FULL_NAME", Mandatory: true}}, lookup.PayerData("XYZ", false))
 	// PayerData returns a copy.
 	f := lookup.PayerData("USD", false)

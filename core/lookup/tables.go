@@ -2,69 +2,6 @@ package lookup
 
 import "github.com/corridorpay/corridor/ports"
 
-// Limits are the smallest and largest amounts a receiver can be paid in
-// one payment, in the receiving currency's minor units.
-type Limits struct {
-	Min, Max int64
-}
-
-// Corridor is one row of the limits table: the bounds for paying into
-// Receiving from Sending ("" = any sending currency) to an account of
-// AccountType ("" = any).
-type Corridor struct {
-	Sending     string
-	Receiving   string
-	AccountType string
-	Limits
-}
-
-// corridors are the payment limits per receiving currency, with tighter
-// rows for some senders and account types. The most specific matching row
-// wins (account type, then sending currency).
-var corridors = []Corridor{
-	{Receiving: "USD", Limits: Limits{Min: 1_00, Max: 250_000_00}},
-	{Receiving: "EUR", Limits: Limits{Min: 1_00, Max: 250_000_00}},
-	{Receiving: "GBP", Limits: Limits{Min: 1_00, Max: 200_000_00}},
-	{Receiving: "CAD", Limits: Limits{Min: 1_00, Max: 250_000_00}},
-	{Receiving: "MXN", Limits: Limits{Min: 10_00, Max: 5_000_000_00}},
-	{Receiving: "BRL", Limits: Limits{Min: 5_00, Max: 1_000_000_00}},
-	{Receiving: "INR", Limits: Limits{Min: 100_00, Max: 20_000_000_00}},
-	{Receiving: "NGN", Limits: Limits{Min: 1_000_00, Max: 100_000_000_00}},
-	{Receiving: "AED", Limits: Limits{Min: 5_00, Max: 1_000_000_00}},
-	{Receiving: "JPY", Limits: Limits{Min: 100, Max: 30_000_000}},
-	{Receiving: "USDC", Limits: Limits{Min: 1_000_000, Max: 1_000_000_000_000}},
-	{Receiving: "BTC", Limits: Limits{Min: 1_000, Max: 100_000_000}},
-
-	// Payments funded in bitcoin settle over Lightning/Spark: smaller
-	// fiat payouts.
-	{Sending: "BTC", Receiving: "USD", Limits: Limits{Min: 1_00, Max: 50_000_00}},
-	{Sending: "BTC", Receiving: "MXN", Limits: Limits{Min: 10_00, Max: 1_000_000_00}},
-	// Lightning destinations take small payments.
-	{Receiving: "BTC", AccountType: "LIGHTNING", Limits: Limits{Min: 1_000, Max: 10_000_000}},
-}
-
-// LimitsFor returns the limits for paying into receiving from sending to
-// an account of accountType.
-func LimitsFor(sending, receiving, accountType string) (Limits, bool) {
-	best, score := Limits{}, -1
-	for _, c := range corridors {
-		if c.Receiving != receiving || (c.Sending != "" && c.Sending != sending) || (c.AccountType != "" && c.AccountType != accountType) {
-			continue
-		}
-		s := 0
-		if c.AccountType != "" {
-			s += 2
-		}
-		if c.Sending != "" {
-			s++
-		}
-		if s > score {
-			best, score = c.Limits, s
-		}
-	}
-	return best, score >= 0
-}
-
 // Payer data field names (reference CustomerInfoFieldName).
 const (
 	FieldFullName           = "FULL_NAME"

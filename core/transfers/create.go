@@ -50,8 +50,9 @@ const (
 
 // TransferOut creates an OUTGOING transaction: it holds the amount on the
 // internal account (refused with 400 INVALID_AMOUNT when the available
-// balance does not cover it), then records the transaction PENDING and
-// schedules its submission to the rail, in one unit of work.
+// balance does not cover it) and, atomically with the hold, records the
+// transaction PENDING and schedules its submission to the rail
+// (LedgerStore.PostWith).
 func (s *Service) TransferOut(ctx context.Context, platformID string, r OutRequest) (ports.Transaction, error) {
 	var errs fault.Collector
 	checkID(&errs, "source.accountId", r.SourceAccountID, "InternalAccount:")
@@ -66,22 +67,11 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 	if err := errs.Err(); err != nil {
 		return ports.Transaction{}, err
 	}
-	src, err := s.internalAccount(ctx, platformID, r.SourceAccountID, "source.accountId")
+	src, dst, pcid, err := s.parties(ctx, platformID, r.SourceAccountID, r.DestinationAccountID, ports.RailPayout)
 	if err != nil {
-		return ports.Transaction{}, err
-	}
-	dst, err := s.externalAccount(ctx, platformID, r.DestinationAccountID, "destination.accountId")
-	if err != nil {
-		return ports.Transaction{}, err
-	}
-	if err := sameOwnerAndCurrency(src, dst, "destination.accountId"); err != nil {
 		return ports.Transaction{}, err
 	}
 	rail, err := s.rails.ForPayout(r.PaymentRail, src.Currency, dst.Info)
-	if err != nil {
-		return ports.Transaction{}, err
-	}
-	pcid, err := s.platformCustomerID(ctx, platformID, src.CustomerID)
 	if err != nil {
 		return ports.Transaction{}, err
 	}
@@ -114,7 +104,18 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 		t.RailSelectionMode = RailAuto
 	}
 
-	// (1) The hold: the only gate on the balance.
+	// The hold is the only gate on the balance. The transaction (PENDING)
+	// and its submission job are written with it, in the ledger's
+	// transaction: a hold never exists without its transaction, and a
+	// refused hold writes nothing.
+	req := ports.RailRequest{
+		Ref: t.ID, Rail: t.PaymentRail, Direction: ports.RailPayout,
+		Currency: t.SourceCurrency, Amount: t.SentAmount, Account: dst,
+	}
+	job, err := submitJob(t, src.ID, req)
+	if err != nil {
+		return ports.Transaction{}, err
+	}
 	hold := ledger.Entry{ID: holdPrefix + t.ID, Ref: t.ID, Transfers: []ledger.Transfer{{
 		ID:              holdPrefix + t.ID,
 		DebitAccountID:  src.ID,
@@ -124,11 +125,14 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 		Kind:            ledger.Pending,
 		Code:            CodeTransferOut,
 	}}}
-	_, err = s.post(ctx, hold)
+	_, err = s.post(ctx, hold, ports.Records{Transactions: []ports.Transaction{t}, Jobs: []ports.Job{job}})
 	switch {
 	case err == nil:
-	case errors.Is(err, ledger.ErrExists):
-		// A retry of a keyed request: the first attempt placed the hold.
+		return t, nil
+	case errors.Is(err, ledger.ErrExists), errors.Is(err, ports.ErrConflict):
+		// A retry of a keyed request: the first attempt placed the hold
+		// and, unless it predates holds carrying their transaction, wrote
+		// the transaction with it.
 		prev, found, err := s.existing(ctx, t)
 		if err != nil || found {
 			return prev, err
@@ -150,13 +154,10 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 		return ports.Transaction{}, fmt.Errorf("transfer-out %s: hold: %w", t.ID, err)
 	}
 
-	// (2) The transaction and its submission, together. A crash before
-	// this commits leaves a hold without a transaction, which the reaper
-	// voids (ReapOrphanHolds) unless a retry with the same key comes first.
-	return s.create(ctx, t, src.ID, ports.RailRequest{
-		Ref: t.ID, Rail: t.PaymentRail, Direction: ports.RailPayout,
-		Currency: t.SourceCurrency, Amount: t.SentAmount, Account: dst,
-	})
+	// An open hold without its transaction (placed by a version that wrote
+	// them apart, and interrupted): record the transaction now. The reaper
+	// voids such holds (ReapOrphanHolds) when no retry comes.
+	return s.create(ctx, t, src.ID, req)
 }
 
 // TransferIn creates an INCOMING transaction pulling from a pull-capable
@@ -169,22 +170,11 @@ func (s *Service) TransferIn(ctx context.Context, platformID string, r InRequest
 	if err := errs.Err(); err != nil {
 		return ports.Transaction{}, err
 	}
-	src, err := s.externalAccount(ctx, platformID, r.SourceAccountID, "source.accountId")
+	dst, src, pcid, err := s.parties(ctx, platformID, r.DestinationAccountID, r.SourceAccountID, ports.RailPull)
 	if err != nil {
-		return ports.Transaction{}, err
-	}
-	dst, err := s.internalAccount(ctx, platformID, r.DestinationAccountID, "destination.accountId")
-	if err != nil {
-		return ports.Transaction{}, err
-	}
-	if err := sameOwnerAndCurrency(dst, src, "source.accountId"); err != nil {
 		return ports.Transaction{}, err
 	}
 	rail, err := s.rails.ForPull(dst.Currency, src.Info.AccountType)
-	if err != nil {
-		return ports.Transaction{}, err
-	}
-	pcid, err := s.platformCustomerID(ctx, platformID, dst.CustomerID)
 	if err != nil {
 		return ports.Transaction{}, err
 	}
@@ -220,15 +210,15 @@ func (s *Service) TransferIn(ctx context.Context, platformID string, r InRequest
 // work. A transaction that already exists under t's id (a retried keyed
 // request) is returned when it is the same transfer.
 func (s *Service) create(ctx context.Context, t ports.Transaction, internalID string, req ports.RailRequest) (ports.Transaction, error) {
-	payload, err := json.Marshal(jobPayload{PlatformID: t.PlatformID, TransactionID: t.ID, InternalAccountID: internalID, Request: req})
+	job, err := submitJob(t, internalID, req)
 	if err != nil {
-		return ports.Transaction{}, fmt.Errorf("transfer %s: job payload: %w", t.ID, err)
+		return ports.Transaction{}, err
 	}
 	err = s.store.InTx(ctx, func(tx ports.Tx) error {
 		if err := tx.Transactions().Create(ctx, t); err != nil {
 			return err
 		}
-		return tx.Jobs().Enqueue(ctx, ports.Job{Kind: KindSubmit, Key: KindSubmit + ":" + t.ID, Payload: payload, RunAt: t.CreatedAt})
+		return tx.Jobs().Enqueue(ctx, job)
 	})
 	if errors.Is(err, ports.ErrConflict) {
 		prev, found, perr := s.existing(ctx, t)
@@ -240,6 +230,15 @@ func (s *Service) create(ctx context.Context, t ports.Transaction, internalID st
 		return ports.Transaction{}, fmt.Errorf("transfer %s: record: %w", t.ID, err)
 	}
 	return t, nil
+}
+
+// submitJob is the transfer.submit job of t, due at once.
+func submitJob(t ports.Transaction, internalID string, req ports.RailRequest) (ports.Job, error) {
+	payload, err := json.Marshal(jobPayload{PlatformID: t.PlatformID, TransactionID: t.ID, InternalAccountID: internalID, Request: req})
+	if err != nil {
+		return ports.Job{}, fmt.Errorf("transfer %s: job payload: %w", t.ID, err)
+	}
+	return ports.Job{Kind: KindSubmit, Key: KindSubmit + ":" + t.ID, Payload: payload, RunAt: t.CreatedAt}, nil
 }
 
 // existing returns the stored transaction with t's id, if any: the result
@@ -267,11 +266,11 @@ func (s *Service) transactionID(platformID, op, key string) string {
 	return TransactionID(platformID, op, key)
 }
 
-// post posts e, creating a missing rail settlement account first (the
-// system accounts are created at start-up for the rail table; a rail added
-// since gets its account on first use).
-func (s *Service) post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry, error) {
-	je, err := s.ledger.Post(ctx, e)
+// post posts e with recs, creating a missing rail settlement account first
+// (the system accounts are created at start-up for the rail table; a rail
+// added since gets its account on first use).
+func (s *Service) post(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
+	je, err := s.ledger.PostWith(ctx, e, recs)
 	var lerr *ledger.Error
 	if errors.As(err, &lerr) && lerr.Code == ledger.CodeAccountNotFound && ledger.IsSystemAccount(lerr.AccountID) {
 		t := e.Transfers[0]
@@ -279,7 +278,7 @@ func (s *Service) post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry
 		if cerr := s.ledger.CreateAccounts(ctx, acct); cerr != nil {
 			return je, fmt.Errorf("create settlement account %s: %w", acct.ID, cerr)
 		}
-		je, err = s.ledger.Post(ctx, e)
+		je, err = s.ledger.PostWith(ctx, e, recs)
 	}
 	return je, err
 }
@@ -296,48 +295,63 @@ func (s *Service) insufficient(ctx context.Context, a ports.InternalAccount, req
 	return e
 }
 
-func (s *Service) internalAccount(ctx context.Context, platformID, id, field string) (ports.InternalAccount, error) {
-	a, err := s.store.Read().InternalAccounts().Get(ctx, platformID, id)
-	if errors.Is(err, ports.ErrNotFound) {
-		return a, notFound(field, "internal account "+id+" not found")
-	}
+// parties reads a transfer's internal and external account and the
+// customer owning them in one read, and checks them in the order the
+// request names them (the source first): each account exists and is
+// ACTIVE (errors name its field), both belong to the same owner in the
+// same currency, and the customer exists. It returns the customer's
+// platformCustomerId ("" for the platform's own accounts).
+func (s *Service) parties(ctx context.Context, platformID, internalID, externalID string, dir ports.RailDirection) (
+	ports.InternalAccount, ports.ExternalAccount, string, error) {
+	p, err := s.store.Read().Parties().Get(ctx, platformID, internalID, externalID)
 	if err != nil {
-		return a, fmt.Errorf("read internal account %s: %w", id, err)
+		return ports.InternalAccount{}, ports.ExternalAccount{}, "", fmt.Errorf("read %s and %s: %w", internalID, externalID, err)
+	}
+	in, ex := p.Internal, p.External
+	internalField, externalField := "source.accountId", "destination.accountId"
+	checks := []func() error{
+		func() error { return checkInternal(in, internalID, internalField) },
+		func() error { return checkExternal(ex, externalID, externalField) },
+	}
+	if dir == ports.RailPull {
+		internalField, externalField = externalField, internalField
+		checks[0], checks[1] = checks[1], checks[0]
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return in, ex, "", err
+		}
+	}
+	if err := sameOwnerAndCurrency(in, ex, externalField); err != nil {
+		return in, ex, "", err
+	}
+	if in.CustomerID == "" {
+		return in, ex, "", nil
+	}
+	if p.Customer.ID == "" || p.Customer.IsDeleted {
+		return in, ex, "", fault.NotFound("USER_NOT_FOUND", "customer "+in.CustomerID+" not found")
+	}
+	return in, ex, p.Customer.PlatformCustomerID, nil
+}
+
+func checkInternal(a ports.InternalAccount, id, field string) error {
+	if a.ID == "" {
+		return notFound(field, "internal account "+id+" not found")
 	}
 	if a.Status != accounts.StatusActive {
-		return a, fault.Invalid(field, "the internal account is "+a.Status+"; only ACTIVE accounts can transfer")
+		return fault.Invalid(field, "the internal account is "+a.Status+"; only ACTIVE accounts can transfer")
 	}
-	return a, nil
+	return nil
 }
 
-func (s *Service) externalAccount(ctx context.Context, platformID, id, field string) (ports.ExternalAccount, error) {
-	a, err := s.store.Read().ExternalAccounts().Get(ctx, platformID, id)
-	if errors.Is(err, ports.ErrNotFound) {
-		return a, notFound(field, "external account "+id+" not found")
-	}
-	if err != nil {
-		return a, fmt.Errorf("read external account %s: %w", id, err)
+func checkExternal(a ports.ExternalAccount, id, field string) error {
+	if a.ID == "" {
+		return notFound(field, "external account "+id+" not found")
 	}
 	if a.Status != external.StatusActive {
-		return a, fault.Invalid(field, "the external account is "+a.Status+"; only ACTIVE accounts can transfer")
+		return fault.Invalid(field, "the external account is "+a.Status+"; only ACTIVE accounts can transfer")
 	}
-	return a, nil
-}
-
-// platformCustomerID is the customer's platformCustomerId ("" for the
-// platform's own accounts).
-func (s *Service) platformCustomerID(ctx context.Context, platformID, customerID string) (string, error) {
-	if customerID == "" {
-		return "", nil
-	}
-	c, err := s.store.Read().Customers().Get(ctx, platformID, customerID)
-	if errors.Is(err, ports.ErrNotFound) || (err == nil && c.IsDeleted) {
-		return "", fault.NotFound("USER_NOT_FOUND", "customer "+customerID+" not found")
-	}
-	if err != nil {
-		return "", fmt.Errorf("read customer %s: %w", customerID, err)
-	}
-	return c.PlatformCustomerID, nil
+	return nil
 }
 
 // sameOwnerAndCurrency checks that the external account belongs to the

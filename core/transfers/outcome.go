@@ -181,7 +181,7 @@ func (s *Service) succeed(ctx context.Context, p jobPayload) error {
 			ID: settlePrefix + id, Kind: ledger.PostPending, PendingID: holdPrefix + id, Code: CodeTransferOut,
 		}}}
 	}
-	_, err := s.post(ctx, e)
+	_, err := s.post(ctx, e, ports.Records{})
 	switch ledger.CodeOf(err) {
 	case ledger.CodeOK:
 		if err != nil {

@@ -73,6 +73,16 @@ func roundTrip(t *testing.T, s ports.Store) {
 	assert.Empty(t, got.RequiredPayerData)
 	assert.Len(t, got.Currencies, 2)
 
+	// A UMA receiver lookup: an address instead of an account.
+	uma := lookup(l.PlatformID)
+	uma.AccountID, uma.ReceiverUmaAddress = "", "$success.usd@sandbox.local"
+	create(t, s, uma)
+	got, err = s.Read().Lookups().Get(ctx, uma.PlatformID, uma.ID)
+	require.NoError(t, err)
+	want = uma
+	want.CreatedAt = t0.Truncate(time.Microsecond)
+	assert.Equal(t, want, got)
+
 	// Reads inside the unit of work see its own write.
 	inner := lookup(l.PlatformID)
 	require.NoError(t, s.InTx(ctx, func(tx ports.Tx) error {

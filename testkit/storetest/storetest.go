@@ -73,6 +73,16 @@ func Run(t *testing.T, newStore NewStore) {
 		{"TransactionPaginationWalk", testTransactionPaginationWalk},
 		{"TransactionConcurrentWrites", testTransactionConcurrentWrites},
 		{"Lookups", testLookups},
+		{"Parties", testParties},
+		{"BeneficialOwners", testBeneficialOwners},
+		{"BeneficialOwnerPagination", testBeneficialOwnerPagination},
+		{"Verifications", testVerifications},
+		{"Documents", testDocuments},
+		{"DocumentLarge", testDocumentLarge},
+		{"Events", testEvents},
+		{"Quotes", testQuotes},
+		{"QuoteGetForUpdateSerialises", testQuoteGetForUpdateSerialises},
+		{"TransactionDetails", testTransactionDetails},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

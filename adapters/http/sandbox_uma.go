@@ -1,0 +1,54 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/corridorpay/corridor/core/uma"
+)
+
+// SandboxUmaReceiveRequest simulates a payment arriving at a customer's UMA
+// address.
+type SandboxUmaReceiveRequest struct {
+	SenderUmaAddress        string `json:"senderUmaAddress" maxLength:"255" doc:"The paying sandbox UMA address (e.g. $success.usd@sandbox.local)" example:"$success.usd@sandbox.local"`
+	ReceiverUmaAddress      string `json:"receiverUmaAddress,omitempty" maxLength:"255" doc:"UMA address of the receiving customer (optional if customerId is given)" example:"$ana@sandbox.local"`
+	CustomerID              string `json:"customerId,omitempty" maxLength:"255" doc:"The receiving customer (optional if receiverUmaAddress is given)"`
+	ReceivingCurrencyCode   string `json:"receivingCurrencyCode" maxLength:"8" doc:"Currency the customer receives" example:"USD"`
+	ReceivingCurrencyAmount int64  `json:"receivingCurrencyAmount" format:"int64" doc:"Amount received, in the smallest unit of receivingCurrencyCode (> 0)" example:"10000"`
+}
+
+type sandboxUmaReceiveInput struct {
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255"`
+	Body           SandboxUmaReceiveRequest
+}
+
+func registerSandboxUma(api huma.API, d Deps) {
+	huma.Register(api, huma.Operation{
+		OperationID: "sandboxReceive",
+		Method:      http.MethodPost,
+		Path:        "/sandbox/uma/receive",
+		Summary:     "Simulate an incoming UMA payment (sandbox)",
+		Description: "Credits a customer, named by its UMA address or id, with a payment from a sandbox UMA " +
+			"address: into its default UMA deposit external account when one is set (paid straight out over " +
+			"that account's rail), else into its internal account in the currency. Returns the COMPLETED " +
+			"INCOMING transaction. Sandbox only: 403 elsewhere.",
+		Tags:   []string{"Sandbox"},
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
+	}, func(ctx context.Context, in *sandboxUmaReceiveInput) (*transactionOutput, error) {
+		pid := principal(ctx).PlatformID
+		t, err := d.Uma.SimulateReceive(ctx, pid, uma.Receive{
+			SenderUmaAddress:   in.Body.SenderUmaAddress,
+			ReceiverUmaAddress: in.Body.ReceiverUmaAddress,
+			CustomerID:         in.Body.CustomerID,
+			Currency:           in.Body.ReceivingCurrencyCode,
+			Amount:             in.Body.ReceivingCurrencyAmount,
+			IdempotencyKey:     in.IdempotencyKey,
+		})
+		if err != nil {
+			return nil, apiError(err)
+		}
+		return &transactionOutput{Body: transactionOut(d, pid, t)}, nil
+	})
+}

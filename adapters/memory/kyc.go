@@ -1,0 +1,423 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- KYC: beneficial owners, verifications, documents, events ----
+
+// storeKYC is the KYC part of storeState (kept in its own struct so the
+// shared state lists one line for it).
+type storeKYC struct {
+	owners        map[string]ports.BeneficialOwner
+	verifications map[string]ports.Verification
+	// documents keeps a deleted document as a tombstone (deleted set), so
+	// a unit of work's delete overrides the committed row at commit.
+	documents map[string]storeDocument
+	events    map[string]ports.Event
+}
+
+type storeDocument struct {
+	doc     ports.Document
+	deleted bool
+}
+
+func newStoreKYC() storeKYC {
+	return storeKYC{
+		owners:        map[string]ports.BeneficialOwner{},
+		verifications: map[string]ports.Verification{},
+		documents:     map[string]storeDocument{},
+		events:        map[string]ports.Event{},
+	}
+}
+
+// commitKYC applies a unit's buffered KYC writes to the committed state.
+func commitKYC(to, from *storeKYC) {
+	maps.Copy(to.owners, from.owners)
+	maps.Copy(to.verifications, from.verifications)
+	maps.Copy(to.documents, from.documents)
+	maps.Copy(to.events, from.events)
+}
+
+func (tx *storeTx) BeneficialOwners() ports.BeneficialOwnerRepo { return storeOwners{tx} }
+func (tx *storeTx) Verifications() ports.VerificationRepo       { return storeVerifications{tx} }
+func (tx *storeTx) Documents() ports.DocumentRepo               { return storeDocuments{tx} }
+func (tx *storeTx) Events() ports.EventRepo                     { return storeEvents{tx} }
+
+func pickOwners(s *storeState) map[string]ports.BeneficialOwner { return s.kyc.owners }
+func pickVerifications(s *storeState) map[string]ports.Verification {
+	return s.kyc.verifications
+}
+func pickDocuments(s *storeState) map[string]storeDocument { return s.kyc.documents }
+func pickEvents(s *storeState) map[string]ports.Event      { return s.kyc.events }
+
+// ---- beneficial owners ----
+
+type storeOwners struct{ tx *storeTx }
+
+func (r storeOwners) Create(_ context.Context, o ports.BeneficialOwner) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickOwners, o.ID); ok {
+		return storeConflict("beneficial_owners_pkey")
+	}
+	r.tx.w.state.kyc.owners[o.ID] = storeCopyOwner(o)
+	return nil
+}
+
+func (r storeOwners) Get(_ context.Context, platformID, id string) (ports.BeneficialOwner, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.BeneficialOwner{}, err
+	}
+	defer done()
+	o, ok := storeLookup(r.tx, pickOwners, id)
+	if !ok || o.PlatformID != platformID {
+		return ports.BeneficialOwner{}, fmt.Errorf("beneficial owner %s: %w", id, ports.ErrNotFound)
+	}
+	return storeCopyOwner(o), nil
+}
+
+// Update stores o's mutable fields; id, platform, customer and creation
+// time are fixed at Create (as in the PostgreSQL store).
+func (r storeOwners) Update(_ context.Context, o ports.BeneficialOwner) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	old, ok := storeLookup(r.tx, pickOwners, o.ID)
+	if !ok || old.PlatformID != o.PlatformID {
+		return fmt.Errorf("beneficial owner %s: %w", o.ID, ports.ErrNotFound)
+	}
+	o.CustomerID, o.CreatedAt = old.CustomerID, old.CreatedAt
+	r.tx.w.state.kyc.owners[o.ID] = storeCopyOwner(o)
+	return nil
+}
+
+func (r storeOwners) List(_ context.Context, f ports.BeneficialOwnerFilter, page ports.Page) ([]ports.BeneficialOwner, int, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickOwners, func(o ports.BeneficialOwner) bool {
+		return o.PlatformID == f.PlatformID && (f.CustomerID == "" || o.CustomerID == f.CustomerID)
+	})
+	rows, total := storePage(rows, func(o ports.BeneficialOwner) (time.Time, string) { return o.CreatedAt, o.ID }, page)
+	for i := range rows {
+		rows[i] = storeCopyOwner(rows[i])
+	}
+	return rows, total, nil
+}
+
+func storeCopyOwner(o ports.BeneficialOwner) ports.BeneficialOwner {
+	o.Roles = slices.Clone(o.Roles)
+	if o.PersonalInfo.Address != nil {
+		a := *o.PersonalInfo.Address
+		o.PersonalInfo.Address = &a
+	}
+	o.CreatedAt = storeTime(o.CreatedAt)
+	o.UpdatedAt = storeTime(o.UpdatedAt)
+	return o
+}
+
+// ---- verifications ----
+
+type storeVerifications struct{ tx *storeTx }
+
+func (r storeVerifications) Create(_ context.Context, v ports.Verification) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickVerifications, v.ID); ok {
+		return storeConflict("verifications_pkey")
+	}
+	r.tx.w.state.kyc.verifications[v.ID] = storeCopyVerification(v)
+	return nil
+}
+
+func (r storeVerifications) Get(_ context.Context, platformID, id string) (ports.Verification, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.Verification{}, err
+	}
+	defer done()
+	v, ok := storeLookup(r.tx, pickVerifications, id)
+	if !ok || v.PlatformID != platformID {
+		return ports.Verification{}, fmt.Errorf("verification %s: %w", id, ports.ErrNotFound)
+	}
+	return storeCopyVerification(v), nil
+}
+
+func (r storeVerifications) Latest(_ context.Context, platformID, customerID string) (ports.Verification, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.Verification{}, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickVerifications, func(v ports.Verification) bool {
+		return v.PlatformID == platformID && v.CustomerID == customerID
+	})
+	if len(rows) == 0 {
+		return ports.Verification{}, fmt.Errorf("verification of %s: %w", customerID, ports.ErrNotFound)
+	}
+	rows, _ = storePage(rows, func(v ports.Verification) (time.Time, string) { return v.CreatedAt, v.ID }, ports.Page{})
+	return storeCopyVerification(rows[len(rows)-1]), nil
+}
+
+// Update stores v's mutable fields (status, errors, submission and update
+// times).
+func (r storeVerifications) Update(_ context.Context, v ports.Verification) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	old, ok := storeLookup(r.tx, pickVerifications, v.ID)
+	if !ok || old.PlatformID != v.PlatformID {
+		return fmt.Errorf("verification %s: %w", v.ID, ports.ErrNotFound)
+	}
+	v.CustomerID, v.CreatedAt = old.CustomerID, old.CreatedAt
+	r.tx.w.state.kyc.verifications[v.ID] = storeCopyVerification(v)
+	return nil
+}
+
+func (r storeVerifications) List(_ context.Context, f ports.VerificationFilter, page ports.Page) ([]ports.Verification, int, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickVerifications, func(v ports.Verification) bool {
+		switch {
+		case v.PlatformID != f.PlatformID,
+			f.CustomerID != "" && v.CustomerID != f.CustomerID,
+			f.Status != "" && v.Status != f.Status:
+			return false
+		}
+		return true
+	})
+	rows, total := storePage(rows, func(v ports.Verification) (time.Time, string) { return v.CreatedAt, v.ID }, page)
+	for i := range rows {
+		rows[i] = storeCopyVerification(rows[i])
+	}
+	return rows, total, nil
+}
+
+func storeCopyVerification(v ports.Verification) ports.Verification {
+	errs := make([]ports.VerificationError, len(v.Errors))
+	for i, e := range v.Errors {
+		e.AcceptedDocumentTypes = slices.Clone(e.AcceptedDocumentTypes)
+		errs[i] = e
+	}
+	v.Errors = errs
+	if v.SubmittedAt != nil {
+		t := storeTime(*v.SubmittedAt)
+		v.SubmittedAt = &t
+	}
+	v.CreatedAt = storeTime(v.CreatedAt)
+	v.UpdatedAt = storeTime(v.UpdatedAt)
+	return v
+}
+
+// ---- documents ----
+
+type storeDocuments struct{ tx *storeTx }
+
+// live finds a document that is not deleted.
+func (r storeDocuments) live(platformID, id string) (ports.Document, bool) {
+	d, ok := storeLookup(r.tx, pickDocuments, id)
+	if !ok || d.deleted || d.doc.PlatformID != platformID {
+		return ports.Document{}, false
+	}
+	return d.doc, true
+}
+
+func (r storeDocuments) Create(_ context.Context, d ports.Document) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickDocuments, d.ID); ok {
+		return storeConflict("documents_pkey")
+	}
+	r.tx.w.state.kyc.documents[d.ID] = storeDocument{doc: storeCopyDocument(d, true)}
+	return nil
+}
+
+func (r storeDocuments) Get(_ context.Context, platformID, id string) (ports.Document, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.Document{}, err
+	}
+	defer done()
+	d, ok := r.live(platformID, id)
+	if !ok {
+		return ports.Document{}, fmt.Errorf("document %s: %w", id, ports.ErrNotFound)
+	}
+	return storeCopyDocument(d, false), nil
+}
+
+func (r storeDocuments) Content(_ context.Context, platformID, id string) ([]byte, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	d, ok := r.live(platformID, id)
+	if !ok {
+		return nil, fmt.Errorf("document %s: %w", id, ports.ErrNotFound)
+	}
+	return slices.Clone(d.Content), nil
+}
+
+// Update replaces the metadata, and the content (with its size, type and
+// checksum) when d.Content is not nil. Holder, customer and creation time
+// are fixed at Create.
+func (r storeDocuments) Update(_ context.Context, d ports.Document) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	old, ok := r.live(d.PlatformID, d.ID)
+	if !ok {
+		return fmt.Errorf("document %s: %w", d.ID, ports.ErrNotFound)
+	}
+	d.HolderID, d.CustomerID, d.CreatedAt = old.HolderID, old.CustomerID, old.CreatedAt
+	if d.Content == nil {
+		d.Content, d.ContentType, d.Size, d.SHA256 = old.Content, old.ContentType, old.Size, old.SHA256
+	}
+	r.tx.w.state.kyc.documents[d.ID] = storeDocument{doc: storeCopyDocument(d, true)}
+	return nil
+}
+
+func (r storeDocuments) MarkSubmitted(_ context.Context, platformID, customerID string, at time.Time) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickDocuments, func(d storeDocument) bool {
+		return !d.deleted && !d.doc.Submitted && d.doc.PlatformID == platformID && d.doc.CustomerID == customerID
+	})
+	for _, d := range rows {
+		d.doc.Submitted, d.doc.UpdatedAt = true, storeTime(at)
+		r.tx.w.state.kyc.documents[d.doc.ID] = d
+	}
+	return nil
+}
+
+func (r storeDocuments) Delete(_ context.Context, platformID, id string) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	d, ok := r.live(platformID, id)
+	if !ok {
+		return fmt.Errorf("document %s: %w", id, ports.ErrNotFound)
+	}
+	r.tx.w.state.kyc.documents[id] = storeDocument{doc: ports.Document{ID: d.ID, PlatformID: d.PlatformID}, deleted: true}
+	return nil
+}
+
+func (r storeDocuments) List(_ context.Context, f ports.DocumentFilter, page ports.Page) ([]ports.Document, int, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	kept := storeAll(r.tx, pickDocuments, func(d storeDocument) bool {
+		switch {
+		case d.deleted, d.doc.PlatformID != f.PlatformID,
+			f.HolderID != "" && d.doc.HolderID != f.HolderID,
+			f.CustomerID != "" && d.doc.CustomerID != f.CustomerID:
+			return false
+		}
+		return true
+	})
+	rows := make([]ports.Document, len(kept))
+	for i, d := range kept {
+		rows[i] = d.doc
+	}
+	rows, total := storePage(rows, func(d ports.Document) (time.Time, string) { return d.CreatedAt, d.ID }, page)
+	for i := range rows {
+		rows[i] = storeCopyDocument(rows[i], false)
+	}
+	return rows, total, nil
+}
+
+// storeCopyDocument copies d, with its content or (withContent false)
+// without, as Get and List return it.
+func storeCopyDocument(d ports.Document, withContent bool) ports.Document {
+	if withContent {
+		d.Content = slices.Clone(d.Content)
+	} else {
+		d.Content = nil
+	}
+	d.CreatedAt = storeTime(d.CreatedAt)
+	d.UpdatedAt = storeTime(d.UpdatedAt)
+	return d
+}
+
+// ---- events (outbox) ----
+
+type storeEvents struct{ tx *storeTx }
+
+func (r storeEvents) Append(_ context.Context, e ports.Event) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickEvents, e.ID); ok {
+		return storeConflict("events_pkey")
+	}
+	r.tx.w.state.kyc.events[e.ID] = storeCopyEvent(e)
+	return nil
+}
+
+func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	rows := storeAll(r.tx, pickEvents, func(e ports.Event) bool {
+		switch {
+		case e.PlatformID != f.PlatformID,
+			f.ResourceID != "" && e.ResourceID != f.ResourceID,
+			f.Type != "" && e.Type != f.Type:
+			return false
+		}
+		return true
+	})
+	rows, total := storePage(rows, func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }, page)
+	for i := range rows {
+		rows[i] = storeCopyEvent(rows[i])
+	}
+	return rows, total, nil
+}
+
+func storeCopyEvent(e ports.Event) ports.Event {
+	if len(e.Data) == 0 {
+		e.Data = nil
+	}
+	e.Data = maps.Clone(e.Data)
+	e.CreatedAt = storeTime(e.CreatedAt)
+	return e
+}

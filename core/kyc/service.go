@@ -1,0 +1,159 @@
+// Package kyc holds customer verification: the beneficial owners of
+// business customers, the documents that back a verification, the
+// verifications themselves (KYC for individuals, KYB for businesses)
+// decided by a ports.KYCProvider, and the effect of a customer's status on
+// what it may do (CanSendOutgoing). The data each region requires is a
+// table (requirements.go). Status changes are written as events in the
+// unit of work that makes them.
+package kyc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Customer and beneficial owner statuses (kycStatus / kybStatus).
+const (
+	StatusUnverified = "UNVERIFIED"
+	StatusPending    = "PENDING"
+	StatusApproved   = "APPROVED"
+	StatusRejected   = "REJECTED"
+	StatusHold       = "HOLD"
+)
+
+// Verification statuses.
+const (
+	VerificationResolveErrors = "RESOLVE_ERRORS"
+	VerificationReady         = "READY_FOR_VERIFICATION"
+	VerificationInProgress    = "IN_PROGRESS"
+	VerificationManualReview  = "PENDING_MANUAL_REVIEW"
+	VerificationApproved      = "APPROVED"
+	VerificationRejected      = "REJECTED"
+)
+
+// VerificationStatuses is the reference's VerificationStatus enum.
+var VerificationStatuses = []string{VerificationResolveErrors, VerificationManualReview, VerificationInProgress,
+	VerificationApproved, VerificationRejected, VerificationReady}
+
+const (
+	customerTypeBusiness    = "BUSINESS"
+	customerIDPrefix        = "Customer:"
+	ownerIDPrefix           = "BeneficialOwner:"
+	codeUserNotFound        = "USER_NOT_FOUND"
+	codeNotFound            = "NOT_FOUND"
+	codeCustomerDeleted     = "CUSTOMER_DELETED"
+	codeConflict            = "CONFLICT"
+	defaultMaxDocumentBytes = 10 << 20
+	defaultLimit            = 20
+	maxListLimit            = 100
+)
+
+// Options configure a Service.
+type Options struct {
+	// MaxDocumentBytes bounds an uploaded file (10 MiB when 0).
+	MaxDocumentBytes int64
+}
+
+// Service runs the KYC use cases.
+type Service struct {
+	store    ports.Store
+	provider ports.KYCProvider
+	clock    ports.Clock
+	ids      ports.IDs
+	opts     Options
+}
+
+// New builds a Service deciding verifications with provider.
+func New(store ports.Store, provider ports.KYCProvider, clock ports.Clock, ids ports.IDs, opts Options) *Service {
+	if opts.MaxDocumentBytes <= 0 {
+		opts.MaxDocumentBytes = defaultMaxDocumentBytes
+	}
+	return &Service{store: store, provider: provider, clock: clock, ids: ids, opts: opts}
+}
+
+// MaxDocumentBytes is the largest file an upload may carry.
+func (s *Service) MaxDocumentBytes() int64 { return s.opts.MaxDocumentBytes }
+
+// now is the current time as stores keep it (UTC, microseconds), so a
+// response shows the instant a later read does.
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// Page is one page of a list.
+type Page[T any] struct {
+	Rows    []T
+	HasMore bool
+	// Next is the position after the page's last row (when HasMore).
+	Next  *ports.Position
+	Total int
+}
+
+// listPage checks the limit, runs list, and cuts the extra row that tells
+// hasMore.
+func listPage[T any](page ports.Page, list func(ports.Page) ([]T, int, error), pos func(T) ports.Position) (Page[T], error) {
+	switch {
+	case page.Limit == 0:
+		page.Limit = defaultLimit
+	case page.Limit < 1 || page.Limit > maxListLimit:
+		return Page[T]{}, fault.Invalid("limit", fmt.Sprintf("must be between 1 and %d", maxListLimit))
+	}
+	rows, total, err := list(page)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	out := Page[T]{Rows: rows, Total: total}
+	if len(rows) > page.Limit {
+		out.Rows, out.HasMore = rows[:page.Limit], true
+		p := pos(out.Rows[page.Limit-1])
+		out.Next = &p
+	}
+	if out.Rows == nil {
+		out.Rows = []T{}
+	}
+	return out, nil
+}
+
+// customer reads the platform's live customer: unknown is 404
+// USER_NOT_FOUND, deleted 410 CUSTOMER_DELETED. lock takes the row lock
+// (inside a unit of work) that serialises a customer's KYC writes.
+func customer(ctx context.Context, tx ports.Tx, platformID, id string, lock bool) (ports.Customer, error) {
+	get := tx.Customers().Get
+	if lock {
+		get = tx.Customers().GetForUpdate
+	}
+	c, err := get(ctx, platformID, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Customer{}, fault.NotFound(codeUserNotFound, "customer "+id+" not found")
+	}
+	if err != nil {
+		return ports.Customer{}, fmt.Errorf("read customer %s: %w", id, err)
+	}
+	if c.IsDeleted {
+		return ports.Customer{}, fault.New(fault.KindGone, codeCustomerDeleted, "customer "+id+" has been deleted")
+	}
+	return c, nil
+}
+
+// ---- events ----
+
+// event appends a status-change event to the unit of work's outbox.
+func (s *Service) event(ctx context.Context, tx ports.Tx, platformID, typ, resourceID string, data map[string]string, at time.Time) error {
+	e := ports.Event{ID: s.ids.New("Event"), PlatformID: platformID, Type: typ, ResourceID: resourceID, Data: data, CreatedAt: at}
+	if err := tx.Events().Append(ctx, e); err != nil {
+		return fmt.Errorf("record event %s: %w", typ, err)
+	}
+	return nil
+}
+
+// customerEventType is the reference's customer webhook type for a new
+// status: CUSTOMER.KYC_* for individuals, CUSTOMER.KYB_* for businesses.
+func customerEventType(c ports.Customer, status string) string {
+	if c.CustomerType == customerTypeBusiness {
+		return "CUSTOMER.KYB_" + status
+	}
+	return "CUSTOMER.KYC_" + status
+}

@@ -1,0 +1,558 @@
+package quotes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/external"
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/fx"
+	"github.com/corridorpay/corridor/core/lookup"
+	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/core/transactions"
+	"github.com/corridorpay/corridor/core/transfers"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Source is where a quote's money comes from: an internal account
+// (ACCOUNT) or a payment the payer sends by the quote's instructions
+// (REALTIME_FUNDING).
+type Source struct {
+	Type string
+	// AccountID is the internal account (ACCOUNT).
+	AccountID string
+	// CustomerID names the customer paying (optional; for ACCOUNT it must
+	// be the account's owner unless the account is the platform's pooled
+	// account).
+	CustomerID string
+	// Currency and CryptoNetwork (REALTIME_FUNDING).
+	Currency      string
+	CryptoNetwork string
+}
+
+// Destination is who a quote pays: an external account (ACCOUNT) or a UMA
+// address (UMA_ADDRESS, which needs the request's LookupID).
+type Destination struct {
+	Type        string
+	AccountID   string
+	PaymentRail string
+	UmaAddress  string
+	Currency    string
+}
+
+// CreateRequest is POST /quotes.
+type CreateRequest struct {
+	Source      Source
+	Destination Destination
+	// LockedSide is SENDING or RECEIVING; LockedAmount is in that side's
+	// minor units.
+	LockedSide            string
+	LockedAmount          int64
+	LookupID              string
+	ImmediatelyExecute    bool
+	Description           string
+	PurposeOfPayment      string
+	RemittanceInformation string
+	SenderCustomerInfo    map[string]any
+	// IdempotencyKey, when set, derives the quote id (see QuoteID).
+	IdempotencyKey string
+}
+
+// resolved is what a request names, loaded and checked.
+type resolved struct {
+	customerID string
+	// sending side
+	source  *ports.InternalAccount
+	funding fundingMethod
+	// receiving side
+	dest       *ports.ExternalAccount
+	lookup     *ports.Lookup
+	receiving  string
+	rail       string
+	railManual bool
+}
+
+// Create prices a quote, records it PENDING with its PENDING OUTGOING
+// transaction and the job that expires it, and, when asked
+// (ImmediatelyExecute) for an internal-account source, executes it at once.
+func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest) (ports.Quote, error) {
+	if err := checkRequest(r); err != nil {
+		return ports.Quote{}, err
+	}
+	read := s.store.Read()
+	res := resolved{}
+	sending, err := s.resolveSource(ctx, read, platformID, r, &res)
+	if err != nil {
+		return ports.Quote{}, err
+	}
+	if err := s.resolveDestination(ctx, read, platformID, r, &res); err != nil {
+		return ports.Quote{}, err
+	}
+	if err := checkPayerData(r, res.lookup); err != nil {
+		return ports.Quote{}, err
+	}
+	corridor, err := fx.Find(sending, res.receiving, res.rail)
+	if err != nil {
+		return ports.Quote{}, corridorError(err, sending, res.receiving)
+	}
+	rate, err := s.rates.Rate(ctx, sending, res.receiving)
+	if errors.Is(err, ports.ErrNoRate) {
+		return ports.Quote{}, fault.New(fault.KindInvalid, "QUOTE_REQUEST_FAILED",
+			fmt.Sprintf("no exchange rate from %s to %s is available", sending, res.receiving))
+	}
+	if err != nil {
+		return ports.Quote{}, fmt.Errorf("quote: rate %s→%s: %w", sending, res.receiving, err)
+	}
+	price, err := fx.Price(corridor, rate, r.LockedSide, r.LockedAmount)
+	var amountErr *fx.AmountError
+	if errors.As(err, &amountErr) {
+		return ports.Quote{}, fault.Invalid("lockedCurrencyAmount", amountErr.Reason)
+	}
+	if err != nil {
+		return ports.Quote{}, fmt.Errorf("quote: price %s→%s: %w", sending, res.receiving, err)
+	}
+	if sending == res.receiving && price.TotalSending-price.Fees != price.TotalReceiving {
+		return ports.Quote{}, fmt.Errorf("quote: same-currency price %+v does not balance", price)
+	}
+
+	now := s.clock.Now().UTC()
+	q := ports.Quote{
+		PlatformID:            platformID,
+		CustomerID:            res.customerID,
+		Status:                StatusPending,
+		SourceType:            r.Source.Type,
+		CryptoNetwork:         r.Source.CryptoNetwork,
+		DestinationType:       r.Destination.Type,
+		DestinationUmaAddress: r.Destination.UmaAddress,
+		PaymentRail:           res.rail,
+		RailSelectionMode:     transfers.RailAuto,
+		SendingCurrency:       sending,
+		ReceivingCurrency:     res.receiving,
+		LockedSide:            r.LockedSide,
+		LockedAmount:          r.LockedAmount,
+		TotalSendingAmount:    price.TotalSending,
+		TotalReceivingAmount:  price.TotalReceiving,
+		FeesIncluded:          price.Fees,
+		ExchangeRate:          price.ExchangeRate,
+		RateDetails:           price.Details,
+		LookupID:              r.LookupID,
+		Description:           r.Description,
+		PurposeOfPayment:      r.PurposeOfPayment,
+		RemittanceInformation: r.RemittanceInformation,
+		SenderCustomerInfo:    r.SenderCustomerInfo,
+		ExpiresAt:             now.Add(corridor.QuoteLifetime),
+		CreatedAt:             now,
+		UpdatedAt:             now,
+	}
+	if res.railManual {
+		q.RailSelectionMode = transfers.RailManual
+	}
+	if r.IdempotencyKey != "" {
+		q.ID = QuoteID(platformID, r.IdempotencyKey)
+	} else {
+		q.ID = s.ids.New("Quote")
+	}
+	q.TransactionID = transactionIDFor(q.ID)
+	if res.source != nil {
+		q.SourceAccountID = res.source.ID
+	}
+	if res.dest != nil {
+		q.DestinationAccountID = res.dest.ID
+		q.CounterpartyInformation = counterparty(res.dest.Info.Beneficiary)
+	}
+	t, err := s.newTransaction(ctx, read, q, res)
+	if err != nil {
+		return ports.Quote{}, err
+	}
+	switch {
+	case res.source == nil:
+		q.PaymentInstructions = []ports.PaymentInstruction{{
+			InstructionsNotes: "Send exactly the quote's totalSendingAmount before expiresAt; include reference " + t.Reference,
+			Info:              res.funding.build(q, t.Reference),
+		}}
+	case res.source.Type == accounts.TypeEmbeddedWallet:
+		q.PaymentInstructions = []ports.PaymentInstruction{{
+			InstructionsNotes: "Stamp payloadToSign with the wallet's session key and send it as Service-Wallet-Signature to execute",
+			Info:              map[string]any{"accountType": accounts.TypeEmbeddedWallet, "payloadToSign": payloadToSign(q)},
+		}}
+	}
+	t.Details.PaymentInstructions = q.PaymentInstructions
+
+	created := true
+	err = s.store.InTx(ctx, func(tx ports.Tx) error {
+		if err := tx.Quotes().Create(ctx, q); err != nil {
+			return err
+		}
+		if err := tx.Transactions().Create(ctx, t); err != nil {
+			return err
+		}
+		return tx.Jobs().Enqueue(ctx, ports.Job{Kind: KindExpire, Key: KindExpire + ":" + q.ID,
+			Payload: jobPayloadOf(q), RunAt: q.ExpiresAt})
+	})
+	if errors.Is(err, ports.ErrConflict) && r.IdempotencyKey != "" {
+		// A retry of a keyed request whose first attempt committed.
+		prev, gerr := read.Quotes().Get(ctx, platformID, q.ID)
+		if gerr != nil {
+			return ports.Quote{}, fmt.Errorf("quote %s: read after conflict: %w", q.ID, gerr)
+		}
+		q, created = prev, false
+	} else if err != nil {
+		return ports.Quote{}, fmt.Errorf("quote %s: record: %w", q.ID, err)
+	}
+	if r.ImmediatelyExecute && q.SourceType == SourceAccount && q.Status == StatusPending {
+		return s.execute(ctx, q, "")
+	}
+	if created {
+		s.log.InfoContext(ctx, "quote created", "quote", q.ID, "sending", q.SendingCurrency,
+			"receiving", q.ReceivingCurrency, "totalSending", q.TotalSendingAmount)
+	}
+	return q, nil
+}
+
+// checkRequest checks the request's own fields (no reads).
+func checkRequest(r CreateRequest) error {
+	var errs fault.Collector
+	switch r.Source.Type {
+	case SourceAccount:
+		checkID(&errs, "source.accountId", r.Source.AccountID, "InternalAccount:")
+		if r.Source.Currency != "" {
+			errs.Add("source.currency", "applies to REALTIME_FUNDING sources only")
+		}
+		if r.Source.CryptoNetwork != "" {
+			errs.Add("source.cryptoNetwork", "applies to REALTIME_FUNDING sources only")
+		}
+	case SourceRealtimeFunding:
+		if r.Source.AccountID != "" {
+			errs.Add("source.accountId", "applies to ACCOUNT sources only")
+		}
+		if r.Source.Currency == "" {
+			errs.Add("source.currency", "is required")
+		} else if _, ok := money.Lookup(r.Source.Currency); !ok {
+			errs.Add("source.currency", "unknown currency "+r.Source.Currency)
+		}
+	default:
+		errs.Add("source.sourceType", "must be ACCOUNT or REALTIME_FUNDING")
+	}
+	if r.Source.CustomerID != "" && !strings.HasPrefix(r.Source.CustomerID, "Customer:") {
+		errs.Add("source.customerId", "must be a Customer id")
+	}
+	switch r.Destination.Type {
+	case DestinationAccount:
+		checkID(&errs, "destination.accountId", r.Destination.AccountID, "ExternalAccount:")
+		if r.Destination.UmaAddress != "" {
+			errs.Add("destination.umaAddress", "applies to UMA_ADDRESS destinations only")
+		}
+		if r.Destination.Currency != "" {
+			errs.Add("destination.currency", "applies to UMA_ADDRESS destinations only (an account's currency is its own)")
+		}
+	case DestinationUMA:
+		if r.Destination.UmaAddress == "" {
+			errs.Add("destination.umaAddress", "is required")
+		}
+		if r.Destination.AccountID != "" {
+			errs.Add("destination.accountId", "applies to ACCOUNT destinations only")
+		}
+		if r.Destination.PaymentRail != "" {
+			errs.Add("destination.paymentRail", "applies to ACCOUNT destinations only")
+		}
+		if r.Destination.Currency != "" {
+			if _, ok := money.Lookup(r.Destination.Currency); !ok {
+				errs.Add("destination.currency", "unknown currency "+r.Destination.Currency)
+			}
+		}
+		if r.LookupID == "" {
+			errs.Add("lookupId", "is required for UMA_ADDRESS destinations (from GET /receiver/uma/{receiverUmaAddress})")
+		}
+	default:
+		errs.Add("destination.destinationType", "must be ACCOUNT or UMA_ADDRESS")
+	}
+	if r.LockedSide != fx.SideSending && r.LockedSide != fx.SideReceiving {
+		errs.Add("lockedCurrencySide", "must be SENDING or RECEIVING")
+	}
+	if r.LockedAmount <= 0 || r.LockedAmount > MaxLockedAmount {
+		errs.Add("lockedCurrencyAmount", fmt.Sprintf("must be between 1 and %d (smallest unit of the locked currency)", MaxLockedAmount))
+	}
+	if utf8.RuneCountInString(r.RemittanceInformation) > transfers.MaxRemittanceInformation {
+		errs.Add("remittanceInformation", fmt.Sprintf("must be at most %d characters", transfers.MaxRemittanceInformation))
+	}
+	if r.PurposeOfPayment != "" && !slices.Contains(transfers.Purposes, r.PurposeOfPayment) {
+		errs.Add("purposeOfPayment", fmt.Sprintf("must be one of %v", transfers.Purposes))
+	}
+	if r.LookupID != "" && !strings.HasPrefix(r.LookupID, "Lookup:") {
+		errs.Add("lookupId", "must be a Lookup id")
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if r.Destination.Type == DestinationUMA && !lookup.ValidUmaAddress(r.Destination.UmaAddress) {
+		e := fault.New(fault.KindInvalid, lookup.CodeInvalidUma, "destination.umaAddress: "+r.Destination.UmaAddress+" is not a UMA address ($user@domain)")
+		e.Fields = []fault.FieldError{{Field: "destination.umaAddress", Message: "must be a UMA address ($user@domain)"}}
+		return e
+	}
+	return nil
+}
+
+// resolveSource loads the paying side and returns the sending currency.
+func (s *Service) resolveSource(ctx context.Context, read ports.Tx, platformID string, r CreateRequest, res *resolved) (string, error) {
+	if r.Source.Type == SourceRealtimeFunding {
+		m, field, msg := fundingFor(r.Source.Currency, r.Source.CryptoNetwork)
+		if field != "" {
+			return "", fault.Invalid(field, msg)
+		}
+		res.funding = m
+		if r.Source.CustomerID != "" {
+			if err := s.liveCustomer(ctx, read, platformID, r.Source.CustomerID); err != nil {
+				return "", err
+			}
+		}
+		res.customerID = r.Source.CustomerID
+		return r.Source.Currency, nil
+	}
+	a, err := read.InternalAccounts().Get(ctx, platformID, r.Source.AccountID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return "", notFound("source.accountId", "internal account "+r.Source.AccountID+" not found")
+	}
+	if err != nil {
+		return "", fmt.Errorf("quote: read internal account %s: %w", r.Source.AccountID, err)
+	}
+	if a.Status != accounts.StatusActive {
+		return "", fault.Invalid("source.accountId", "the internal account is "+a.Status+"; only ACTIVE accounts can pay")
+	}
+	if r.ImmediatelyExecute && a.Type == accounts.TypeEmbeddedWallet {
+		return "", fault.Invalid("immediatelyExecute",
+			"is not supported for an EMBEDDED_WALLET source: create the quote, then execute it with the Service-Wallet-Signature header")
+	}
+	res.customerID = a.CustomerID
+	switch {
+	case r.Source.CustomerID == "":
+	case a.CustomerID == "":
+		// The platform's pooled account paying on a customer's behalf.
+		if err := s.liveCustomer(ctx, read, platformID, r.Source.CustomerID); err != nil {
+			return "", err
+		}
+		res.customerID = r.Source.CustomerID
+	case a.CustomerID != r.Source.CustomerID:
+		return "", fault.Invalid("source.customerId", "is not the owner of the source account")
+	}
+	res.source = &a
+	return a.Currency, nil
+}
+
+// resolveDestination loads the receiving side: its currency and rail, and
+// the lookup (required for UMA addresses, checked against the destination
+// when given).
+func (s *Service) resolveDestination(ctx context.Context, read ports.Tx, platformID string, r CreateRequest, res *resolved) error {
+	if r.LookupID != "" {
+		l, err := read.Lookups().Get(ctx, platformID, r.LookupID)
+		if errors.Is(err, ports.ErrNotFound) {
+			return fault.NotFound(CodeLookupNotFound, "lookup "+r.LookupID+" not found")
+		}
+		if err != nil {
+			return fmt.Errorf("quote: read lookup %s: %w", r.LookupID, err)
+		}
+		if l.CustomerID != "" && res.customerID != "" && l.CustomerID != res.customerID {
+			return fault.Invalid("lookupId", "was made for another sender")
+		}
+		res.lookup = &l
+	}
+	if r.Destination.Type == DestinationUMA {
+		l := res.lookup
+		if l.ReceiverUmaAddress == "" || !strings.EqualFold(l.ReceiverUmaAddress, r.Destination.UmaAddress) {
+			return fault.Invalid("lookupId", "is not a lookup of "+r.Destination.UmaAddress)
+		}
+		res.receiving = r.Destination.Currency
+		if res.receiving == "" && len(l.Currencies) > 0 {
+			res.receiving = l.Currencies[0].Currency
+		}
+		if !slices.ContainsFunc(l.Currencies, func(c ports.LookupCurrency) bool { return c.Currency == res.receiving }) {
+			return fault.Invalid("destination.currency", "the receiver does not take "+res.receiving)
+		}
+		if _, ok := s.rails.Rail(UMARail, res.receiving); !ok {
+			return fault.Invalid("destination.currency", "UMA payments in "+res.receiving+" are not available")
+		}
+		res.rail = UMARail
+		return nil
+	}
+	a, err := read.ExternalAccounts().Get(ctx, platformID, r.Destination.AccountID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return notFound("destination.accountId", "external account "+r.Destination.AccountID+" not found")
+	}
+	if err != nil {
+		return fmt.Errorf("quote: read external account %s: %w", r.Destination.AccountID, err)
+	}
+	if a.Status != external.StatusActive {
+		return fault.Invalid("destination.accountId", "the external account is "+a.Status+"; only ACTIVE accounts can be paid")
+	}
+	if a.CustomerID != res.customerID {
+		owner := "the platform"
+		if res.customerID != "" {
+			owner = "customer " + res.customerID
+		}
+		return fault.Invalid("destination.accountId", "the external account does not belong to "+owner+", the paying side")
+	}
+	if res.lookup != nil && res.lookup.AccountID != a.ID {
+		return fault.Invalid("lookupId", "is not a lookup of "+a.ID)
+	}
+	rail, err := s.rails.ForPayout(r.Destination.PaymentRail, a.Currency, a.Info)
+	if err != nil {
+		return err
+	}
+	res.dest = &a
+	res.receiving = a.Currency
+	res.rail = rail.Spec().Name
+	res.railManual = r.Destination.PaymentRail != ""
+	return nil
+}
+
+// checkPayerData: every mandatory payer field the lookup names must be in
+// senderCustomerInfo (a 400 naming each missing one).
+func checkPayerData(r CreateRequest, l *ports.Lookup) error {
+	if l == nil {
+		return nil
+	}
+	var errs fault.Collector
+	for _, f := range l.RequiredPayerData {
+		if !f.Mandatory {
+			continue
+		}
+		v, ok := r.SenderCustomerInfo[f.Name]
+		if !ok || v == nil || v == "" {
+			errs.Add("senderCustomerInfo."+f.Name, "is required by the receiver (see the lookup's requiredPayerDataFields)")
+		}
+	}
+	return errs.Err()
+}
+
+// corridorError is the refusal of a currency pair or rail no corridor row
+// serves.
+func corridorError(err error, sending, receiving string) error {
+	if errors.Is(err, fx.ErrNoCorridor) {
+		return fault.Invalid("destination", fmt.Sprintf("corridor does not pay %s from %s", receiving, sending))
+	}
+	return fmt.Errorf("quote: corridor %s→%s: %w", sending, receiving, err)
+}
+
+// newTransaction is the quote's OUTGOING transaction, PENDING.
+func (s *Service) newTransaction(ctx context.Context, read ports.Tx, q ports.Quote, res resolved) (ports.Transaction, error) {
+	t := ports.Transaction{
+		ID:                    q.TransactionID,
+		PlatformID:            q.PlatformID,
+		CustomerID:            q.CustomerID,
+		Type:                  transactions.TypeOutgoing,
+		Status:                transactions.StatusPending,
+		SourceAccountID:       q.SourceAccountID,
+		SourceCurrency:        q.SendingCurrency,
+		DestinationAccountID:  q.DestinationAccountID,
+		DestinationCurrency:   q.ReceivingCurrency,
+		PaymentRail:           q.PaymentRail,
+		RailSelectionMode:     q.RailSelectionMode,
+		SentAmount:            q.TotalSendingAmount,
+		ReceivedAmount:        q.TotalReceivingAmount,
+		Fees:                  q.FeesIncluded,
+		ExchangeRate:          q.ExchangeRate,
+		Description:           q.Description,
+		RemittanceInformation: q.RemittanceInformation,
+		PurposeOfPayment:      q.PurposeOfPayment,
+		QuoteID:               q.ID,
+		CreatedAt:             q.CreatedAt,
+		UpdatedAt:             q.CreatedAt,
+	}
+	t.Reference = transfers.Reference(t.ID)
+	rd := q.RateDetails
+	t.Details = ports.TransactionDetails{
+		SourceType:            q.SourceType,
+		DestinationType:       q.DestinationType,
+		DestinationUmaAddress: q.DestinationUmaAddress,
+		RateDetails:           &rd,
+		CounterpartyInfo:      q.CounterpartyInformation,
+	}
+	if q.CustomerID != "" {
+		c, err := read.Customers().Get(ctx, q.PlatformID, q.CustomerID)
+		if err != nil {
+			return t, fmt.Errorf("quote: read customer %s: %w", q.CustomerID, err)
+		}
+		t.PlatformCustomerID = c.PlatformCustomerID
+		if q.DestinationType == DestinationUMA {
+			t.Details.SourceUmaAddress = c.UmaAddress
+		}
+	}
+	if q.SourceAccountID != "" {
+		t.SenderIdentifiers = []string{q.SourceAccountID}
+	}
+	if res.dest != nil {
+		t.ReceiverIdentifiers = transactions.AccountIdentifiers(*res.dest)
+	} else {
+		t.ReceiverIdentifiers = []string{q.DestinationUmaAddress}
+	}
+	return t, nil
+}
+
+// counterparty is what the quote shows about who is paid (reference
+// CustomerInfoFieldName keys), from the external account's beneficiary.
+func counterparty(b *ports.Beneficiary) map[string]any {
+	if b == nil {
+		return nil
+	}
+	out := map[string]any{}
+	set := func(k, v string) {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	if b.BeneficiaryType == "BUSINESS" {
+		set("COMPANY_LEGAL_NAME", b.LegalName)
+		set("REGISTRATION_NUMBER", b.RegistrationNumber)
+	} else {
+		set("FULL_NAME", b.FullName)
+		set("BIRTH_DATE", b.BirthDate)
+		set("NATIONALITY", b.Nationality)
+	}
+	set("COUNTRY_OF_RESIDENCE", b.CountryOfResidence)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// liveCustomer checks that a customer of the platform exists and is not
+// deleted.
+func (s *Service) liveCustomer(ctx context.Context, read ports.Tx, platformID, id string) error {
+	c, err := read.Customers().Get(ctx, platformID, id)
+	if errors.Is(err, ports.ErrNotFound) || (err == nil && c.IsDeleted) {
+		return fault.NotFound("USER_NOT_FOUND", "customer "+id+" not found")
+	}
+	if err != nil {
+		return fmt.Errorf("quote: read customer %s: %w", id, err)
+	}
+	return nil
+}
+
+// Get returns one of the platform's quotes.
+func (s *Service) Get(ctx context.Context, platformID, id string) (ports.Quote, error) {
+	q, err := s.store.Read().Quotes().Get(ctx, platformID, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Quote{}, errNotFound
+	}
+	if err != nil {
+		return ports.Quote{}, fmt.Errorf("get quote %s: %w", id, err)
+	}
+	return q, nil
+}
+
+func checkID(errs *fault.Collector, field, id, prefix string) {
+	switch {
+	case id == "":
+		errs.Add(field, "is required")
+	case !strings.HasPrefix(id, prefix):
+		errs.Add(field, "must be an "+strings.TrimSuffix(prefix, ":")+" id")
+	}
+}
+
+func notFound(field, message string) error {
+	return &fault.Error{Kind: fault.KindNotFound, Code: "NOT_FOUND", Message: message, Details: map[string]any{"field": field}}
+}

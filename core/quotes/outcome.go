@@ -1,0 +1,294 @@
+package quotes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/corridorpay/corridor/core/jobs"
+	"github.com/corridorpay/corridor/core/transactions"
+	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// jobPayload is what quote jobs carry. Submit and check jobs carry the
+// payout's rail request (snapshotted at execution).
+type jobPayload struct {
+	PlatformID string            `json:"platformId"`
+	QuoteID    string            `json:"quoteId"`
+	Request    ports.RailRequest `json:"request"`
+	// ExternalRef is the rail's reference of the submission (checks only).
+	ExternalRef string `json:"externalRef,omitempty"`
+	// Check numbers the status checks (1 for the first).
+	Check int `json:"check,omitempty"`
+}
+
+func jobPayloadOf(q ports.Quote) []byte {
+	b, err := json.Marshal(jobPayload{PlatformID: q.PlatformID, QuoteID: q.ID})
+	if err != nil {
+		panic("quotes: job payload: " + err.Error()) // strings always marshal
+	}
+	return b
+}
+
+// Register installs the quote job handlers on a runner.
+func (s *Service) Register(r *jobs.Runner) {
+	jobs.HandleJSON(r, KindSubmit, s.handleSubmit)
+	jobs.HandleJSON(r, KindCheck, s.handleCheck)
+	jobs.HandleJSON(r, KindExpire, s.handleExpire)
+}
+
+// handleExpire runs at a quote's expiresAt: a quote still PENDING expires
+// (with its transaction), and holds a crashed execution left are voided.
+func (s *Service) handleExpire(ctx context.Context, _ ports.Job, p jobPayload) error {
+	return s.store.InTx(ctx, func(tx ports.Tx) error {
+		q, err := tx.Quotes().GetForUpdate(ctx, p.PlatformID, p.QuoteID)
+		if err != nil {
+			return fmt.Errorf("expire %s: %w", p.QuoteID, err)
+		}
+		now := s.clock.Now().UTC()
+		if q.Status != StatusPending || now.Before(q.ExpiresAt) {
+			return nil
+		}
+		_, err = s.expireLocked(ctx, tx, q, now)
+		return err
+	})
+}
+
+// handleSubmit submits an executed quote's payout and applies the first
+// answer. A quote no longer PROCESSING is left alone.
+func (s *Service) handleSubmit(ctx context.Context, _ ports.Job, p jobPayload) error {
+	q, err := s.store.Read().Quotes().Get(ctx, p.PlatformID, p.QuoteID)
+	if err != nil {
+		return fmt.Errorf("submit %s: %w", p.QuoteID, err)
+	}
+	if q.Status != StatusProcessing {
+		return nil
+	}
+	rail, err := s.rail(p.Request)
+	if err != nil {
+		return err
+	}
+	res, err := rail.Submit(ctx, p.Request)
+	if err != nil {
+		return fmt.Errorf("submit %s to %s: %w", q.ID, p.Request.Rail, err)
+	}
+	return s.apply(ctx, q, p, res)
+}
+
+// handleCheck asks the rail where a payout stands and applies the answer.
+// A COMPLETED quote is still checked: its rail may report it returned.
+func (s *Service) handleCheck(ctx context.Context, _ ports.Job, p jobPayload) error {
+	q, err := s.store.Read().Quotes().Get(ctx, p.PlatformID, p.QuoteID)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", p.QuoteID, err)
+	}
+	if q.Status != StatusProcessing && q.Status != StatusCompleted {
+		return nil
+	}
+	rail, err := s.rail(p.Request)
+	if err != nil {
+		return err
+	}
+	res, err := rail.Status(ctx, p.Request, p.ExternalRef)
+	if err != nil {
+		return fmt.Errorf("check %s on %s: %w", q.ID, p.Request.Rail, err)
+	}
+	return s.apply(ctx, q, p, res)
+}
+
+func (s *Service) rail(req ports.RailRequest) (ports.Rail, error) {
+	r, ok := s.rails.Rail(req.Rail, req.Currency)
+	if !ok {
+		return nil, fmt.Errorf("quote payout %s: rail %s/%s is not configured", req.Ref, req.Rail, req.Currency)
+	}
+	return r, nil
+}
+
+// apply turns a rail answer into ledger entries and statuses. Every step
+// is idempotent (entry ids from the quote id, transitions under row locks),
+// so a job that runs twice changes nothing the second time.
+func (s *Service) apply(ctx context.Context, q ports.Quote, p jobPayload, res ports.RailResult) error {
+	switch res.State {
+	case ports.RailPending:
+		return s.schedule(ctx, q, p, res, true)
+	case ports.RailSucceeded:
+		if err := s.settle(ctx, q); err != nil {
+			return err
+		}
+		if err := s.finish(ctx, q, outcome{quote: StatusCompleted, txn: transactions.StatusCompleted}); err != nil {
+			return err
+		}
+		if !res.CheckAt.IsZero() {
+			// The rail's return window: ask again when it closes.
+			return s.schedule(ctx, q, p, res, false)
+		}
+		return nil
+	case ports.RailFailed:
+		if posted, err := s.void(ctx, q); err != nil || posted {
+			return s.paidAnyway(ctx, q, res, err)
+		}
+		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusFailed,
+			reason: transactions.OutgoingFailureReason(res.FailureReason),
+			refund: RefundCompleted, refundReason: RefundTransactionFailed, detail: res.FailureDetail})
+	case ports.RailCancelled:
+		if posted, err := s.void(ctx, q); err != nil || posted {
+			return s.paidAnyway(ctx, q, res, err)
+		}
+		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusRefunded,
+			refund: RefundCompleted, refundReason: RefundUserCancellation, detail: res.FailureDetail})
+	case ports.RailReturned:
+		if err := s.settle(ctx, q); err != nil {
+			return err
+		}
+		rev, err := returnEntry(q)
+		if err != nil {
+			return fmt.Errorf("quote %s: return entry: %w", q.ID, err)
+		}
+		_, err = s.ledger.Post(ctx, rev)
+		switch ledger.CodeOf(err) {
+		case ledger.CodeOK:
+			if err != nil {
+				return fmt.Errorf("quote %s: return: %w", q.ID, err)
+			}
+		case ledger.CodeExists, ledger.CodeAlreadyReversed:
+			// Refunded by an earlier run.
+		default:
+			return fmt.Errorf("quote %s: return: %w", q.ID, err)
+		}
+		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusFailed,
+			reason: transactions.OutgoingFailureReason(res.FailureReason), afterCompleted: true,
+			refund: RefundCompleted, refundReason: RefundTransactionFailed, detail: res.FailureDetail})
+	case ports.RailFailedUnreturned:
+		// The funds left with the payout and did not come back: they stay
+		// in the rail's settlement account until resolved out of band.
+		if err := s.settle(ctx, q); err != nil {
+			return err
+		}
+		s.log.ErrorContext(ctx, "quote payout failed and its refund failed: funds held at the rail",
+			"quote", q.ID, "rail", q.PaymentRail, "amount", q.TotalReceivingAmount, "currency", q.ReceivingCurrency)
+		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusFailed,
+			reason: transactions.OutgoingFailureReason(res.FailureReason),
+			refund: RefundFailed, refundReason: RefundTransactionFailed, detail: res.FailureDetail})
+	}
+	return fmt.Errorf("quote %s: rail %s answered unknown state %q", q.ID, p.Request.Rail, res.State)
+}
+
+// schedule enqueues the next status check at res.CheckAt (pending: not
+// sooner than the retry pause after the first check).
+func (s *Service) schedule(ctx context.Context, q ports.Quote, p jobPayload, res ports.RailResult, pending bool) error {
+	now := s.clock.Now().UTC()
+	next := p
+	next.Check++
+	if res.ExternalRef != "" {
+		next.ExternalRef = res.ExternalRef
+	}
+	runAt := res.CheckAt.UTC()
+	if pending && next.Check > 1 && runAt.Before(now.Add(s.retry)) {
+		runAt = now.Add(s.retry)
+	}
+	if runAt.Before(now) {
+		runAt = now
+	}
+	key := KindCheck + ":" + q.ID + ":" + strconv.Itoa(next.Check)
+	return jobs.Enqueue(ctx, s.store.Read().Jobs(), KindCheck, key, runAt, next)
+}
+
+// settle posts every hold (idempotent).
+func (s *Service) settle(ctx context.Context, q ports.Quote) error {
+	_, err := s.ledger.Post(ctx, resolveEntry(q, settlePrefix, ledger.PostPending))
+	switch ledger.CodeOf(err) {
+	case ledger.CodeOK:
+		if err != nil {
+			return fmt.Errorf("quote %s: settle: %w", q.ID, err)
+		}
+	case ledger.CodeExists:
+	default:
+		return fmt.Errorf("quote %s: settle: %w", q.ID, err)
+	}
+	return nil
+}
+
+// void releases every hold (idempotent); posted reports holds an earlier
+// answer of the rail already settled.
+func (s *Service) void(ctx context.Context, q ports.Quote) (posted bool, err error) {
+	_, err = s.ledger.Post(ctx, resolveEntry(q, voidPrefix, ledger.VoidPending))
+	switch ledger.CodeOf(err) {
+	case ledger.CodeOK:
+		if err != nil {
+			return false, fmt.Errorf("quote %s: void: %w", q.ID, err)
+		}
+	case ledger.CodeExists, ledger.CodePendingAlreadyVoided:
+	case ledger.CodePendingAlreadyPosted:
+		return true, nil
+	default:
+		return false, fmt.Errorf("quote %s: void: %w", q.ID, err)
+	}
+	return false, nil
+}
+
+// paidAnyway handles a failure answer for a payout the ledger already
+// settled (an earlier answer said it succeeded): the ledger is the truth.
+func (s *Service) paidAnyway(ctx context.Context, q ports.Quote, res ports.RailResult, err error) error {
+	if err != nil {
+		return err
+	}
+	s.log.ErrorContext(ctx, "rail reported a settled quote payout as failed", "quote", q.ID,
+		"rail", q.PaymentRail, "state", res.State, "detail", res.FailureDetail)
+	return s.finish(ctx, q, outcome{quote: StatusCompleted, txn: transactions.StatusCompleted})
+}
+
+// outcome is where a payout ends.
+type outcome struct {
+	quote, txn string
+	reason     string
+	// refund, when set, records the refund's status and reason.
+	refund, refundReason string
+	// afterCompleted allows the move from COMPLETED (a returned payout).
+	afterCompleted bool
+	detail         string
+}
+
+// finish moves the quote and its transaction to the outcome, once.
+func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
+	now := s.clock.Now().UTC()
+	moved := false
+	err := s.store.InTx(ctx, func(tx ports.Tx) error {
+		moved = false
+		cur, err := tx.Quotes().GetForUpdate(ctx, q.PlatformID, q.ID)
+		if err != nil {
+			return fmt.Errorf("quote %s: %w", q.ID, err)
+		}
+		switch {
+		case cur.Status == StatusProcessing:
+		case cur.Status == StatusCompleted && o.afterCompleted:
+		default:
+			return nil
+		}
+		t, err := tx.Transactions().GetForUpdate(ctx, q.PlatformID, q.TransactionID)
+		if err != nil {
+			return fmt.Errorf("quote %s: transaction %s: %w", q.ID, q.TransactionID, err)
+		}
+		cur.Status, cur.UpdatedAt = o.quote, now
+		t.Status, t.UpdatedAt = o.txn, now
+		t.FailureReason = o.reason
+		if o.txn == transactions.StatusCompleted {
+			t.SettledAt = &now
+		}
+		if o.refund != "" {
+			r := &ports.Refund{Reference: refundReference(t), InitiatedAt: now, Status: o.refund, Reason: o.refundReason}
+			if o.refund == RefundCompleted {
+				r.SettledAt = &now
+			}
+			t.Details.Refund = r
+		}
+		moved = true
+		return s.save(ctx, tx, cur, t)
+	})
+	if err == nil && moved {
+		s.log.InfoContext(ctx, "quote payout finished", "quote", q.ID, "status", o.quote,
+			"transaction", o.txn, "reason", o.reason, "detail", o.detail)
+	}
+	return err
+}

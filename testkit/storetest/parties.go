@@ -1,0 +1,88 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// testParties holds Parties().Get to what the three repositories' Gets
+// return: each part as its own Get reads it, zero where that Get answers
+// ErrNotFound.
+func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p := createPlatform(t, s, at(0))
+	other := createPlatform(t, s, at(0))
+	c := fullCustomer(p.ID, at(0))
+	createCustomers(t, s, c)
+	in := account(p.ID, c.ID, "INTERNAL_FIAT", "USD", at(1))
+	platformIn := account(p.ID, "", "INTERNAL_FIAT", "USD", at(1))
+	createAccounts(t, s, in, platformIn)
+	ex := fullExternalAccount(p.ID, c.ID, at(2))
+	gone := externalAccount(p.ID, c.ID, "USD", at(2))
+	createExternals(t, s, ex, gone)
+	del := gone
+	del.IsDeleted = true
+	require.NoError(t, updateExternal(ctx, s, del))
+
+	// What each repository reads, for comparison.
+	wantIn, err := s.Read().InternalAccounts().Get(ctx, p.ID, in.ID)
+	require.NoError(t, err)
+	wantEx, err := s.Read().ExternalAccounts().Get(ctx, p.ID, ex.ID)
+	require.NoError(t, err)
+	wantC, err := s.Read().Customers().Get(ctx, p.ID, c.ID)
+	require.NoError(t, err)
+
+	got, err := s.Read().Parties().Get(ctx, p.ID, in.ID, ex.ID)
+	require.NoError(t, err)
+	assert.Equal(t, wantIn, got.Internal)
+	assert.Equal(t, wantEx, got.External)
+	assert.Equal(t, wantC, got.Customer)
+
+	got, err = s.Read().Parties().Get(ctx, p.ID, platformIn.ID, ex.ID)
+	require.NoError(t, err)
+	assert.Equal(t, platformIn.ID, got.Internal.ID)
+	assert.Zero(t, got.Customer, "a platform account has no customer")
+
+	got, err = s.Read().Parties().Get(ctx, p.ID, in.ID, gone.ID)
+	require.NoError(t, err)
+	assert.Equal(t, in.ID, got.Internal.ID)
+	assert.Zero(t, got.External, "a deleted external account is absent")
+
+	got, err = s.Read().Parties().Get(ctx, p.ID, newID("InternalAccount"), ex.ID)
+	require.NoError(t, err)
+	assert.Zero(t, got.Internal, "an unknown internal account is absent")
+	assert.Zero(t, got.Customer)
+	assert.Equal(t, ex.ID, got.External.ID)
+
+	got, err = s.Read().Parties().Get(ctx, other.ID, in.ID, ex.ID)
+	require.NoError(t, err)
+	assert.Zero(t, got, "another platform's accounts are absent")
+
+	// A deleted customer is read as stored.
+	dc := wantC
+	dc.IsDeleted = true
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Customers().Update(ctx, dc) })
+	got, err = s.Read().Parties().Get(ctx, p.ID, in.ID, ex.ID)
+	require.NoError(t, err)
+	assert.True(t, got.Customer.IsDeleted)
+	assert.Equal(t, c.ID, got.Customer.ID)
+
+	// Inside a unit of work it sees the unit's own writes.
+	in2 := account(p.ID, c.ID, "INTERNAL_FIAT", "USD", at(3))
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.InternalAccounts().Create(ctx, in2); err != nil {
+			return err
+		}
+		got, err := tx.Parties().Get(ctx, p.ID, in2.ID, ex.ID)
+		if err != nil {
+			return err
+		}
+		assert.Equal(t, in2.ID, got.Internal.ID)
+		return nil
+	})
+}
