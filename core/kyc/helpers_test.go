@@ -9,11 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corridorpay/corridor/adapters/memory"
+	"github.com/corridorpay/corridor/adapters/postgres"
 	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/kyc"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
+	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
 var t0 = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
@@ -56,7 +58,7 @@ func (p *scripted) VerifyOwner(_ context.Context, o ports.BeneficialOwner, _ []p
 
 type env struct {
 	svc      *kyc.Service
-	store    *memory.Store
+	store    ports.Store
 	clock    *testkit.FakeClock
 	provider *scripted
 	platform string
@@ -65,7 +67,17 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	clock := testkit.NewFakeClock(t0)
-	store := memory.NewStore(memory.NewLedger(clock))
+	return newEnvOn(t, clock, memory.NewStore(memory.NewLedger(clock)))
+}
+
+// newPostgresEnv is newEnv on a scratch PostgreSQL database.
+func newPostgresEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvOn(t, testkit.NewFakeClock(t0), postgres.NewStore(pgtest.NewDB(t)))
+}
+
+func newEnvOn(t *testing.T, clock *testkit.FakeClock, store ports.Store) *env {
+	t.Helper()
 	p := &scripted{decisions: map[string]string{}}
 	e := &env{svc: kyc.New(store, p, clock, system.IDs{}, kyc.Options{}), store: store, clock: clock, provider: p}
 	e.platform = e.addPlatform(t)

@@ -71,7 +71,11 @@ func TestVerificationStatuses(t *testing.T) {
 // arrive (READY_FOR_VERIFICATION once nothing is missing), and a
 // resubmission goes to the provider.
 func TestResolveErrorsThenReady(t *testing.T) {
-	e := newEnv(t)
+	t.Run("memory", func(t *testing.T) { resolveErrorsThenReady(t, newEnv(t)) })
+	t.Run("postgres", func(t *testing.T) { resolveErrorsThenReady(t, newPostgresEnv(t)) })
+}
+
+func resolveErrorsThenReady(t *testing.T, e *env) {
 	ctx := context.Background()
 	c := e.addCustomer(t, usBusiness("HRB-7"))
 	v := e.submit(t, c.ID)
@@ -174,7 +178,11 @@ func TestSubmitErrors(t *testing.T) {
 // TestConcurrentSubmissions: one verification per customer, however many
 // requests race.
 func TestConcurrentSubmissions(t *testing.T) {
-	e := newEnv(t)
+	t.Run("memory", func(t *testing.T) { concurrentSubmissions(t, newEnv(t)) })
+	t.Run("postgres", func(t *testing.T) { concurrentSubmissions(t, newPostgresEnv(t)) })
+}
+
+func concurrentSubmissions(t *testing.T, e *env) {
 	c := e.addCustomer(t, usIndividual("Ada"))
 	var wg sync.WaitGroup
 	ids := make([]string, 8)

@@ -127,6 +127,9 @@ func (s *Service) execute(ctx context.Context, q ports.Quote, signature string) 
 	if err != nil {
 		return ports.Quote{}, fmt.Errorf("execute %s: source %s: %w", q.ID, q.SourceAccountID, err)
 	}
+	if src.Status != accounts.StatusActive {
+		return ports.Quote{}, fault.Invalid("quoteId", "the quote's source account is "+src.Status+"; only ACTIVE accounts can pay")
+	}
 	if src.Type == accounts.TypeEmbeddedWallet {
 		if err := s.verifySignature(ctx, q, signature); err != nil {
 			return ports.Quote{}, err
