@@ -18,9 +18,9 @@ const CodeUserNotReady = "USER_NOT_READY"
 // customer's outgoing payments: a verification under way (PENDING), a
 // rejected one (REJECTED), or a customer put on hold (HOLD). UNVERIFIED
 // customers may send: nothing has been asked of this service yet (a
-// platform that verifies its customers itself sets their status), and the
-// sandbox works without onboarding; once a verification runs, its outcome
-// governs.
+// platform that verifies its customers itself sets their status, and a
+// test environment works without onboarding); once a verification runs,
+// its outcome governs.
 var BlockedStatuses = []string{StatusPending, StatusRejected, StatusHold}
 
 // OutgoingAllowed says whether customer c may send an outgoing payment:
