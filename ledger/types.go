@@ -139,6 +139,10 @@ type JournalEntry struct {
 	// Seq orders the journal (assigned by the store, strictly increasing).
 	Seq      int64
 	PostedAt time.Time
+	// Hash is the SHA-256 of the entry's canonical form chained to
+	// PrevHash, the hash of the entry before it in Seq order (see Hash in
+	// hash.go). Both are zero on entries recorded before the chain existed.
+	Hash, PrevHash [32]byte
 }
 
 // PendingStatus is the state of a two-phase transfer.

@@ -145,7 +145,9 @@ func (s *Service) verifySignature(ctx context.Context, q ports.Quote, signature 
 		return walletError(CodeWalletSignatureMissing, "the Service-Wallet-Signature header is required to execute a quote from an EMBEDDED_WALLET")
 	}
 	if s.wallet == nil {
-		return errors.New("quotes: no wallet signature verifier configured")
+		// Outside the sandbox until wallet authentication lands: refuse
+		// the signature (401) rather than fail the request (500).
+		return walletError(CodeWalletSignatureInvalid, "no wallet signature verifier is configured on this service, so the signature cannot be verified")
 	}
 	err := s.wallet.Verify(ctx, q.PlatformID, q.SourceAccountID, storedPayload(q), signature)
 	switch {
