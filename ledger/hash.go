@@ -11,7 +11,7 @@ import (
 // canonical form, and the canonical form includes PrevHash, the Hash of the
 // entry before it in Seq order. Editing, deleting or reordering a recorded
 // entry changes its hash or breaks the next entry's link, and VerifyChain
-// names the first entry where that shows.
+// names the first entry where that shows (ChainCheck).
 //
 // Canonical form, version 1 (a change of any rule below is a new version tag):
 //
@@ -43,8 +43,10 @@ var ZeroHash [32]byte
 // above). It reads e's identity, PostedAt and transfers only.
 func Hash(prev [32]byte, e JournalEntry) [32]byte {
 	var buf [512]byte
-	return sha256.Sum256(AppendCanonical(buf[:0], prev, e))
+	return sha256Sum(AppendCanonical(buf[:0], prev, e))
 }
+
+func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
 
 // AppendCanonical appends e's canonical form chained to prev to dst.
 func AppendCanonical(dst []byte, prev [32]byte, e JournalEntry) []byte {

@@ -70,8 +70,10 @@ type Quote struct {
 }
 
 // RateDetails breaks a quote's price down (reference OutgoingRateDetails).
-// Multipliers and the variable rate are decimal strings; fixed fees and
-// the variable fee amount are minor units of the sending currency. The JSON
+// Multipliers and the variable rate are decimal strings. The counterparty
+// fixed fee is in minor units of the receiving currency (as the reference
+// defines it); the service fixed fee and the variable fee amount are minor
+// units of the sending currency. The JSON
 // tags name its keys inside the stored JSON documents (TransactionDetails).
 type RateDetails struct {
 	CounterpartyMultiplier   string `json:"counterpartyMultiplier,omitempty"`

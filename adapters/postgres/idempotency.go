@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -16,14 +20,58 @@ import (
 // IdempotencyStore is ports.IdempotencyStore on the idempotency_keys table
 // (migrations/0003_business.sql): the authoritative record of every
 // Idempotency-Key.
+//
+// # Grouped writes
+//
+// Every keyed request writes twice (Begin, Complete). Under load the calls
+// of concurrent requests are grouped (see combiner): the claims of new keys
+// waiting while earlier statements run become ONE multi-row INSERT … ON
+// CONFLICT DO NOTHING, and the responses ONE multi-row UPDATE, so the
+// database does one statement (and one commit) per group instead of per
+// request. A lone call runs at once, as a group of one. Semantics are those
+// of the single-row statements, because a group only takes the easy case
+// and hands every other one to them: a claim whose key is already stored
+// (held, completed, or lapsed and to be taken over), or that repeats a key
+// earlier in its group, is not inserted by the group and runs Begin's
+// single-row claim-or-read afterwards (so of concurrent duplicates the
+// first writer wins and the rest see its claim); a response whose row the
+// group's UPDATE did not change runs Complete's single-row path (which
+// tells ErrConflict from ErrNotFound). A group statement that fails as a
+// whole is retried row by row, so one bad row fails alone.
+//
+// Crash safety is unchanged: a group is one autocommitted statement with
+// asynchronous commit (idemAsync), all its rows or none, and a caller is
+// answered only after it. A crash may lose the last claims or responses
+// written, exactly as with single statements; a lost claim lets a retry run
+// again, and the money it would move is keyed in the ledger (synchronous
+// commit), which answers "already posted" rather than posting twice.
 type IdempotencyStore struct {
-	db *bun.DB
+	db       *bun.DB
+	begins   combiner[*idemBeginCall]
+	complets combiner[*idemCompleteCall]
 }
 
 var _ ports.IdempotencyStore = (*IdempotencyStore)(nil)
 
 // NewIdempotencyStore returns the store on db (migrated).
-func NewIdempotencyStore(db *bun.DB) *IdempotencyStore { return &IdempotencyStore{db: db} }
+func NewIdempotencyStore(db *bun.DB) *IdempotencyStore {
+	s := &IdempotencyStore{db: db}
+	s.begins = combiner[*idemBeginCall]{max: idemGroupsInFlight, maxBatch: idemMaxGroup, run: s.beginGroup}
+	s.complets = combiner[*idemCompleteCall]{max: idemGroupsInFlight, maxBatch: idemMaxGroup, run: s.completeGroup}
+	return s
+}
+
+// idemGroupsInFlight bounds the group statements of one kind running at
+// once: calls arriving while that many run queue up and form the next
+// group. Two keeps one group filling while the other runs.
+const idemGroupsInFlight = 2
+
+// idemMaxGroup bounds the rows of one group statement.
+const idemMaxGroup = 500
+
+// idemGroupTimeout bounds one group statement (it serves many callers, so
+// it does not run under any one caller's context).
+const idemGroupTimeout = 10 * time.Second
 
 type idemRow struct {
 	bun.BaseModel `bun:"table:idempotency_keys"`
@@ -96,6 +144,22 @@ func idemHeader(h map[string]string) (any, error) {
 // which locks the row). When neither happens the stored row is read and
 // returned, not owned.
 func (s *IdempotencyStore) Begin(ctx context.Context, rec ports.IdempotencyRecord, now time.Time) (ports.IdempotencyRecord, bool, error) {
+	if rec.Completed || rec.StatusCode != 0 || rec.Header != nil || rec.Body != nil {
+		// Not a plain claim: the group statement only inserts those.
+		return s.beginOne(ctx, rec, now)
+	}
+	c := &idemBeginCall{ctx: ctx, row: idemToRow(rec), now: storeTime(now), done: make(chan idemBeginResult, 1)}
+	s.begins.add(c)
+	select {
+	case r := <-c.done:
+		return r.rec, r.owned, r.err
+	case <-ctx.Done():
+		return ports.IdempotencyRecord{}, false, fmt.Errorf("idempotency begin %s/%s: %w", rec.Scope, rec.Key, ctx.Err())
+	}
+}
+
+// beginOne is Begin in single-row statements.
+func (s *IdempotencyStore) beginOne(ctx context.Context, rec ports.IdempotencyRecord, now time.Time) (ports.IdempotencyRecord, bool, error) {
 	row := idemToRow(rec)
 	header, err := idemHeader(row.Header)
 	if err != nil {
@@ -139,6 +203,18 @@ func (s *IdempotencyStore) Begin(ctx context.Context, rec ports.IdempotencyRecor
 // Complete stores the response of an unfinished claim: ErrNotFound when
 // the key is unknown, ErrConflict when it is already complete.
 func (s *IdempotencyStore) Complete(ctx context.Context, rec ports.IdempotencyRecord) error {
+	c := &idemCompleteCall{ctx: ctx, rec: rec, done: make(chan error, 1)}
+	s.complets.add(c)
+	select {
+	case err := <-c.done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("idempotency complete %s/%s: %w", rec.Scope, rec.Key, ctx.Err())
+	}
+}
+
+// completeOne is Complete in single-row statements.
+func (s *IdempotencyStore) completeOne(ctx context.Context, rec ports.IdempotencyRecord) error {
 	row := idemToRow(rec)
 	header, err := idemHeader(row.Header)
 	if err != nil {
@@ -197,4 +273,273 @@ func (s *IdempotencyStore) Purge(ctx context.Context, now time.Time) (int, error
 		return 0, fmt.Errorf("idempotency purge: %w", err)
 	}
 	return int(n), nil
+}
+
+// ---- grouped writes (see "Grouped writes" on IdempotencyStore) ----
+
+type idemBeginCall struct {
+	ctx  context.Context
+	row  idemRow // a plain claim, times truncated as stored
+	now  time.Time
+	done chan idemBeginResult // buffered
+}
+
+type idemBeginResult struct {
+	rec   ports.IdempotencyRecord
+	owned bool
+	err   error
+}
+
+type idemCompleteCall struct {
+	ctx  context.Context
+	rec  ports.IdempotencyRecord
+	done chan error // buffered
+}
+
+// idemKey names a row.
+func idemKey(scope, key string) string { return scope + "\x00" + key }
+
+// beginGroup inserts the new keys of a group of claims in one statement and
+// runs beginOne for the others.
+func (s *IdempotencyStore) beginGroup(calls []*idemBeginCall) {
+	var group, rest []*idemBeginCall
+	seen := make(map[string]bool, len(calls))
+	for _, c := range calls {
+		if c.ctx.Err() != nil {
+			// Gone before its claim was written: claiming for nobody
+			// would only hold the key for a lease.
+			c.done <- idemBeginResult{err: fmt.Errorf("idempotency begin %s/%s: %w", c.row.Scope, c.row.Key, c.ctx.Err())}
+			continue
+		}
+		k := idemKey(c.row.Scope, c.row.Key)
+		if seen[k] {
+			rest = append(rest, c)
+			continue
+		}
+		seen[k] = true
+		group = append(group, c)
+	}
+	// One order for every group, so two groups inserting the same keys
+	// wait for each other instead of deadlocking.
+	slices.SortFunc(group, func(a, b *idemBeginCall) int {
+		if c := strings.Compare(a.row.Scope, b.row.Scope); c != 0 {
+			return c
+		}
+		return strings.Compare(a.row.Key, b.row.Key)
+	})
+	inserted, err := s.insertClaims(group)
+	if err != nil {
+		// Row by row, so a bad row fails alone.
+		rest = append(group, rest...)
+	} else {
+		for _, c := range group {
+			if inserted[idemKey(c.row.Scope, c.row.Key)] {
+				c.done <- idemBeginResult{rec: c.row.toPort(), owned: true}
+			} else {
+				rest = append(rest, c)
+			}
+		}
+	}
+	for _, c := range rest {
+		rec, owned, err := s.beginOne(c.ctx, c.row.toPort(), c.now)
+		c.done <- idemBeginResult{rec: rec, owned: owned, err: err}
+	}
+}
+
+// insertClaims inserts the claims whose keys are new and reports which.
+func (s *IdempotencyStore) insertClaims(group []*idemBeginCall) (map[string]bool, error) {
+	if len(group) == 0 {
+		return nil, nil
+	}
+	n := len(group)
+	scope, key, hash, locked, created, expires := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n)
+	for i, c := range group {
+		r := c.row
+		scope[i], key[i], hash[i] = r.Scope, r.Key, r.RequestHash
+		locked[i], created[i], expires[i] = r.LockedUntil.Format(pgTimeLayout), r.CreatedAt.Format(pgTimeLayout), r.ExpiresAt.Format(pgTimeLayout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), idemGroupTimeout)
+	defer cancel()
+	var got []struct {
+		Scope string `bun:"scope"`
+		Key   string `bun:"key"`
+	}
+	err := s.db.NewRaw(idemAsync+`
+		INSERT INTO idempotency_keys (scope, key, request_hash, locked_until, created_at, expires_at)
+		SELECT u.scope, u.key, u.request_hash, u.locked_until::timestamptz, u.created_at::timestamptz, u.expires_at::timestamptz
+		FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+			WITH ORDINALITY AS u(scope, key, request_hash, locked_until, created_at, expires_at, ord) CROSS JOIN async
+		ORDER BY u.ord
+		ON CONFLICT (scope, key) DO NOTHING
+		RETURNING scope, key`,
+		pgdialect.Array(scope), pgdialect.Array(key), pgdialect.Array(hash),
+		pgdialect.Array(locked), pgdialect.Array(created), pgdialect.Array(expires)).Scan(ctx, &got)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("idempotency begin: group of %d: %w", n, err)
+	}
+	out := make(map[string]bool, len(got))
+	for _, g := range got {
+		out[idemKey(g.Scope, g.Key)] = true
+	}
+	return out, nil
+}
+
+// completeGroup stores a group of responses in one statement and runs
+// completeOne for those it did not store.
+func (s *IdempotencyStore) completeGroup(calls []*idemCompleteCall) {
+	var group, rest []*idemCompleteCall
+	seen := make(map[string]bool, len(calls))
+	for _, c := range calls {
+		k := idemKey(c.rec.Scope, c.rec.Key)
+		if seen[k] {
+			rest = append(rest, c)
+			continue
+		}
+		seen[k] = true
+		group = append(group, c)
+	}
+	slices.SortFunc(group, func(a, b *idemCompleteCall) int {
+		if c := strings.Compare(a.rec.Scope, b.rec.Scope); c != 0 {
+			return c
+		}
+		return strings.Compare(a.rec.Key, b.rec.Key)
+	})
+	stored, err := s.storeResponses(group)
+	if err != nil {
+		rest = append(group, rest...)
+	} else {
+		for _, c := range group {
+			if stored[idemKey(c.rec.Scope, c.rec.Key)] {
+				c.done <- nil
+			} else {
+				rest = append(rest, c)
+			}
+		}
+	}
+	for _, c := range rest {
+		// Not under the caller's context alone: a response computed is
+		// worth storing even if the caller stopped waiting.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), idemGroupTimeout)
+		c.done <- s.completeOne(ctx, c.rec)
+		cancel()
+	}
+}
+
+// storeResponses completes the unfinished rows of group and reports which.
+func (s *IdempotencyStore) storeResponses(group []*idemCompleteCall) (map[string]bool, error) {
+	if len(group) == 0 {
+		return nil, nil
+	}
+	n := len(group)
+	scope, key, header, expires := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	status := make([]int64, n)
+	body := make([][]byte, n)
+	bodyNull := make([]bool, n)
+	for i, c := range group {
+		r := c.rec
+		h, err := idemHeader(r.Header)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			header[i] = h.(string) // JSON text is never empty: "" stands for NULL
+		}
+		scope[i], key[i], status[i] = r.Scope, r.Key, int64(r.StatusCode)
+		body[i], bodyNull[i] = nonNilBytes(r.Body), r.Body == nil
+		if !r.ExpiresAt.IsZero() { // "" keeps the stored expiry
+			expires[i] = storeTime(r.ExpiresAt).Format(pgTimeLayout)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), idemGroupTimeout)
+	defer cancel()
+	var got []struct {
+		Scope string `bun:"scope"`
+		Key   string `bun:"key"`
+	}
+	err := s.db.NewRaw(idemAsync+`
+		UPDATE idempotency_keys AS k
+		SET completed = true, status_code = u.status, header = NULLIF(u.header, '')::jsonb,
+			body = CASE WHEN u.body_null THEN NULL ELSE u.body END,
+			expires_at = coalesce(NULLIF(u.expires_at, '')::timestamptz, k.expires_at)
+		FROM unnest(?::text[], ?::text[], ?::int[], ?::text[], ?::bytea[], ?::bool[], ?::text[])
+			AS u(scope, key, status, header, body, body_null, expires_at) CROSS JOIN async
+		WHERE k.scope = u.scope AND k.key = u.key AND NOT k.completed
+		RETURNING k.scope, k.key`,
+		pgdialect.Array(scope), pgdialect.Array(key), pgdialect.Array(status), pgdialect.Array(header),
+		pgdialect.Array(body), pgdialect.Array(bodyNull), pgdialect.Array(expires)).Scan(ctx, &got)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("idempotency complete: group of %d: %w", n, err)
+	}
+	out := make(map[string]bool, len(got))
+	for _, g := range got {
+		out[idemKey(g.Scope, g.Key)] = true
+	}
+	return out, nil
+}
+
+// combiner groups concurrent calls without a goroutine of its own: a call
+// joins the queue and, when fewer than max groups are running, runs a group
+// of everything queued itself; a group that finishes with calls queued
+// meanwhile hands them to a new goroutine as the next group. So a lone call
+// runs at once, and under load each statement carries every call that
+// arrived while the previous ones ran. run must answer every call it is
+// given.
+type combiner[C any] struct {
+	max, maxBatch int
+	run           func([]C)
+
+	mu       sync.Mutex
+	queue    []C
+	inflight int
+}
+
+// add queues c and, if a group may start, runs one (which includes c) on
+// the caller's goroutine.
+func (b *combiner[C]) add(c C) {
+	b.mu.Lock()
+	b.queue = append(b.queue, c)
+	if b.inflight >= b.max {
+		b.mu.Unlock()
+		return
+	}
+	b.inflight++
+	group := b.take()
+	b.mu.Unlock()
+	b.run(group)
+	if next := b.next(); next != nil {
+		go b.loop(next)
+	}
+}
+
+// loop runs groups until the queue is empty.
+func (b *combiner[C]) loop(group []C) {
+	for group != nil {
+		b.run(group)
+		group = b.next()
+	}
+}
+
+// next takes the next group, or ends this runner's turn when nothing is
+// queued.
+func (b *combiner[C]) next() []C {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) == 0 {
+		b.inflight--
+		return nil
+	}
+	return b.take()
+}
+
+// take removes up to maxBatch calls from the queue; b.mu is held.
+func (b *combiner[C]) take() []C {
+	n := min(len(b.queue), b.maxBatch)
+	group := slices.Clone(b.queue[:n])
+	clear(b.queue[:n])
+	b.queue = b.queue[n:]
+	if len(b.queue) == 0 {
+		b.queue = b.queue[:0:0]
+	}
+	return group
 }
