@@ -29,12 +29,21 @@ func BenchmarkHTTPQuote(b *testing.B) {
 	for _, backendName := range []string{"memory", "postgres"} {
 		for _, withWorkers := range []bool{false, true} {
 			name := fmt.Sprintf("%s/workers=%s", backendName, map[bool]string{false: "off", true: "on"}[withWorkers])
-			b.Run(name, func(b *testing.B) { benchQuote(b, backendName, withWorkers) })
+			b.Run(name, func(b *testing.B) { benchQuote(b, backendName, withWorkers, false) })
 		}
 	}
 }
 
-func benchQuote(b *testing.B, backendName string, withWorkers bool) {
+// BenchmarkHTTPQuoteImmediate is BenchmarkHTTPQuote with the quote
+// executed by its creation (immediatelyExecute): one request per op, for
+// comparison with the two-request round trip.
+func BenchmarkHTTPQuoteImmediate(b *testing.B) {
+	for _, backendName := range []string{"memory", "postgres"} {
+		b.Run(backendName+"/workers=off", func(b *testing.B) { benchQuote(b, backendName, false, true) })
+	}
+}
+
+func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 	env := newBenchEnv(b, backendName)
 	be, svc, cfg, clock, log := env.be, env.svc, env.cfg, env.clock, env.log
 	tokenID, secret, p := env.tokenID, env.secret, env.platform
@@ -77,7 +86,7 @@ func benchQuote(b *testing.B, backendName string, withWorkers bool) {
 	}
 	for _, conc := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
-			run := fmt.Sprintf("%s-%v-%d-%d", backendName, withWorkers, conc, b.N)
+			run := fmt.Sprintf("%s-%v-%v-%d-%d", backendName, withWorkers, immediate, conc, b.N)
 			var (
 				first    sync.Once
 				firstErr error
@@ -87,9 +96,13 @@ func benchQuote(b *testing.B, backendName string, withWorkers bool) {
 				// 100.00 USD locked on the sending side: about 92 EUR,
 				// well inside the USD→EUR corridor's 1.00–250,000.00.
 				body := fmt.Sprintf(`{"source":{"sourceType":"ACCOUNT","accountId":%q},"destination":{"destinationType":"ACCOUNT","accountId":%q},`+
-					`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":10000}`, accts[k], dests[k])
+					`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":10000,"immediatelyExecute":%v}`, accts[k], dests[k], immediate)
 				created, err := post("/quotes", fmt.Sprintf("%s-%d-create", run, i), body, http.StatusCreated)
-				if err == nil {
+				if err == nil && immediate {
+					if !bytes.Contains(created, []byte(`"status":"PROCESSING"`)) && !bytes.Contains(created, []byte(`"status":"COMPLETED"`)) {
+						err = fmt.Errorf("immediately executed quote: %s", created)
+					}
+				} else if err == nil {
 					var q struct {
 						ID     string `json:"id"`
 						Status string `json:"status"`

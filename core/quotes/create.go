@@ -65,6 +65,9 @@ type CreateRequest struct {
 
 // resolved is what a request names, loaded and checked.
 type resolved struct {
+	// parties, for an account-to-account quote, are its source and
+	// destination accounts and the source's customer, read together.
+	parties    *ports.Parties
 	customerID string
 	// sending side
 	source  *ports.InternalAccount
@@ -86,6 +89,15 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 	}
 	read := s.store.Read()
 	res := resolved{}
+	if r.Source.Type == SourceAccount && r.Destination.Type == DestinationAccount {
+		// One round trip for what resolveSource, resolveDestination and
+		// newTransaction would read one by one.
+		p, err := read.Parties().Get(ctx, platformID, r.Source.AccountID, r.Destination.AccountID)
+		if err != nil {
+			return ports.Quote{}, fmt.Errorf("quote: %w", err)
+		}
+		res.parties = &p
+	}
 	sending, err := s.resolveSource(ctx, read, platformID, r, &res)
 	if err != nil {
 		return ports.Quote{}, err
@@ -205,7 +217,13 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 		return ports.Quote{}, fmt.Errorf("quote %s: record: %w", q.ID, err)
 	}
 	if r.ImmediatelyExecute && q.SourceType == SourceAccount && q.Status == StatusPending {
-		return s.execute(ctx, q, "")
+		ex := execution{account: true}
+		if created {
+			// The accounts just read are the quote's (a retry's stored
+			// quote may name others: begin reads those).
+			ex.parties = res.parties
+		}
+		return s.execute(ctx, q.PlatformID, q.ID, ex)
 	}
 	if created {
 		s.log.InfoContext(ctx, "quote created", "quote", q.ID, "sending", q.SendingCurrency,
@@ -313,7 +331,7 @@ func (s *Service) resolveSource(ctx context.Context, read ports.Tx, platformID s
 		res.customerID = r.Source.CustomerID
 		return r.Source.Currency, nil
 	}
-	a, err := read.InternalAccounts().Get(ctx, platformID, r.Source.AccountID)
+	a, err := internalAccount(ctx, read, res.parties, platformID, r.Source.AccountID)
 	if errors.Is(err, ports.ErrNotFound) {
 		return "", notFound("source.accountId", "internal account "+r.Source.AccountID+" not found")
 	}
@@ -378,7 +396,7 @@ func (s *Service) resolveDestination(ctx context.Context, read ports.Tx, platfor
 		res.rail = UMARail
 		return nil
 	}
-	a, err := read.ExternalAccounts().Get(ctx, platformID, r.Destination.AccountID)
+	a, err := externalAccount(ctx, read, res.parties, platformID, r.Destination.AccountID)
 	if errors.Is(err, ports.ErrNotFound) {
 		return notFound("destination.accountId", "external account "+r.Destination.AccountID+" not found")
 	}
@@ -472,8 +490,13 @@ func (s *Service) newTransaction(ctx context.Context, read ports.Tx, q ports.Quo
 		CounterpartyInfo:      q.CounterpartyInformation,
 	}
 	if q.CustomerID != "" {
-		c, err := read.Customers().Get(ctx, q.PlatformID, q.CustomerID)
-		if err != nil {
+		var (
+			c   ports.Customer
+			err error
+		)
+		if p := res.parties; p != nil && p.Customer.ID == q.CustomerID {
+			c = p.Customer
+		} else if c, err = read.Customers().Get(ctx, q.PlatformID, q.CustomerID); err != nil {
 			return t, fmt.Errorf("quote: read customer %s: %w", q.CustomerID, err)
 		}
 		t.PlatformCustomerID = c.PlatformCustomerID
@@ -517,6 +540,30 @@ func counterparty(b *ports.Beneficiary) map[string]any {
 		return nil
 	}
 	return out
+}
+
+// internalAccount is the internal account id, from p when it was read
+// with the parties (ports.ErrNotFound when absent, as the repository
+// answers).
+func internalAccount(ctx context.Context, read ports.Tx, p *ports.Parties, platformID, id string) (ports.InternalAccount, error) {
+	if p == nil {
+		return read.InternalAccounts().Get(ctx, platformID, id)
+	}
+	if p.Internal.ID == "" {
+		return ports.InternalAccount{}, ports.ErrNotFound
+	}
+	return p.Internal, nil
+}
+
+// externalAccount is internalAccount for the external account id.
+func externalAccount(ctx context.Context, read ports.Tx, p *ports.Parties, platformID, id string) (ports.ExternalAccount, error) {
+	if p == nil {
+		return read.ExternalAccounts().Get(ctx, platformID, id)
+	}
+	if p.External.ID == "" {
+		return ports.ExternalAccount{}, ports.ErrNotFound
+	}
+	return p.External, nil
 }
 
 // liveCustomer checks that a customer of the platform exists and is not

@@ -111,31 +111,83 @@ func returnEntry(q ports.Quote) (ledger.Entry, error) {
 // At or after expiresAt it is refused (409 QUOTE_EXPIRED) and the quote
 // expires; a quote past PENDING is 409 CONFLICT.
 func (s *Service) Execute(ctx context.Context, platformID, quoteID, signature string) (ports.Quote, error) {
-	q, err := s.Get(ctx, platformID, quoteID)
-	if err != nil {
-		return ports.Quote{}, err
-	}
-	if q.SourceType != SourceAccount {
-		return ports.Quote{}, fault.Invalid("quoteId",
-			"the quote's source is REALTIME_FUNDING: it executes when its funds arrive by its paymentInstructions (POST /sandbox/send in the sandbox)")
-	}
-	return s.execute(ctx, q, signature)
+	return s.execute(ctx, platformID, quoteID, execution{account: true, signature: signature})
 }
 
-func (s *Service) execute(ctx context.Context, q ports.Quote, signature string) (ports.Quote, error) {
-	src, err := s.store.Read().InternalAccounts().Get(ctx, q.PlatformID, q.SourceAccountID)
-	if err != nil {
-		return ports.Quote{}, fmt.Errorf("execute %s: source %s: %w", q.ID, q.SourceAccountID, err)
+// execution is how begin executes a quote.
+type execution struct {
+	// account marks the execution of an ACCOUNT-sourced quote (Execute,
+	// or Create's immediate one): its source account must be ACTIVE, and
+	// an embedded wallet's signature must verify.
+	account   bool
+	signature string
+	// verified: signature was verified over the quote, outside its lock.
+	verified bool
+	// parties, when set, are the quote's accounts as Create just read
+	// them (an immediate execution); otherwise begin reads them.
+	parties *ports.Parties
+	// mismatch, when set, is the funding amount of a sandbox send that
+	// does not match: the quote fails instead (FUNDING_AMOUNT_MISMATCH).
+	mismatch string
+}
+
+// needsSignature stops, before any money moves, the execution of an
+// embedded wallet's quote whose signature is not verified yet.
+type needsSignature struct{ quote ports.Quote }
+
+func (*needsSignature) Error() string { return "quotes: the wallet signature is not verified yet" }
+
+// execute runs begin; an embedded wallet's signature is verified between
+// two attempts, so the verifier (which may read credentials) never runs
+// under the quote's lock while an internal account's quote is read,
+// checked and executed in one unit of work.
+func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex execution) (ports.Quote, error) {
+	q, err := s.begin(ctx, platformID, quoteID, ex)
+	var ns *needsSignature
+	if !errors.As(err, &ns) {
+		return q, err
+	}
+	if err := s.verifySignature(ctx, ns.quote, ex.signature); err != nil {
+		return ports.Quote{}, err
+	}
+	ex.verified = true
+	return s.begin(ctx, platformID, quoteID, ex)
+}
+
+// checkSource checks, for ex.account, that q is an ACCOUNT-sourced quote
+// whose source account is ACTIVE (and, for an embedded wallet, signed) and
+// returns its destination external account (nil for a UMA address), read
+// with the source in one round trip.
+func (s *Service) checkSource(ctx context.Context, tx ports.Tx, q ports.Quote, ex execution) (*ports.ExternalAccount, error) {
+	if q.SourceType != SourceAccount {
+		return nil, fault.Invalid("quoteId",
+			"the quote's source is REALTIME_FUNDING: it executes when its funds arrive by its paymentInstructions (POST /sandbox/send in the sandbox)")
+	}
+	p := ex.parties
+	if p == nil {
+		read, err := tx.Parties().Get(ctx, q.PlatformID, q.SourceAccountID, q.DestinationAccountID)
+		if err != nil {
+			return nil, fmt.Errorf("execute %s: %w", q.ID, err)
+		}
+		p = &read
+	}
+	src := p.Internal
+	if src.ID == "" {
+		return nil, fmt.Errorf("execute %s: source %s: %w", q.ID, q.SourceAccountID, ports.ErrNotFound)
 	}
 	if src.Status != accounts.StatusActive {
-		return ports.Quote{}, fault.Invalid("quoteId", "the quote's source account is "+src.Status+"; only ACTIVE accounts can pay")
+		return nil, fault.Invalid("quoteId", "the quote's source account is "+src.Status+"; only ACTIVE accounts can pay")
 	}
-	if src.Type == accounts.TypeEmbeddedWallet {
-		if err := s.verifySignature(ctx, q, signature); err != nil {
-			return ports.Quote{}, err
-		}
+	if src.Type == accounts.TypeEmbeddedWallet && !ex.verified {
+		return nil, &needsSignature{quote: q}
 	}
-	return s.begin(ctx, q.PlatformID, q.ID, "")
+	if q.DestinationAccountID == "" {
+		return nil, nil
+	}
+	if p.External.ID == "" {
+		return nil, fmt.Errorf("execute %s: destination %s: %w", q.ID, q.DestinationAccountID, ports.ErrNotFound)
+	}
+	return &p.External, nil
 }
 
 // verifySignature checks an embedded wallet's Service-Wallet-Signature
@@ -166,15 +218,15 @@ func walletError(code, message string) error {
 }
 
 // begin moves a PENDING quote's money: under the quote's row lock it
-// places the holds and marks the quote and its transaction PROCESSING with
-// the payout's submission job, or expires the quote when expiresAt has
-// passed. mismatch, when set, is the funding amount of a sandbox send that
-// does not match: the quote fails instead (FUNDING_AMOUNT_MISMATCH).
+// checks the quote's source (ex.account), places the holds and marks the
+// quote and its transaction PROCESSING with the payout's submission job,
+// or expires the quote when expiresAt has passed, or fails it on a
+// mismatched sandbox send (ex.mismatch).
 //
 // The holds are posted inside the unit of work, so a failed commit leaves
 // them open on a PENDING quote: the retry (same entry id, ErrExists)
 // carries on with them, and the expiry job voids them when no retry comes.
-func (s *Service) begin(ctx context.Context, platformID, quoteID string, mismatch string) (ports.Quote, error) {
+func (s *Service) begin(ctx context.Context, platformID, quoteID string, ex execution) (ports.Quote, error) {
 	var (
 		out     ports.Quote
 		expired bool
@@ -187,6 +239,12 @@ func (s *Service) begin(ctx context.Context, platformID, quoteID string, mismatc
 		}
 		if err != nil {
 			return fmt.Errorf("execute %s: lock: %w", quoteID, err)
+		}
+		var dest *ports.ExternalAccount
+		if ex.account {
+			if dest, err = s.checkSource(ctx, tx, q, ex); err != nil {
+				return err
+			}
 		}
 		switch q.Status {
 		case StatusPending:
@@ -205,13 +263,13 @@ func (s *Service) begin(ctx context.Context, platformID, quoteID string, mismatc
 		if err != nil {
 			return fmt.Errorf("execute %s: transaction %s: %w", q.ID, q.TransactionID, err)
 		}
-		if mismatch != "" {
+		if ex.mismatch != "" {
 			q.Status, q.UpdatedAt = StatusFailed, now
 			t.Status, t.FailureReason, t.UpdatedAt = transactions.StatusFailed, ReasonFundingAmountMismatch, now
 			// Nothing was booked: the mismatched funds go back to the payer.
 			t.Details.Refund = &ports.Refund{Reference: refundReference(t), InitiatedAt: now, SettledAt: &now,
 				Status: RefundCompleted, Reason: RefundTransactionFailed}
-			s.log.InfoContext(ctx, "quote funding refused", "quote", q.ID, "detail", mismatch)
+			s.log.InfoContext(ctx, "quote funding refused", "quote", q.ID, "detail", ex.mismatch)
 			out = q
 			return s.save(ctx, tx, q, t)
 		}
@@ -233,7 +291,7 @@ func (s *Service) begin(ctx context.Context, platformID, quoteID string, mismatc
 		if err := s.save(ctx, tx, q, t); err != nil {
 			return err
 		}
-		req, err := s.railRequest(ctx, tx, q)
+		req, err := s.railRequest(ctx, tx, q, dest)
 		if err != nil {
 			return err
 		}
@@ -293,12 +351,16 @@ func (s *Service) save(ctx context.Context, tx ports.Tx, q ports.Quote, t ports.
 }
 
 // railRequest is the payout of q: to its external account (a snapshot, so
-// an account deleted meanwhile does not strand the payout) or UMA address.
-func (s *Service) railRequest(ctx context.Context, tx ports.Tx, q ports.Quote) (ports.RailRequest, error) {
+// an account deleted meanwhile does not strand the payout; dest when the
+// caller read it already) or UMA address.
+func (s *Service) railRequest(ctx context.Context, tx ports.Tx, q ports.Quote, dest *ports.ExternalAccount) (ports.RailRequest, error) {
 	req := ports.RailRequest{Ref: q.TransactionID, Rail: q.PaymentRail, Direction: ports.RailPayout,
 		Currency: q.ReceivingCurrency, Amount: q.TotalReceivingAmount, Purpose: ports.RailPurposeQuote,
 		UmaAddress: q.DestinationUmaAddress}
-	if q.DestinationAccountID != "" {
+	switch {
+	case dest != nil:
+		req.Account = *dest
+	case q.DestinationAccountID != "":
 		a, err := tx.ExternalAccounts().Get(ctx, q.PlatformID, q.DestinationAccountID)
 		if err != nil {
 			return req, fmt.Errorf("execute %s: destination %s: %w", q.ID, q.DestinationAccountID, err)
@@ -395,7 +457,7 @@ func (s *Service) SandboxSend(ctx context.Context, platformID string, r SendRequ
 	if r.CurrencyAmount != 0 && r.CurrencyAmount != q.TotalSendingAmount {
 		mismatch = fmt.Sprintf("received %d %s, expected %d", r.CurrencyAmount, r.CurrencyCode, q.TotalSendingAmount)
 	}
-	if _, err := s.begin(ctx, platformID, q.ID, mismatch); err != nil {
+	if _, err := s.begin(ctx, platformID, q.ID, execution{mismatch: mismatch}); err != nil {
 		return ports.Transaction{}, err
 	}
 	t, err := s.store.Read().Transactions().Get(ctx, platformID, q.TransactionID)
