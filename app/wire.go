@@ -67,7 +67,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 	b.uma = umasandbox.New(cfg.SandboxUmaDomain)
 	// The rail table plus one UMA payout rail per currency (quotes to UMA
 	// addresses settle through them).
-	reg, err := rails.FromSpecs(append(rails.DefaultSpecs(), quotes.RailSpecs(money.Codes())...), sandbox.FactoryWithUMA(clock, b.uma))
+	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.FactoryWithUMA(clock, b.uma))
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func newQuoteHarness(t *testing.T, production bool) *transferHarness {
 	st := memory.NewStore(l)
 	ids := system.IDs{}
 	dir := umasandbox.New("")
-	reg, err := rails.FromSpecs(append(rails.DefaultSpecs(), quotes.RailSpecs(money.Codes())...), sandbox.FactoryWithUMA(clock, dir))
+	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.FactoryWithUMA(clock, dir))
 	require.NoError(t, err)
 	require.NoError(t, l.CreateAccounts(context.Background(), ledger.SystemAccounts(money.Codes(), reg.SettlementRails())...))
 	h := &apiHarness{

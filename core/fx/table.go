@@ -1,6 +1,10 @@
 package fx
 
-import "time"
+import (
+	"time"
+
+	"github.com/corridorpay/corridor/core/rails"
+)
 
 // Quote lifetimes: instant rails lock a rate for minutes, batch and wire
 // rails (whose settlement takes longer) for longer.
@@ -95,7 +99,7 @@ var table = []Corridor{
 	// Window-only rows: no receiving currency, so no fees or limits (those
 	// are in receiving units); they set their rail's quote lifetime for
 	// every currency. UMA payments settle over Lightning.
-	{Rail: "UMA", QuoteLifetime: lifeInstant},
+	{Rail: rails.UMA, QuoteLifetime: lifeInstant},
 
 	// Payments funded in bitcoin settle over Lightning/Spark: smaller fiat
 	// payouts.

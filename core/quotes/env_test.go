@@ -56,7 +56,7 @@ func newEnv(t testing.TB, clock *testkit.FakeClock, store ports.Store, led ports
 	t.Helper()
 	ctx := context.Background()
 	dir := umasandbox.New("")
-	reg, err := rails.FromSpecs(append(rails.DefaultSpecs(), quotes.RailSpecs(money.Codes())...), sandbox.FactoryWithUMA(clock, dir))
+	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.FactoryWithUMA(clock, dir))
 	require.NoError(t, err)
 	require.NoError(t, led.CreateAccounts(ctx, ledger.SystemAccounts(money.Codes(), reg.SettlementRails())...))
 	ids := system.IDs{}

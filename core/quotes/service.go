@@ -68,23 +68,9 @@ const (
 // MaxLockedAmount bounds lockedCurrencyAmount (reference QuoteRequest).
 const MaxLockedAmount int64 = 9_000_000_000_000_000
 
-// UMARail is the rail name of payouts to UMA addresses: the money in flight
-// to the receiving institution, one settlement account per currency.
-const UMARail = "UMA"
-
-// UMAAccountType is the pseudo account type UMA rails reach.
-const UMAAccountType = "UMA_ADDRESS"
-
-// RailSpecs are the UMA rail rows (one per currency) the rail registry
-// needs besides the bank and chain rails: a UMA payment settles instantly
-// with the receiving institution.
-func RailSpecs(currencies []string) []ports.RailSpec {
-	out := make([]ports.RailSpec, 0, len(currencies))
-	for _, c := range currencies {
-		out = append(out, ports.RailSpec{Name: UMARail, Currency: c, AccountTypes: []string{UMAAccountType}, Instant: true})
-	}
-	return out
-}
+// UMARail is the rail of payouts to UMA addresses (core/rails' table has
+// a row per currency).
+const UMARail = rails.UMA
 
 // Job kinds this package handles.
 const (

@@ -33,6 +33,7 @@ func TestDefaultTableCoversTheCorridors(t *testing.T) {
 		"LIGHTNING":     {"BTC"}, "SPARK": {"BTC"},
 		"SOLANA": {"USDC"}, "BASE": {"USDC"}, "POLYGON": {"USDC"}, "ETHEREUM": {"USDC"},
 		"SWIFT": {"AED", "BRL", "CAD", "EUR", "GBP", "INR", "JPY", "MXN", "NGN", "USD"},
+		"UMA":   {"AED", "BRL", "BTC", "CAD", "EUR", "GBP", "INR", "JPY", "MXN", "NGN", "USD", "USDC"},
 	}
 	assert.Equal(t, want, rails.SettlementRails(rails.DefaultSpecs()))
 	assert.Equal(t, want, registry(t).SettlementRails())

@@ -60,8 +60,21 @@ func DefaultSpecs() []ports.RailSpec {
 			specs = append(specs, ports.RailSpec{Name: "SWIFT", Currency: code, AccountTypes: []string{"SWIFT_ACCOUNT"}, SettlementDelay: wireDelay})
 		}
 	}
+	// UMA payments settle instantly with the receiving institution, in
+	// every currency: one settlement account (money in flight) per currency.
+	for _, code := range money.Codes() {
+		specs = append(specs, ports.RailSpec{Name: UMA, Currency: code, AccountTypes: []string{UMAAccountType}, Instant: true})
+	}
 	return specs
 }
+
+// UMA is the rail of payments to and from UMA addresses; UMAAccountType is
+// the pseudo account type it reaches (no external account stands behind a
+// UMA address).
+const (
+	UMA            = "UMA"
+	UMAAccountType = "UMA_ADDRESS"
+)
 
 // SettlementRails maps each rail to the currencies it carries: the ledger
 // keeps one settlement account (money in flight) per pair. It is derived from

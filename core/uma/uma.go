@@ -18,6 +18,7 @@ import (
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ledger"
@@ -26,7 +27,7 @@ import (
 
 // Rail is the rail name of UMA payments (their ledger settlement account is
 // ledger.RailSettlementID(Rail, currency)).
-const Rail = "UMA"
+const Rail = rails.UMA
 
 // CodeReceive is the ledger transfer code of a payment received over UMA.
 const CodeReceive = "uma_receive"
