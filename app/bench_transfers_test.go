@@ -21,7 +21,9 @@ import (
 // paying its own external account. Every request carries a fresh
 // Idempotency-Key. workers=on also runs the job loop as the server does
 // (rail submissions and outcomes competing for the same database);
-// workers=off measures the request path alone.
+// workers=off measures the request path alone; workers=on also reports
+// how many transactions the job loop had not yet submitted when the
+// requests stopped (unsubmitted).
 func BenchmarkHTTPTransferOut(b *testing.B) {
 	for _, backendName := range []string{"memory", "postgres"} {
 		for _, withWorkers := range []bool{false, true} {
@@ -76,6 +78,16 @@ func benchTransferOut(b *testing.B, backendName string, withWorkers bool) {
 				b.Fatalf("%d of %d transfer-outs failed", r.Errors, r.Ops)
 			}
 			loadtest.Report(b, r)
+			if withWorkers {
+				// How far the job loop was behind when the requests
+				// stopped: transactions not yet submitted to their rail.
+				_, behind, err := be.store.Read().Transactions().List(ctx,
+					ports.TransactionFilter{PlatformID: p.ID, Status: "PENDING"}, ports.Page{Limit: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(behind), "unsubmitted")
+			}
 		})
 	}
 }

@@ -28,6 +28,7 @@ type Config struct {
 	LogFormat         string        // CORRIDOR_LOG_FORMAT: text or json
 	ExpiryInterval    time.Duration // CORRIDOR_HOLD_EXPIRY_INTERVAL
 	JobInterval       time.Duration // CORRIDOR_JOB_INTERVAL
+	OperatorToken     string        // CORRIDOR_OPERATOR_TOKEN: the platform operator's ledger-report token
 	generatedCursorKy bool
 }
 
@@ -78,6 +79,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.APIClientSecret != "" && len(c.APIClientSecret) < 16 {
 		return c, fmt.Errorf("config: CORRIDOR_API_CLIENT_SECRET must be at least 16 characters")
+	}
+	if c.OperatorToken = getenv("CORRIDOR_OPERATOR_TOKEN"); c.OperatorToken != "" && len(c.OperatorToken) < 16 {
+		return c, fmt.Errorf("config: CORRIDOR_OPERATOR_TOKEN must be at least 16 characters")
 	}
 	if k := getenv("CORRIDOR_CURSOR_KEY"); k != "" {
 		if len(k) < 16 {

@@ -3,6 +3,7 @@
 //	corridor [serve]                run the API (in-memory sandbox unless DATABASE_URL is set)
 //	corridor migrate                apply PostgreSQL migrations and exit
 //	corridor platform create ...    provision a platform and print its API credential
+//	corridor ledger ...             ledger reports: trial balance, statements, exports, verification
 //
 // Configuration is by environment variable; see README.md.
 package main
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrate(ctx, cfg, log)
 	case "platform":
 		return platformCmd(ctx, cfg, log, args, stdout)
+	case "ledger":
+		return ledgerCmd(ctx, cfg, log, args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -61,7 +64,9 @@ const usage = `usage:
   corridor [serve]                                  run the API server
   corridor migrate                                  apply database migrations (needs DATABASE_URL)
   corridor platform create -name NAME [-uma-domain DOMAIN] [-currencies USD,EUR,...]
-                                                    provision a platform and print its credential (needs DATABASE_URL)`
+                                                    provision a platform and print its credential (needs DATABASE_URL)
+  corridor ledger trial-balance|balance|statement|export|verify [flags]
+                                                    ledger reports (needs DATABASE_URL; corridor ledger help)`
 
 func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if cfg.DatabaseURL == "" {

@@ -31,6 +31,7 @@ import (
 	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/quotes"
 	"github.com/corridorpay/corridor/core/rails"
+	"github.com/corridorpay/corridor/core/reports"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/core/uma"
@@ -58,6 +59,8 @@ type backend struct {
 	durable bool
 	pingers map[string]ports.Pinger
 	closers []func()
+	// reports reads the ledger for the /ledger reports and the ledger CLI.
+	reports ports.LedgerReports
 }
 
 // openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
@@ -80,6 +83,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		led := postgres.NewLedger(db, clock, postgres.LedgerOptions{Logger: log})
 		b.ledger = led
 		b.store = postgres.NewStore(db)
+		b.reports = postgres.NewLedgerReports(db)
 		b.idem = postgres.NewIdempotencyStore(db)
 		b.durable = true
 		b.pingers["database"] = pingDB{db}
@@ -87,7 +91,9 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 	} else {
 		led := memory.NewLedger(clock)
 		b.ledger = led
-		b.store = memory.NewStore(led)
+		st := memory.NewStore(led)
+		b.store = st
+		b.reports = memory.NewLedgerReports(led, st)
 		b.idem = memory.NewIdempotencyStore()
 	}
 	if cfg.RedisURL != "" {
@@ -174,6 +180,8 @@ type services struct {
 	kyc *kyc.Service
 	// quotes prices, executes and settles cross-currency payments.
 	quotes *quotes.Service
+	// reports answers the ledger reports (/ledger, corridor ledger).
+	reports *reports.Service
 }
 
 func newServices(b *backend, cfg Config, clock ports.Clock) services {
@@ -214,6 +222,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.quotes = quotes.New(b.store, b.ledger, b.rails, fxstatic.Default(clock), wallet, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)
+	s.reports = reports.New(b.reports, clock, reports.Options{OperatorToken: cfg.OperatorToken})
 	// The orphan-hold reaper is a self-rescheduling job; each start asks
 	// for the current slot (a no-op when another instance already did).
 	if err := s.transfers.ScheduleReaper(context.Background(), b.store.Read().Jobs(), clock.Now()); err != nil && b.log != nil {
@@ -235,6 +244,7 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		Uma:            s.uma,
 		KYC:            s.kyc,
 		Quotes:         s.quotes,
+		Reports:        s.reports,
 		Idempotency:    b.idem,
 		Cache:          b.cache,
 		Clock:          clock,

@@ -20,19 +20,26 @@ type workers struct {
 func startWorkers(ctx context.Context, b *backend, runner *jobs.Runner, cfg Config, clock ports.Clock, log *slog.Logger) *workers {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &workers{cancel: cancel}
-	w.every(ctx, cfg.JobInterval, func(ctx context.Context) {
-		// Run due jobs (rail submissions and outcomes…) batch after batch
-		// until none is due; several instances share the queue safely.
-		for range maxJobBatchesPerTick {
-			n, err := runner.RunDue(ctx)
-			if err != nil && ctx.Err() == nil {
-				log.Error("jobs", "err", err)
+	// Run due jobs (rail submissions and outcomes…) batch after batch until
+	// none is due, in jobLoops loops ticking on their own, each running up
+	// to jobConcurrency handlers at once: a handler mostly waits for its
+	// ledger group commit, so handlers run together share commits instead
+	// of waiting for one each. Each loop claims its own batches (the queue
+	// never hands a job to two claimers), as several instances do.
+	runner.SetConcurrency(jobConcurrency)
+	for range jobLoops {
+		w.every(ctx, cfg.JobInterval, func(ctx context.Context) {
+			for range maxJobBatchesPerTick {
+				n, err := runner.RunDue(ctx)
+				if err != nil && ctx.Err() == nil {
+					log.Error("jobs", "err", err)
+				}
+				if n == 0 || ctx.Err() != nil {
+					return
+				}
 			}
-			if n == 0 || ctx.Err() != nil {
-				return
-			}
-		}
-	})
+		})
+	}
 	w.every(ctx, cfg.ExpiryInterval, func(ctx context.Context) {
 		// Release holds whose timeout passed, in bounded batches.
 		for {
@@ -66,9 +73,16 @@ func startWorkers(ctx context.Context, b *backend, runner *jobs.Runner, cfg Conf
 	return w
 }
 
-// maxJobBatchesPerTick bounds one tick of the job loop, so a queue that
+// maxJobBatchesPerTick bounds one tick of a job loop, so a queue that
 // never empties still lets the loop notice a shutdown.
 const maxJobBatchesPerTick = 1000
+
+// jobLoops and jobConcurrency shape the job loop of one instance (see
+// startWorkers): up to jobLoops × jobConcurrency handlers at once.
+const (
+	jobLoops       = 4
+	jobConcurrency = 32
+)
 
 func (w *workers) every(ctx context.Context, d time.Duration, fn func(context.Context)) {
 	w.wg.Add(1)

@@ -78,27 +78,39 @@ func NewPostingReplay() *PostingReplay {
 // Counters returns an account's counters after the entries added so far.
 func (r *PostingReplay) Counters(accountID string) Counters { return r.counters[accountID] }
 
+// TransferEffect returns what t (as recorded) does to its debit and its
+// credit account's counters; held is the amount of the hold a post or void
+// releases (ignored for other kinds).
+func TransferEffect(t Transfer, held int64) (debit, credit Counters) {
+	a := t.Amount
+	switch t.Kind {
+	case Single:
+		debit.DebitsPosted, credit.CreditsPosted = a, a
+	case Pending:
+		debit.DebitsPending, credit.CreditsPending = a, a
+	case PostPending, VoidPending:
+		debit.DebitsPending, credit.CreditsPending = -held, -held
+		if t.Kind == PostPending {
+			debit.DebitsPosted, credit.CreditsPosted = a, a
+		}
+	}
+	return debit, credit
+}
+
 // Add replays e, calling emit (when not nil) with each posting in order.
 func (r *PostingReplay) Add(e JournalEntry, emit func(Posting)) {
 	for i, t := range e.Transfers {
-		var dr, cr Counters
-		a := t.Amount
+		var held int64
 		switch t.Kind {
-		case Single:
-			dr.DebitsPosted, cr.CreditsPosted = a, a
 		case Pending:
-			dr.DebitsPending, cr.CreditsPending = a, a
-			r.holds[t.ID] = a
+			r.holds[t.ID] = t.Amount
 		case PostPending, VoidPending:
 			// A malformed journal (an unknown hold) releases nothing here;
 			// JournalReplay reports it.
-			held := r.holds[t.PendingID]
+			held = r.holds[t.PendingID]
 			delete(r.holds, t.PendingID)
-			dr.DebitsPending, cr.CreditsPending = -held, -held
-			if t.Kind == PostPending {
-				dr.DebitsPosted, cr.CreditsPosted = a, a
-			}
 		}
+		dr, cr := TransferEffect(t, held)
 		for _, side := range [2]struct {
 			id    string
 			debit bool

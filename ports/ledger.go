@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/corridorpay/corridor/ledger"
@@ -49,15 +50,80 @@ type LedgerStore interface {
 }
 
 // Records are business rows written atomically with a ledger entry (see
-// LedgerStore.PostWith). They are created, never updated, so writing them
-// cannot depend on rows another writer changes.
+// LedgerStore.PostWith). Transactions and jobs are created; status changes
+// and job completions are conditional writes that never fail the post (a
+// transaction already moved on, or a job already gone, is left as it is).
+// A caller must not hold a lock on a row its records name while it waits
+// for PostWith: the store's transaction would wait for that lock.
 type Records struct {
+	// Quotes are created (QuoteRepo.Create), before Transactions.
+	Quotes []Quote
+	// QuoteChanges move existing quotes to a new status (see
+	// QuoteStatusChange), before StatusChanges.
+	QuoteChanges []QuoteStatusChange
 	// Transactions are created (TransactionRepo.Create).
 	Transactions []Transaction
 	// Jobs are enqueued (JobQueue.Enqueue: a job whose ID or Key is already
 	// queued is a no-op).
 	Jobs []Job
+	// StatusChanges move existing transactions to a new status (see
+	// TransactionStatusChange), after Transactions are created.
+	StatusChanges []TransactionStatusChange
+	// CompletedJobs are the ids of jobs removed (JobQueue.Complete); an id
+	// no longer queued is ignored. A job handler completes its own job with
+	// the entry that finishes its work, so the job disappears if and only if
+	// that work is recorded.
+	CompletedJobs []string
+}
+
+// RecordsWriter is implemented by ledger stores that can write Records
+// without an entry, in the same group commit as entries (with the
+// semantics of PostWith's records). Use cases type-assert a LedgerStore
+// for it and fall back to a unit of work of their own.
+type RecordsWriter interface {
+	WriteRecords(ctx context.Context, recs Records) error
+}
+
+// TransactionStatusChange sets a transaction's status and the fields that
+// come with it, only while its stored status is one of From (checked under
+// the row's lock when the records are written; otherwise nothing changes).
+type TransactionStatusChange struct {
+	PlatformID    string
+	TransactionID string
+	// From lists the statuses the transaction may leave (required).
+	From          []string
+	Status        string
+	UpdatedAt     time.Time
+	SettledAt     *time.Time // written when set
+	FailureReason string     // written when not empty
 }
 
 // Empty reports whether r writes nothing.
-func (r Records) Empty() bool { return len(r.Transactions) == 0 && len(r.Jobs) == 0 }
+func (r Records) Empty() bool {
+	return len(r.Quotes) == 0 && len(r.QuoteChanges) == 0 && len(r.Transactions) == 0 &&
+		len(r.Jobs) == 0 && len(r.StatusChanges) == 0 && len(r.CompletedJobs) == 0
+}
+
+// ErrPrecondition is returned by PostWith (and WriteRecords) when a
+// Required QuoteStatusChange does not hold: nothing of that call is
+// written, the entry included; neighbours in the same group commit are
+// unaffected.
+var ErrPrecondition = errors.New("precondition failed")
+
+// QuoteStatusChange sets a quote's status (and ExecutedAt when set) only
+// while its stored status is one of From and, when NotExpiredAt is set,
+// its ExpiresAt is after NotExpiredAt — checked under the quote row's lock.
+// A Required change is a precondition of the whole call: when it does not
+// hold the entry is refused with ErrPrecondition (this is how a quote's
+// execution and its holds stand or fall together with the quote still
+// being executable). A change that is not Required is skipped silently.
+type QuoteStatusChange struct {
+	PlatformID   string
+	QuoteID      string
+	From         []string
+	Status       string
+	UpdatedAt    time.Time
+	ExecutedAt   *time.Time
+	NotExpiredAt *time.Time
+	Required     bool
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/quotes"
+	"github.com/corridorpay/corridor/core/reports"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/core/uma"
@@ -64,6 +65,8 @@ type Deps struct {
 	// KYC (/beneficial-owners, /verifications, /documents) is registered
 	// when set; business customers then carry their beneficialOwners.
 	KYC *kyc.Service
+	// Reports (/ledger/…, the ledger reports) is registered when set.
+	Reports *reports.Service
 	// Idempotency is the authoritative Idempotency-Key record (required);
 	// Cache speeds up replays (optional).
 	Idempotency ports.IdempotencyStore
@@ -158,6 +161,9 @@ func New(d Deps) http.Handler {
 		registerBeneficialOwners(s.api, d)
 		registerVerifications(s.api, d)
 		registerDocuments(s.api, d)
+	}
+	if d.Reports != nil {
+		registerLedgerReports(s.api, d)
 	}
 	return s.logRequests(http.HandlerFunc(s.serve))
 }

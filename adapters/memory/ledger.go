@@ -2,7 +2,9 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -28,7 +30,10 @@ type Ledger struct {
 	store *Store
 }
 
-var _ ports.LedgerStore = (*Ledger)(nil)
+var (
+	_ ports.LedgerStore   = (*Ledger)(nil)
+	_ ports.RecordsWriter = (*Ledger)(nil)
+)
 
 // NewLedger returns an empty ledger whose times come from clock.
 func NewLedger(clock ports.Clock) *Ledger {
@@ -115,15 +120,8 @@ func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Record
 	var je ledger.JournalEntry
 	var postErr error
 	err := st.InTx(context.WithoutCancel(ctx), func(tx ports.Tx) error {
-		for _, t := range recs.Transactions {
-			if err := tx.Transactions().Create(ctx, t); err != nil {
-				return fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
-			}
-		}
-		for _, j := range recs.Jobs {
-			if err := tx.Jobs().Enqueue(ctx, j); err != nil {
-				return fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
-			}
+		if err := ledgerWriteRecords(ctx, tx, recs); err != nil {
+			return fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
 		}
 		je, postErr = l.Post(context.WithoutCancel(ctx), e)
 		return postErr // a refusal rolls the records back
@@ -132,6 +130,79 @@ func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Record
 		return je, postErr
 	}
 	return je, err
+}
+
+// WriteRecords writes recs without an entry, in one unit of work of the
+// attached Store (see ports.RecordsWriter).
+func (l *Ledger) WriteRecords(ctx context.Context, recs ports.Records) error {
+	if recs.Empty() {
+		return nil
+	}
+	l.mu.Lock()
+	st := l.store
+	l.mu.Unlock()
+	if st == nil {
+		return fmt.Errorf("memory ledger: records need a store (memory.NewStore(ledger))")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory ledger: write records: %w", err)
+	}
+	return st.InTx(context.WithoutCancel(ctx), func(tx ports.Tx) error {
+		if err := ledgerWriteRecords(ctx, tx, recs); err != nil {
+			return fmt.Errorf("memory ledger: write records: %w", err)
+		}
+		return nil
+	})
+}
+
+// ledgerWriteRecords writes recs in tx (see ports.Records).
+func ledgerWriteRecords(ctx context.Context, tx ports.Tx, recs ports.Records) error {
+	for _, t := range recs.Transactions {
+		if err := tx.Transactions().Create(ctx, t); err != nil {
+			return err
+		}
+	}
+	for _, j := range recs.Jobs {
+		if err := tx.Jobs().Enqueue(ctx, j); err != nil {
+			return err
+		}
+	}
+	for _, c := range recs.StatusChanges {
+		if err := ledgerChangeStatus(ctx, tx, c); err != nil {
+			return err
+		}
+	}
+	for _, id := range recs.CompletedJobs {
+		if err := tx.Jobs().Complete(ctx, id); err != nil && !errors.Is(err, ports.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ledgerChangeStatus applies a status change of PostWith's records: only
+// while the stored status is one of c.From; a missing transaction is left
+// alone like one that moved on.
+func ledgerChangeStatus(ctx context.Context, tx ports.Tx, c ports.TransactionStatusChange) error {
+	t, err := tx.Transactions().GetForUpdate(ctx, c.PlatformID, c.TransactionID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(c.From, t.Status) {
+		return nil
+	}
+	t.Status, t.UpdatedAt = c.Status, c.UpdatedAt
+	if c.SettledAt != nil {
+		at := *c.SettledAt
+		t.SettledAt = &at
+	}
+	if c.FailureReason != "" {
+		t.FailureReason = c.FailureReason
+	}
+	return tx.Transactions().Update(ctx, t)
 }
 
 // attach makes s the store PostWith writes records to.

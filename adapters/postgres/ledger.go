@@ -92,8 +92,9 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 //     account's summed delta with one UPDATE, and write the per-account
 //     postings (the counters after each posting) from its RETURNING values,
 //     all in one statement;
-//  7. insert the records (PostWith) of the accepted entries: transactions
-//     and jobs, one multi-row statement per kind;
+//  7. write the records (PostWith, WriteRecords): transactions and jobs
+//     inserted and jobs completed in one statement, status changes in one
+//     more;
 //  8. commit, and only then answer each caller with its own result.
 //
 // A deadlock, a serialization failure, a lost connection or a uniqueness race
@@ -167,7 +168,10 @@ type Ledger struct {
 	conn *bun.Conn
 }
 
-var _ ports.LedgerStore = (*Ledger)(nil)
+var (
+	_ ports.LedgerStore   = (*Ledger)(nil)
+	_ ports.RecordsWriter = (*Ledger)(nil)
+)
 
 // postRequest is one queued Post (or one expiry from ExpireDue).
 type postRequest struct {
@@ -176,10 +180,16 @@ type postRequest struct {
 	// (PostWith), as rows converted by the caller's goroutine.
 	txns []storeTxnRow
 	jobs []storeJobRow
+	// changes and doneJobs are the status changes and job completions of
+	// the records (copied).
+	changes  []ports.TransactionStatusChange
+	doneJobs []string
 	// at, when set, is the time the entry is applied at if it is later than
 	// the batch's time (ExpireDue applies expiries at its own now).
-	at   time.Time
-	done chan postResult // buffered: the writer never blocks on it
+	at time.Time
+	// recordsOnly marks a WriteRecords call: no entry, only records.
+	recordsOnly bool
+	done        chan postResult // buffered: the writer never blocks on it
 }
 
 type postResult struct {
@@ -224,19 +234,36 @@ func (l *Ledger) Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry,
 // The batch that records e writes recs in the same transaction (see
 // "Records" on Ledger).
 func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
-	r, err := l.enqueue(ctx, e, recs, time.Time{})
+	r, err := l.enqueue(ctx, e, recs, time.Time{}, false)
 	if err != nil {
 		return ledger.JournalEntry{}, err
 	}
 	return l.wait(ctx, r)
 }
 
-// enqueue hands a copy of e and recs to the writer.
-func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records, at time.Time) (*postRequest, error) {
+// WriteRecords writes recs without a ledger entry in the next batch (see
+// ports.RecordsWriter): the job loop's status changes and job hand-offs
+// share the group commit with the money instead of paying a transaction
+// and a synchronous commit each.
+func (l *Ledger) WriteRecords(ctx context.Context, recs ports.Records) error {
+	if recs.Empty() {
+		return nil
+	}
+	r, err := l.enqueue(ctx, ledger.Entry{}, recs, time.Time{}, true)
+	if err != nil {
+		return err
+	}
+	_, err = l.wait(ctx, r)
+	return err
+}
+
+// enqueue hands a copy of e and recs to the writer (recs alone when
+// recordsOnly).
+func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records, at time.Time, recordsOnly bool) (*postRequest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("postgres ledger: post %s: %w", e.ID, err)
 	}
-	r := &postRequest{entry: copyEntry(e), at: at, done: make(chan postResult, 1)}
+	r := &postRequest{entry: copyEntry(e), at: at, recordsOnly: recordsOnly, done: make(chan postResult, 1)}
 	for _, t := range recs.Transactions {
 		row := storeTxnToRow(t)
 		row.SenderIdentifiers = slices.Clone(row.SenderIdentifiers)
@@ -248,6 +275,15 @@ func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records
 		row.Payload = slices.Clone(row.Payload)
 		r.jobs = append(r.jobs, row)
 	}
+	for _, c := range recs.StatusChanges {
+		c.From = slices.Clone(c.From)
+		if c.SettledAt != nil {
+			at := *c.SettledAt
+			c.SettledAt = &at
+		}
+		r.changes = append(r.changes, c)
+	}
+	r.doneJobs = slices.Clone(recs.CompletedJobs)
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {

@@ -17,6 +17,7 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
 )
 
 // journalLock is the advisory lock key a batch holds from inserting its
@@ -150,7 +151,12 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	// 4. The Book decides, entry by entry, in queue order.
 	outcomes := make([]outcome, len(batch))
 	var accepted []ledger.Entry
+	recordsOnly := false
 	for i, r := range batch {
+		if r.recordsOnly {
+			recordsOnly = true // outcomes[i] stays "accepted", with no entry
+			continue
+		}
 		at := now
 		if r.at.After(at) {
 			at = r.at
@@ -176,7 +182,10 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		if err := w.updateAccounts(ctx, tx); err != nil {
 			return nil, err
 		}
-		// 7. The records of the accepted entries (PostWith).
+	}
+	// 7. The records of the accepted entries (PostWith) and the records
+	// written alone (WriteRecords).
+	if len(accepted) > 0 || recordsOnly {
 		if err := insertRecords(ctx, tx, batch, outcomes); err != nil {
 			return nil, err
 		}
@@ -185,7 +194,7 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	// 8. Commit (or, when nothing was accepted, just release the locks), then
 	// answer.
 	done = true
-	if len(accepted) == 0 {
+	if len(accepted) == 0 && !recordsOnly {
 		if err := tx.Rollback(); err != nil {
 			return nil, fmt.Errorf("rollback: %w", err)
 		}
@@ -228,34 +237,96 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	return results, nil
 }
 
-// insertRecords writes the transactions and jobs that came with the
-// accepted entries, each kind in one multi-row statement. Transactions are
-// inserted by platform and customer so concurrent writers take the list
-// counters' row locks (the insert trigger's) in one order. A transaction id
+// insertRecords writes the records that came with the accepted entries
+// (and with WriteRecords): transactions and jobs inserted and jobs
+// completed in one statement of multi-row CTEs, then the status changes in
+// one more. Transactions are inserted by platform and customer so
+// concurrent writers take the list counters' row locks (the insert
+// trigger's) in one order. A transaction id
 // already stored fails the batch (not retryable), so its entries are then
 // posted one by one and only the culprit fails; a queued job key is
 // skipped, as Enqueue does.
 func insertRecords(ctx context.Context, tx bun.Tx, batch []*postRequest, outcomes []outcome) error {
 	var txns []storeTxnRow
 	var jobs []storeJobRow
+	var changes []ports.TransactionStatusChange
+	var doneJobs []string
 	for i, r := range batch {
 		if outcomes[i].err == nil {
 			txns = append(txns, r.txns...)
 			jobs = append(jobs, r.jobs...)
+			changes = append(changes, r.changes...)
+			doneJobs = append(doneJobs, r.doneJobs...)
 		}
 	}
+	// The inserts and the job completions go in one statement (as
+	// data-modifying CTEs): on a busy machine each round trip of the
+	// writer costs milliseconds, and the batch's commit waits for all of
+	// them. A completed job was queued (and claimed) before this batch, so
+	// the delete need not see the jobs inserted beside it.
+	q := tx.NewSelect().ColumnExpr("1")
+	writes := 0
 	if len(txns) > 0 {
 		slices.SortStableFunc(txns, func(a, b storeTxnRow) int {
 			return cmp.Or(cmp.Compare(a.PlatformID, b.PlatformID), cmp.Compare(a.CustomerID, b.CustomerID))
 		})
-		if _, err := tx.NewInsert().Model(&txns).Exec(ctx); err != nil {
-			return fmt.Errorf("write transactions: %w", err)
-		}
+		q = q.With("txns", tx.NewInsert().Model(&txns))
+		writes++
 	}
 	if len(jobs) > 0 {
-		if _, err := tx.NewInsert().Model(&jobs).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
-			return fmt.Errorf("write jobs: %w", err)
+		q = q.With("jobs_in", tx.NewInsert().Model(&jobs).On("CONFLICT DO NOTHING"))
+		writes++
+	}
+	if len(doneJobs) > 0 {
+		q = q.With("jobs_done", tx.NewDelete().Model((*storeJobRow)(nil)).Where("id = ANY(?::text[])", pgdialect.Array(doneJobs)))
+		writes++
+	}
+	if writes > 0 {
+		if _, err := q.Exec(ctx); err != nil {
+			return fmt.Errorf("write transactions and jobs: %w", err)
 		}
+	}
+	// Status changes follow, so they see the transactions just created.
+	return changeStatuses(ctx, tx, changes)
+}
+
+// changeStatuses applies the status changes of a batch in one statement,
+// each only while the stored status is one of its From (statuses are
+// upper-case words, so From travels as one comma-separated text). Rows are
+// locked in id order, the order every batch uses.
+func changeStatuses(ctx context.Context, tx bun.Tx, changes []ports.TransactionStatusChange) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(changes, func(a, b ports.TransactionStatusChange) int {
+		return cmp.Compare(a.TransactionID, b.TransactionID)
+	})
+	n := len(changes)
+	platform, id, from, status, updated, settled, reason := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, c := range changes {
+		platform[i], id[i], from[i], status[i], reason[i] = c.PlatformID, c.TransactionID, strings.Join(c.From, ","), c.Status, c.FailureReason
+		updated[i] = storeTime(c.UpdatedAt).Format(pgTimeLayout)
+		if c.SettledAt != nil {
+			settled[i] = storeTime(*c.SettledAt).Format(pgTimeLayout)
+		}
+	}
+	_, err := tx.ExecContext(ctx, `WITH u AS (
+	SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+		AS u(platform_id, id, from_statuses, status, updated_at, settled_at, failure_reason)),
+l AS MATERIALIZED (
+	SELECT t.id FROM transactions t JOIN u ON t.id = u.id AND t.platform_id = u.platform_id
+	WHERE t.status = ANY(string_to_array(u.from_statuses, ','))
+	ORDER BY t.id FOR UPDATE OF t)
+UPDATE transactions t SET status = u.status, updated_at = u.updated_at::timestamptz,
+	settled_at = coalesce(NULLIF(u.settled_at, '')::timestamptz, t.settled_at),
+	failure_reason = coalesce(NULLIF(u.failure_reason, ''), t.failure_reason)
+FROM u JOIN l ON l.id = u.id
+WHERE t.id = u.id AND t.platform_id = u.platform_id AND t.status = ANY(string_to_array(u.from_statuses, ','))`,
+		pgdialect.Array(platform), pgdialect.Array(id), pgdialect.Array(from), pgdialect.Array(status),
+		pgdialect.Array(updated), pgdialect.Array(settled), pgdialect.Array(reason))
+	if err != nil {
+		return fmt.Errorf("change transaction statuses: %w", err)
 	}
 	return nil
 }
@@ -293,6 +364,9 @@ type batchKeys struct {
 func newBatchKeys(batch []*postRequest) *batchKeys {
 	k := &batchKeys{seen: map[string]struct{}{}}
 	for _, r := range batch {
+		if r.recordsOnly {
+			continue
+		}
 		e := r.entry
 		k.add(&k.entries, "e", e.ID)
 		if e.Reverses != "" {

@@ -151,7 +151,7 @@ func (l *Ledger) ExpireDue(ctx context.Context, now time.Time, limit int) (int, 
 	}
 	reqs := make([]*postRequest, 0, len(due))
 	for _, p := range due {
-		r, err := l.enqueue(ctx, ledger.ExpiryEntry(p), ports.Records{}, now)
+		r, err := l.enqueue(ctx, ledger.ExpiryEntry(p), ports.Records{}, now, false)
 		if err != nil {
 			break
 		}

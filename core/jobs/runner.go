@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/corridorpay/corridor/ports"
@@ -44,7 +45,7 @@ type Runner struct {
 
 	batch       int
 	lease       time.Duration
-	concurrency int
+	concurrency atomic.Int64 // see WithConcurrency, SetConcurrency
 	base, cap   time.Duration
 
 	mu       sync.RWMutex
@@ -63,7 +64,12 @@ func WithLease(d time.Duration) Option { return func(r *Runner) { r.lease = d } 
 
 // WithConcurrency runs up to n handlers of a batch at once (default 1:
 // one after the other, in claim order).
-func WithConcurrency(n int) Option { return func(r *Runner) { r.concurrency = max(n, 1) } }
+func WithConcurrency(n int) Option { return func(r *Runner) { r.SetConcurrency(n) } }
+
+// SetConcurrency is WithConcurrency on a runner already built (the
+// process's job loop raises it so handlers waiting on a group commit
+// share it); batches claimed after the call use it.
+func (r *Runner) SetConcurrency(n int) { r.concurrency.Store(int64(max(n, 1))) }
 
 // WithBackoff sets the first retry delay and the cap (defaults
 // DefaultBackoffBase and DefaultBackoffCap).
@@ -79,10 +85,11 @@ func NewRunner(queue ports.JobQueue, clock ports.Clock, log *slog.Logger, opts .
 	}
 	r := &Runner{
 		queue: queue, clock: clock, log: log,
-		batch: DefaultBatch, lease: DefaultLease, concurrency: 1,
+		batch: DefaultBatch, lease: DefaultLease,
 		base: DefaultBackoffBase, cap: DefaultBackoffCap,
 		handlers: map[string]Handler{},
 	}
+	r.concurrency.Store(1)
 	for _, o := range opts {
 		o(r)
 	}
@@ -135,7 +142,7 @@ func (r *Runner) RunDue(ctx context.Context) (ran int, err error) {
 		mu   sync.Mutex
 		errs []error
 		wg   sync.WaitGroup
-		sem  = make(chan struct{}, r.concurrency)
+		sem  = make(chan struct{}, r.concurrency.Load())
 	)
 	for _, j := range claimed {
 		sem <- struct{}{}
@@ -176,16 +183,35 @@ func (r *Runner) RunAll(ctx context.Context, maxRounds int) (int, error) {
 	return total, nil
 }
 
+// completedKey carries the flag Completed sets in a handler's context.
+type completedKey struct{}
+
+// Completed tells the runner that the running handler removed its own job,
+// atomically with its work (ports.Records.CompletedJobs in the ledger post
+// that finishes it), so the runner does not Complete it again when the
+// handler returns nil. It saves the queue a write per job; a handler that
+// calls it and then returns an error still gets its job retried (a retry
+// of a job already removed only logs). Outside a runner it does nothing.
+func Completed(ctx context.Context) {
+	if f, ok := ctx.Value(completedKey{}).(*atomic.Bool); ok {
+		f.Store(true)
+	}
+}
+
 // run runs one claimed job and records its outcome in the queue.
 func (r *Runner) run(ctx context.Context, j ports.Job) error {
-	log := r.log.With("job", j.ID, "kind", j.Kind, "attempt", j.Attempts)
 	h, ok := r.handler(j.Kind)
 	var herr error
+	var removed atomic.Bool
 	if !ok {
 		herr = fmt.Errorf("no handler for job kind %q", j.Kind)
 	} else {
-		herr = r.call(ctx, h, j)
+		herr = r.call(context.WithValue(ctx, completedKey{}, &removed), h, j)
 	}
+	if herr == nil && removed.Load() {
+		return nil
+	}
+	log := r.log.With("job", j.ID, "kind", j.Kind, "attempt", j.Attempts)
 	// Bookkeeping outlives a shutdown that cancelled the handler, so the
 	// job's state is recorded rather than left to its lease.
 	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

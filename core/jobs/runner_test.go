@@ -451,3 +451,42 @@ func TestClaimErrorIsReported(t *testing.T) {
 	assert.ErrorContains(t, err, "jobs: claim")
 	assert.Equal(t, 0, runDue(t, r), "the store's own queue still works")
 }
+
+// A handler that removed its own job (with its work) and says so is not
+// completed again: a second Complete would fail with ErrNotFound and
+// RunDue would report it. One that says so and then fails is retried.
+func TestHandlerCompletesItsOwnJob(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		r := f.runner()
+		var ran atomic.Int32
+		r.Handle("self", func(ctx context.Context, j ports.Job) error {
+			ran.Add(1)
+			if err := f.queue.Complete(ctx, j.ID); err != nil {
+				return err
+			}
+			jobs.Completed(ctx)
+			return nil
+		})
+		failing := 0
+		r.Handle("self-then-fail", func(ctx context.Context, _ ports.Job) error {
+			failing++
+			if failing == 1 {
+				jobs.Completed(ctx)
+				return errors.New("not done")
+			}
+			return nil // the runner completes it
+		})
+		f.enqueue(t, "self", "self:1", t0)
+		f.enqueue(t, "self-then-fail", "fail:1", t0)
+		assert.Equal(t, 2, runDue(t, r))
+		assert.Equal(t, int32(1), ran.Load())
+		assert.Equal(t, 0, runDue(t, r), "nothing due: the first is gone, the second waits for its retry")
+		f.clock.Advance(r.Backoff(1))
+		assert.Equal(t, 1, runDue(t, r), "the failed one runs again")
+		assert.Equal(t, 2, failing)
+		f.clock.Advance(time.Hour)
+		assert.Equal(t, 0, runDue(t, r), "both are gone")
+		jobs.Completed(ctx) // outside a runner: nothing happens
+	})
+}

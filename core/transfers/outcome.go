@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
+	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
@@ -68,7 +70,7 @@ func (s *Service) HandleSubmit(ctx context.Context, j ports.Job) error {
 	if err != nil {
 		return fmt.Errorf("submit %s to %s: %w", t.ID, p.Request.Rail, err)
 	}
-	return s.apply(ctx, p, res)
+	return s.apply(ctx, j, p, res)
 }
 
 // HandleCheck runs a transfer.check job: it asks the rail where a
@@ -93,7 +95,7 @@ func (s *Service) HandleCheck(ctx context.Context, j ports.Job) error {
 	if err != nil {
 		return fmt.Errorf("check %s on %s: %w", t.ID, p.Request.Rail, err)
 	}
-	return s.apply(ctx, p, res)
+	return s.apply(ctx, j, p, res)
 }
 
 func (s *Service) rail(req ports.RailRequest) (ports.Rail, error) {
@@ -104,21 +106,24 @@ func (s *Service) rail(req ports.RailRequest) (ports.Rail, error) {
 	return r, nil
 }
 
-func (s *Service) apply(ctx context.Context, p jobPayload, res ports.RailResult) error {
+// apply applies a rail's answer to the transaction of job j.
+func (s *Service) apply(ctx context.Context, j ports.Job, p jobPayload, res ports.RailResult) error {
 	switch res.State {
 	case ports.RailSucceeded:
-		return s.succeed(ctx, p)
+		return s.succeed(ctx, j, p)
 	case ports.RailFailed:
-		return s.fail(ctx, p, res.FailureReason, res.FailureDetail)
+		return s.fail(ctx, j, p, res.FailureReason, res.FailureDetail)
 	case ports.RailPending:
-		return s.pending(ctx, p, res)
+		return s.pending(ctx, j, p, res)
 	}
 	return fmt.Errorf("transfer %s: rail %s answered unknown state %q", p.TransactionID, p.Request.Rail, res.State)
 }
 
 // pending marks the transaction PROCESSING (submitted, not settled) and
-// schedules the next status check, in one unit of work.
-func (s *Service) pending(ctx context.Context, p jobPayload, res ports.RailResult) error {
+// schedules the next status check, atomically with the removal of job j
+// when the ledger store writes records (ports.RecordsWriter), else in one
+// unit of work.
+func (s *Service) pending(ctx context.Context, j ports.Job, p jobPayload, res ports.RailResult) error {
 	now := s.clock.Now().UTC()
 	next := p
 	next.Check++
@@ -138,6 +143,27 @@ func (s *Service) pending(ctx context.Context, p jobPayload, res ports.RailResul
 	if err != nil {
 		return fmt.Errorf("transfer %s: check payload: %w", p.TransactionID, err)
 	}
+	check := ports.Job{
+		Kind: KindCheck, Key: KindCheck + ":" + p.TransactionID + ":" + strconv.Itoa(next.Check),
+		Payload: payload, RunAt: runAt,
+	}
+	if w, ok := s.ledger.(ports.RecordsWriter); ok && j.ID != "" {
+		// In the ledger's group commit: PROCESSING, the next check, and this
+		// job's removal, together. The job read the transaction as not
+		// terminal; should a concurrent run have finished it since, the
+		// status change does nothing and the check finds it terminal.
+		err := w.WriteRecords(ctx, ports.Records{
+			StatusChanges: []ports.TransactionStatusChange{{PlatformID: p.PlatformID, TransactionID: p.TransactionID,
+				From: []string{transactions.StatusPending}, Status: transactions.StatusProcessing, UpdatedAt: now}},
+			Jobs:          []ports.Job{check},
+			CompletedJobs: []string{j.ID},
+		})
+		if err != nil {
+			return fmt.Errorf("transfer %s: mark processing: %w", p.TransactionID, err)
+		}
+		jobs.Completed(ctx)
+		return nil
+	}
 	return s.store.InTx(ctx, func(tx ports.Tx) error {
 		t, err := tx.Transactions().GetForUpdate(ctx, p.PlatformID, p.TransactionID)
 		if err != nil {
@@ -153,17 +179,20 @@ func (s *Service) pending(ctx context.Context, p jobPayload, res ports.RailResul
 				return fmt.Errorf("transfer %s: mark processing: %w", t.ID, err)
 			}
 		}
-		return tx.Jobs().Enqueue(ctx, ports.Job{
-			Kind: KindCheck, Key: KindCheck + ":" + t.ID + ":" + strconv.Itoa(next.Check),
-			Payload: payload, RunAt: runAt,
-		})
+		return tx.Jobs().Enqueue(ctx, check)
 	})
 }
 
 // succeed settles a transaction the rail completed: a transfer-out's hold
 // is posted to the rail's settlement account, a transfer-in credits the
 // internal account from it. Then the transaction is COMPLETED.
-func (s *Service) succeed(ctx context.Context, p jobPayload) error {
+//
+// The settlement carries the transaction's COMPLETED status and the removal
+// of job j as records (LedgerStore.PostWith), so a settled transfer costs
+// its share of one group commit: the money, the status and the job move
+// together or not at all. When the entry already exists (an earlier run
+// settled and stopped before finishing), the status is finished apart.
+func (s *Service) succeed(ctx context.Context, j ports.Job, p jobPayload) error {
 	id := p.TransactionID
 	var e ledger.Entry
 	if p.Request.Direction == ports.RailPull {
@@ -181,12 +210,15 @@ func (s *Service) succeed(ctx context.Context, p jobPayload) error {
 			ID: settlePrefix + id, Kind: ledger.PostPending, PendingID: holdPrefix + id, Code: CodeTransferOut,
 		}}}
 	}
-	_, err := s.post(ctx, e, ports.Records{})
+	now := s.clock.Now().UTC()
+	_, err := s.post(ctx, e, s.finishRecords(j, p, transactions.StatusCompleted, "", now))
 	switch ledger.CodeOf(err) {
 	case ledger.CodeOK:
 		if err != nil {
 			return fmt.Errorf("transfer %s: settle: %w", id, err)
 		}
+		jobs.Completed(ctx)
+		return nil
 	case ledger.CodeExists:
 		// Settled by an earlier run of this job.
 	case ledger.CodePendingAlreadyVoided, ledger.CodePendingExpired:
@@ -201,16 +233,22 @@ func (s *Service) succeed(ctx context.Context, p jobPayload) error {
 }
 
 // fail records a failed transaction: a transfer-out's hold is voided so
-// the balance is restored exactly; a transfer-in moved nothing.
-func (s *Service) fail(ctx context.Context, p jobPayload, reason, detail string) error {
+// the balance is restored exactly (the release carrying the FAILED status
+// and the removal of job j, as succeed does); a transfer-in moved nothing.
+func (s *Service) fail(ctx context.Context, j ports.Job, p jobPayload, reason, detail string) error {
 	id := p.TransactionID
 	if p.Request.Direction != ports.RailPull {
-		_, err := s.ledger.Post(ctx, releaseEntry(id, CodeTransferOut))
+		now := s.clock.Now().UTC()
+		_, err := s.ledger.PostWith(ctx, releaseEntry(id, CodeTransferOut), s.finishRecords(j, p, transactions.StatusFailed, reason, now))
 		switch ledger.CodeOf(err) {
 		case ledger.CodeOK:
 			if err != nil {
 				return fmt.Errorf("transfer %s: release hold: %w", id, err)
 			}
+			s.log.InfoContext(ctx, "transfer failed", "transaction", id, "rail", p.Request.Rail,
+				"reason", reason, "detail", detail)
+			jobs.Completed(ctx)
+			return nil
 		case ledger.CodeExists, ledger.CodePendingAlreadyVoided:
 			// Released already.
 		case ledger.CodePendingAlreadyPosted:
@@ -232,6 +270,41 @@ func releaseEntry(txID, code string) ledger.Entry {
 	return ledger.Entry{ID: releasePrefix + txID, Ref: txID, Transfers: []ledger.Transfer{{
 		ID: releasePrefix + txID, Kind: ledger.VoidPending, PendingID: holdPrefix + txID, Code: code,
 	}}}
+}
+
+// openStatuses are the statuses a transfer may finish from (every
+// non-terminal one).
+var openStatuses = func() []string {
+	var out []string
+	for _, st := range transactions.Statuses {
+		if !transactions.Terminal(st) {
+			out = append(out, st)
+		}
+	}
+	return out
+}()
+
+// finishRecords are the records that finish a transaction with its ledger
+// entry: the terminal status (as finish writes it, once) and the removal
+// of job j.
+func (s *Service) finishRecords(j ports.Job, p jobPayload, status, reason string, now time.Time) ports.Records {
+	c := ports.TransactionStatusChange{PlatformID: p.PlatformID, TransactionID: p.TransactionID,
+		From: openStatuses, Status: status, UpdatedAt: now}
+	switch status {
+	case transactions.StatusCompleted:
+		c.SettledAt = &now
+	case transactions.StatusFailed:
+		txType := transactions.TypeOutgoing
+		if p.Request.Direction == ports.RailPull {
+			txType = transactions.TypeIncoming
+		}
+		c.FailureReason = failureReason(txType, reason)
+	}
+	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{c}}
+	if j.ID != "" {
+		recs.CompletedJobs = []string{j.ID}
+	}
+	return recs
 }
 
 // finish moves the transaction to a terminal status, once.

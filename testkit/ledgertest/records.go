@@ -33,6 +33,9 @@ func RunRecords(t *testing.T, newStores NewStores) {
 		{"StoredTransactionFailsThePost", testRecordsConflict},
 		{"QueuedJobKeyIsKept", testRecordsJobKey},
 		{"ConcurrentHoldsWriteExactlyTheAcceptedRecords", testRecordsConcurrent},
+		{"StatusChangesAndCompletedJobs", testRecordsStatusAndJobs},
+		{"RefusedEntryChangesNoStatus", testRecordsRefusedStatus},
+		{"RecordsWithoutEntry", testRecordsWithoutEntry},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,4 +246,116 @@ func testRecordsConcurrent(f *recFixture) {
 	assert.Len(t, js, 15)
 	assert.Equal(t, int64(0), f.account(alice).Available())
 	f.verify()
+}
+
+// queued reports whether job id is still queued (leased or not): Retry
+// finds it, making it due at once.
+func (f *recFixture) queued(id string) bool {
+	f.t.Helper()
+	err := f.store.Read().Jobs().Retry(f.ctx, id, f.clock.Now(), "")
+	if errors.Is(err, ports.ErrNotFound) {
+		return false
+	}
+	require.NoError(f.t, err, "retry job %s", id)
+	return true
+}
+
+// status is transaction id's stored status and settlement time.
+func (f *recFixture) status(id string) (string, *time.Time, string) {
+	f.t.Helper()
+	got, err := f.store.Read().Transactions().Get(f.ctx, recPlatform, id)
+	require.NoError(f.t, err, "get transaction %s", id)
+	return got.Status, got.SettledAt, got.FailureReason
+}
+
+func testRecordsStatusAndJobs(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	id := "Transaction:rec-status"
+	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
+	require.NoError(t, err)
+	job := f.jobs()["ledgertest.submit:"+id]
+	require.NotEmpty(t, job.ID)
+
+	f.clock.Advance(time.Minute)
+	now := f.clock.Now().UTC()
+	_, err = f.s.PostWith(f.ctx, entry("settle:"+id, postHold("settle:"+id, "hold:"+id, 300)), ports.Records{
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: recPlatform, TransactionID: id,
+			From: []string{"PENDING", "PROCESSING"}, Status: "COMPLETED", UpdatedAt: now, SettledAt: &now}},
+		CompletedJobs: []string{job.ID, "Job:not-queued"},
+	})
+	require.NoError(t, err, "a job id no longer queued is ignored")
+	st, settled, _ := f.status(id)
+	assert.Equal(t, "COMPLETED", st)
+	require.NotNil(t, settled)
+	assert.True(t, now.Truncate(time.Microsecond).Equal(*settled), "SettledAt %v, want %v", *settled, now)
+	assert.False(t, f.queued(job.ID), "the completed job is gone")
+
+	// A change whose From does not hold leaves the transaction as it is,
+	// without failing the post.
+	f.fund("fund-2", alice, 10)
+	_, err = f.s.PostWith(f.ctx, entry("other", single("other", alice, bob, 10)), ports.Records{
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: recPlatform, TransactionID: id,
+			From: []string{"PENDING"}, Status: "FAILED", UpdatedAt: now, FailureReason: "ACCOUNT_INVALID"}},
+	})
+	require.NoError(t, err)
+	st, _, reason := f.status(id)
+	assert.Equal(t, "COMPLETED", st)
+	assert.Empty(t, reason)
+	f.verify()
+}
+
+func testRecordsRefusedStatus(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	id := "Transaction:rec-refused-status"
+	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
+	require.NoError(t, err)
+	job := f.jobs()["ledgertest.submit:"+id]
+	now := f.clock.Now().UTC()
+	// Posting more than the hold is refused: its records are not written.
+	_, err = f.s.PostWith(f.ctx, entry("settle:"+id, postHold("settle:"+id, "hold:"+id, 301)), ports.Records{
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: recPlatform, TransactionID: id,
+			From: []string{"PENDING"}, Status: "COMPLETED", UpdatedAt: now, SettledAt: &now}},
+		CompletedJobs: []string{job.ID},
+	})
+	require.Error(t, err)
+	st, settled, _ := f.status(id)
+	assert.Equal(t, "PENDING", st)
+	assert.Nil(t, settled)
+	assert.True(t, f.queued(job.ID), "the job stays queued")
+}
+
+func testRecordsWithoutEntry(f *recFixture) {
+	t := f.t
+	w, ok := f.s.(ports.RecordsWriter)
+	if !ok {
+		t.Skip("the store does not write records without an entry")
+	}
+	f.fund("fund", alice, 1_000)
+	id := "Transaction:rec-alone"
+	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
+	require.NoError(t, err)
+	job := f.jobs()["ledgertest.submit:"+id]
+	now := f.clock.Now().UTC()
+	next := ports.Job{Kind: "ledgertest.check", Key: "ledgertest.check:" + id, Payload: []byte(`{}`), RunAt: now}
+	before := f.journal(100)
+	require.NoError(t, w.WriteRecords(f.ctx, ports.Records{
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: recPlatform, TransactionID: id,
+			From: []string{"PENDING"}, Status: "PROCESSING", UpdatedAt: now}},
+		Jobs:          []ports.Job{next},
+		CompletedJobs: []string{job.ID},
+	}))
+	st, _, _ := f.status(id)
+	assert.Equal(t, "PROCESSING", st)
+	assert.False(t, f.queued(job.ID), "the completed job is gone")
+	assert.Contains(t, f.jobs(), "ledgertest.check:"+id)
+	assert.Len(t, f.journal(100), len(before), "no entry is written")
+	require.NoError(t, w.WriteRecords(f.ctx, ports.Records{}), "nothing to write")
+
+	// A transaction id already stored fails the call and writes nothing.
+	err = w.WriteRecords(f.ctx, ports.Records{Transactions: []ports.Transaction{f.txn(id, 1)},
+		Jobs: []ports.Job{{Kind: "ledgertest.other", Key: "ledgertest.other:" + id, RunAt: now}}})
+	require.ErrorIs(t, err, ports.ErrConflict)
+	assert.NotContains(t, f.jobs(), "ledgertest.other:"+id)
 }

@@ -1,0 +1,142 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/testkit"
+)
+
+// RechainForTest rewrites the journal's hash chain as the writer writes
+// it, so verification can be tested on journals the writer has not hashed
+// (see chainBatch): entries with seq <= unhashedThrough lose their hash
+// (they predate the chain), and the rest are chained in seq order from
+// ZeroHash. With unhashedThrough 0 the result is what a hashing writer
+// stores.
+var RechainForTest = rechainForTest
+
+func rechainForTest(ctx context.Context, db *bun.DB, unhashedThrough int64) error {
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE ledger_entries SET hash = NULL, prev_hash = NULL WHERE seq <= ?`, unhashedThrough); err != nil {
+			return err
+		}
+		es, err := loadEntries(ctx, tx, `WHERE seq > ? ORDER BY seq`, unhashedThrough)
+		if err != nil {
+			return err
+		}
+		ledger.Chain(ledger.ZeroHash, es)
+		for _, e := range es {
+			if _, err := tx.ExecContext(ctx, `UPDATE ledger_entries SET hash = ?, prev_hash = ? WHERE id = ?`,
+				e.Hash[:], e.PrevHash[:], e.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// chainBatch links a batch to the hash of the last committed entry, read
+// after the journal lock is granted: a batch that waited for the lock sees
+// the entry the lock holder committed, even though its own statement (and
+// transaction) started before that commit.
+func TestChainBatchLinksToTheCommittedHead(t *testing.T) {
+	ctx := context.Background()
+	db := scratchDB(t)
+	clock := testkit.NewFakeClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	now := clock.Now()
+	batch := []ledger.Entry{
+		{ID: "e1", Ref: "Test:e1", Transfers: []ledger.Transfer{{ID: "t1", Kind: ledger.Single, DebitAccountID: "a", CreditAccountID: "b", Amount: 5, Currency: "USD"}}},
+		{ID: "e2", Ref: "Test:e2", Transfers: []ledger.Transfer{{ID: "t2", Kind: ledger.Single, DebitAccountID: "b", CreditAccountID: "a", Amount: 3, Currency: "USD"}}},
+	}
+
+	// An empty journal: the batch starts the chain.
+	tx, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	hashes, prevs, err := chainBatch(ctx, tx, batch, now)
+	require.NoError(t, err)
+	require.NoError(t, tx.Rollback())
+	want := []ledger.JournalEntry{{Entry: batch[0], PostedAt: now}, {Entry: batch[1], PostedAt: now}}
+	ledger.Chain(ledger.ZeroHash, want)
+	assert.Equal(t, want[0].Hash[:], hashes[0])
+	assert.Equal(t, ledger.ZeroHash[:], prevs[0])
+	assert.Equal(t, want[1].Hash[:], hashes[1])
+	assert.Equal(t, want[0].Hash[:], prevs[1])
+
+	// The lock holder commits an entry with a hash while the batch waits.
+	holder, err := db.BeginTx(ctx, &sql.TxOptions{})
+	require.NoError(t, err)
+	_, err = holder.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, journalLock)
+	require.NoError(t, err)
+	head := [32]byte{1, 2, 3}
+	waiter, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer func() { _ = waiter.Rollback() }()
+	_, err = waiter.ExecContext(ctx, `SELECT 1`) // the waiter's transaction is under way
+	require.NoError(t, err)
+	type result struct {
+		hashes, prevs [][]byte
+		err           error
+	}
+	done := make(chan result, 1)
+	go func() {
+		h, p, err := chainBatch(ctx, waiter, batch, now)
+		done <- result{h, p, err}
+	}()
+	select {
+	case <-done:
+		t.Fatal("chainBatch did not wait for the journal lock")
+	case <-time.After(200 * time.Millisecond):
+	}
+	_, err = holder.ExecContext(ctx, `INSERT INTO ledger_entries (id, ref, posted_at, hash, prev_hash) VALUES ('e0', '', ?, ?, ?)`,
+		now, head[:], ledger.ZeroHash[:])
+	require.NoError(t, err)
+	require.NoError(t, holder.Commit())
+	r := <-done
+	require.NoError(t, r.err)
+	assert.Equal(t, head[:], r.prevs[0], "the batch links to the entry committed while it waited")
+	want = []ledger.JournalEntry{{Entry: batch[0], PostedAt: now}, {Entry: batch[1], PostedAt: now}}
+	ledger.Chain(head, want)
+	assert.Equal(t, want[1].Hash[:], r.hashes[1])
+}
+
+// scratchDB is testkit/pgtest.NewDB for this package's internal tests
+// (pgtest imports this package).
+func scratchDB(t *testing.T) *bun.DB {
+	t.Helper()
+	ctx := context.Background()
+	base := os.Getenv("DATABASE_URL")
+	if base == "" {
+		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	}
+	admin, err := Open(ctx, base)
+	require.NoError(t, err, "PostgreSQL unreachable")
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "corridor_t_" + hex.EncodeToString(b[:])
+	_, err = admin.ExecContext(ctx, "CREATE DATABASE "+name)
+	require.NoError(t, err)
+	u, err := url.Parse(base)
+	require.NoError(t, err)
+	u.Path = "/" + name
+	db, err := Open(ctx, u.String())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = db.Close()
+		_, _ = admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		_ = admin.Close()
+	})
+	_, err = Migrate(ctx, db, nil)
+	require.NoError(t, err)
+	return db
+}
