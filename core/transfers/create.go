@@ -12,6 +12,7 @@ import (
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/kyc"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
@@ -330,6 +331,13 @@ func (s *Service) parties(ctx context.Context, platformID, internalID, externalI
 	}
 	if p.Customer.ID == "" || p.Customer.IsDeleted {
 		return in, ex, "", fault.NotFound("USER_NOT_FOUND", "customer "+in.CustomerID+" not found")
+	}
+	// A customer under review or rejected may not send (incoming money is
+	// never blocked).
+	if dir == ports.RailPayout {
+		if err := kyc.OutgoingAllowed(p.Customer); err != nil {
+			return in, ex, "", err
+		}
 	}
 	return in, ex, p.Customer.PlatformCustomerID, nil
 }

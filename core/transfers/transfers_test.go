@@ -496,3 +496,38 @@ func TestHandlersAreIdempotent(t *testing.T) {
 	assert.Equal(t, int64(950), wantBal.Available(), "100 paid out, 50 pulled in")
 	e.verify()
 }
+
+// A customer under review or rejected may not send; an unverified or
+// approved one may, and incoming money is never blocked.
+func TestTransferOutFollowsKYCStatus(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	pid := e.platform()
+	for _, tc := range []struct {
+		status  string
+		allowed bool
+	}{
+		{"UNVERIFIED", true}, {"APPROVED", true}, {"PENDING", false}, {"REJECTED", false}, {"HOLD", false},
+	} {
+		t.Run(tc.status, func(t *testing.T) {
+			c, acct := e.customer(pid)
+			dest := e.external(pid, c.ID, usdAccount("789"))
+			e.fund(pid, acct.ID, 1_000)
+			c.KYCStatus = tc.status
+			require.NoError(t, e.store.InTx(ctx, func(tx ports.Tx) error { return tx.Customers().Update(ctx, c) }))
+
+			_, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 100})
+			if tc.allowed {
+				require.NoError(t, err)
+				assert.Equal(t, int64(900), e.available(acct.ID))
+			} else {
+				f := requireFault(t, err, fault.KindForbidden, "USER_NOT_READY")
+				assert.Equal(t, tc.status, f.Details["kycStatus"])
+				assert.Equal(t, int64(1_000), e.available(acct.ID), "a refused transfer holds nothing")
+			}
+			_, err = e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: dest.ID, DestinationAccountID: acct.ID, Amount: 100})
+			require.NoError(t, err, "incoming money is never blocked")
+		})
+	}
+	e.verify()
+}
