@@ -52,3 +52,26 @@ func SystemAccounts(currencies []string, rails map[string][]string) []Account {
 	}
 	return out
 }
+
+// SystemAccountByID returns the system account an id names (its kind and
+// currency are part of the id), so a use case can create one on first use.
+// ok is false for an id that is not a well-formed system account id.
+func SystemAccountByID(id string) (acct Account, ok bool) {
+	if !IsSystemAccount(id) {
+		return Account{}, false
+	}
+	parts := strings.Split(strings.TrimPrefix(id, systemPrefix), ":")
+	kind, cur := parts[0], parts[len(parts)-1]
+	want := 2
+	switch kind {
+	case KindSandboxFunding, KindFeeRevenue, KindFXPosition:
+	case KindRailSettlement:
+		want = 3
+	default:
+		return Account{}, false
+	}
+	if len(parts) != want || cur == "" || parts[want-2] == "" {
+		return Account{}, false
+	}
+	return Account{ID: id, Currency: cur, Kind: kind}, true
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/kyc"
+	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
@@ -267,21 +268,10 @@ func (s *Service) transactionID(platformID, op, key string) string {
 	return TransactionID(platformID, op, key)
 }
 
-// post posts e with recs, creating a missing rail settlement account first
-// (the system accounts are created at start-up for the rail table; a rail
-// added since gets its account on first use).
+// post posts e with recs, creating a missing system account on first use
+// (core/posting).
 func (s *Service) post(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
-	je, err := s.ledger.PostWith(ctx, e, recs)
-	var lerr *ledger.Error
-	if errors.As(err, &lerr) && lerr.Code == ledger.CodeAccountNotFound && ledger.IsSystemAccount(lerr.AccountID) {
-		t := e.Transfers[0]
-		acct := ledger.Account{ID: lerr.AccountID, Currency: t.Currency, Kind: ledger.KindRailSettlement}
-		if cerr := s.ledger.CreateAccounts(ctx, acct); cerr != nil {
-			return je, fmt.Errorf("create settlement account %s: %w", acct.ID, cerr)
-		}
-		je, err = s.ledger.PostWith(ctx, e, recs)
-	}
-	return je, err
+	return posting.Post(ctx, s.ledger, e, recs)
 }
 
 // insufficient is the refusal of a transfer-out the available balance does

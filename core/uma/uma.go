@@ -18,6 +18,7 @@ import (
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
@@ -328,19 +329,8 @@ func defaultDeposit(ctx context.Context, read ports.Tx, platformID, customerID s
 	}
 }
 
-// post posts e with recs, creating the UMA settlement account on first use
-// (the rail table's settlement accounts exist from start-up; UMA is not in
-// it). The same rule as core/transfers' post.
+// post posts e with recs, creating a missing system account on first use
+// (core/posting).
 func (s *Service) post(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
-	je, err := s.ledger.PostWith(ctx, e, recs)
-	var lerr *ledger.Error
-	if errors.As(err, &lerr) && lerr.Code == ledger.CodeAccountNotFound && ledger.IsSystemAccount(lerr.AccountID) {
-		t := e.Transfers[0]
-		acct := ledger.Account{ID: lerr.AccountID, Currency: t.Currency, Kind: ledger.KindRailSettlement}
-		if cerr := s.ledger.CreateAccounts(ctx, acct); cerr != nil {
-			return je, fmt.Errorf("create settlement account %s: %w", acct.ID, cerr)
-		}
-		je, err = s.ledger.PostWith(ctx, e, recs)
-	}
-	return je, err
+	return posting.Post(ctx, s.ledger, e, recs)
 }
