@@ -229,7 +229,9 @@ type benchReportsHistory struct {
 
 const benchBatch = 100
 
-func (h benchReportsHistory) account(k int) string { return fmt.Sprintf("InternalAccount:bench-%05d", k) }
+func (h benchReportsHistory) account(k int) string {
+	return fmt.Sprintf("InternalAccount:bench-%05d", k)
+}
 
 func (h benchReportsHistory) end() time.Time {
 	return h.start.Add(time.Duration(h.entries/benchBatch+1) * time.Second)

@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/corridorpay/corridor/ledger"
@@ -96,6 +97,15 @@ type TransactionStatusChange struct {
 	UpdatedAt     time.Time
 	SettledAt     *time.Time // written when set
 	FailureReason string     // written when not empty
+}
+
+// Holds reports whether c may move a quote whose stored status and expiry
+// are status and expiresAt.
+func (c QuoteStatusChange) Holds(status string, expiresAt time.Time) bool {
+	if !slices.Contains(c.From, status) {
+		return false
+	}
+	return c.NotExpiredAt == nil || expiresAt.After(*c.NotExpiredAt)
 }
 
 // Empty reports whether r writes nothing.

@@ -120,6 +120,14 @@ func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Record
 	var je ledger.JournalEntry
 	var postErr error
 	err := st.InTx(context.WithoutCancel(ctx), func(tx ports.Tx) error {
+		if l.recorded(e.ID) {
+			// An entry already recorded writes no records, and its caller
+			// learns that (ErrExists) rather than that a precondition its
+			// first post consumed no longer holds. (Entries are never
+			// removed, so Post refuses it.)
+			je, postErr = l.Post(context.WithoutCancel(ctx), e)
+			return postErr
+		}
 		if err := ledgerWriteRecords(ctx, tx, recs); err != nil {
 			return fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
 		}
@@ -155,8 +163,23 @@ func (l *Ledger) WriteRecords(ctx context.Context, recs ports.Records) error {
 	})
 }
 
-// ledgerWriteRecords writes recs in tx (see ports.Records).
+// recorded reports whether an entry with id is in the journal.
+func (l *Ledger) recorded(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.byID[id]
+	return ok
+}
+
+// ledgerWriteRecords writes recs in tx (see ports.Records). A Required
+// quote change that does not hold fails it with ports.ErrPrecondition, and
+// the caller's unit of work rolls back whatever it wrote.
 func ledgerWriteRecords(ctx context.Context, tx ports.Tx, recs ports.Records) error {
+	for _, q := range recs.Quotes {
+		if err := tx.Quotes().Create(ctx, q); err != nil {
+			return err
+		}
+	}
 	for _, t := range recs.Transactions {
 		if err := tx.Transactions().Create(ctx, t); err != nil {
 			return err
@@ -164,6 +187,11 @@ func ledgerWriteRecords(ctx context.Context, tx ports.Tx, recs ports.Records) er
 	}
 	for _, j := range recs.Jobs {
 		if err := tx.Jobs().Enqueue(ctx, j); err != nil {
+			return err
+		}
+	}
+	for _, c := range recs.QuoteChanges {
+		if err := ledgerChangeQuote(ctx, tx, c); err != nil {
 			return err
 		}
 	}
@@ -205,6 +233,29 @@ func ledgerChangeStatus(ctx context.Context, tx ports.Tx, c ports.TransactionSta
 	return tx.Transactions().Update(ctx, t)
 }
 
+// ledgerChangeQuote applies a quote change of PostWith's records (see
+// ports.QuoteStatusChange): a change that does not hold (a missing quote
+// included) fails a Required change with ports.ErrPrecondition and is
+// skipped otherwise.
+func ledgerChangeQuote(ctx context.Context, tx ports.Tx, c ports.QuoteStatusChange) error {
+	q, err := tx.Quotes().GetForUpdate(ctx, c.PlatformID, c.QuoteID)
+	if err != nil && !errors.Is(err, ports.ErrNotFound) {
+		return err
+	}
+	if err != nil || !c.Holds(q.Status, q.ExpiresAt) {
+		if c.Required {
+			return fmt.Errorf("quote %s: %w", c.QuoteID, ports.ErrPrecondition)
+		}
+		return nil
+	}
+	q.Status, q.UpdatedAt = c.Status, c.UpdatedAt
+	if c.ExecutedAt != nil {
+		at := *c.ExecutedAt
+		q.ExecutedAt = &at
+	}
+	return tx.Quotes().Update(ctx, q)
+}
+
 // attach makes s the store PostWith writes records to.
 func (l *Ledger) attach(s *Store) {
 	l.mu.Lock()
@@ -228,6 +279,7 @@ func (l *Ledger) postLocked(e ledger.Entry, now time.Time) (ledger.JournalEntry,
 	// growing.
 	l.book.Changes()
 	je := ledger.JournalEntry{Entry: rec, Seq: int64(len(l.journal) + 1), PostedAt: now}
+	l.chainLocked(&je)
 	l.byID[rec.ID] = len(l.journal)
 	l.journal = append(l.journal, je)
 	l.outbox = append(l.outbox, rec.Outbox...)

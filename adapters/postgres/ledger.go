@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -180,6 +181,10 @@ type postRequest struct {
 	// (PostWith), as rows converted by the caller's goroutine.
 	txns []storeTxnRow
 	jobs []storeJobRow
+	// quotes are created and quoteChanges applied with the records (see
+	// quoteBook); a Required change that does not hold refuses the call.
+	quotes       []storeQuoteRow
+	quoteChanges []ports.QuoteStatusChange
 	// changes and doneJobs are the status changes and job completions of
 	// the records (copied).
 	changes  []ports.TransactionStatusChange
@@ -274,6 +279,22 @@ func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records
 		row := storeJobToRow(j)
 		row.Payload = slices.Clone(row.Payload)
 		r.jobs = append(r.jobs, row)
+	}
+	for _, q := range recs.Quotes {
+		row := storeQuoteToRow(q)
+		row.SenderCustomerInfo = maps.Clone(row.SenderCustomerInfo)
+		row.CounterpartyInformation = maps.Clone(row.CounterpartyInformation)
+		row.PaymentInstructions = slices.Clone(row.PaymentInstructions)
+		r.quotes = append(r.quotes, row)
+	}
+	for _, c := range recs.QuoteChanges {
+		c.From = slices.Clone(c.From)
+		c.ExecutedAt = storeTimePtr(c.ExecutedAt)
+		if c.NotExpiredAt != nil {
+			at := *c.NotExpiredAt
+			c.NotExpiredAt = &at
+		}
+		r.quoteChanges = append(r.quoteChanges, c)
 	}
 	for _, c := range recs.StatusChanges {
 		c.From = slices.Clone(c.From)

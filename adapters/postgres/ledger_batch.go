@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -68,6 +69,13 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	}()
 
 	book := ledger.NewBook()
+
+	// 0. Quotes the batch's records change, locked in id order: their
+	// changes are decided under these locks.
+	quotes, err := loadQuotes(ctx, tx, keys.quotes)
+	if err != nil {
+		return nil, err
+	}
 
 	// 1. Holds the batch opens or resolves, locked in id order.
 	loadedPending := map[string]bool{}
@@ -148,13 +156,28 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		}
 	}
 
-	// 4. The Book decides, entry by entry, in queue order.
+	seen := map[string]struct{}{} // entries accepted so far
+	// 4. The Book decides, entry by entry, in queue order, after the
+	// call's quote preconditions (an entry already recorded skips them:
+	// its caller learns ErrExists, and none of its records are written).
 	outcomes := make([]outcome, len(batch))
 	var accepted []ledger.Entry
 	recordsOnly := false
 	for i, r := range batch {
+		_, known := stored[r.entry.ID]
+		if !r.recordsOnly && !known {
+			_, known = seen[r.entry.ID]
+		}
+		var next map[string]quoteState
+		if r.recordsOnly || !known {
+			if next, err = quotes.try(r); err != nil {
+				outcomes[i] = outcome{entry: r.entry, err: fmt.Errorf("postgres ledger: post %s: %w", r.entry.ID, err)}
+				continue
+			}
+		}
 		if r.recordsOnly {
 			recordsOnly = true // outcomes[i] stays "accepted", with no entry
+			quotes.commit(next)
 			continue
 		}
 		at := now
@@ -165,6 +188,8 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		outcomes[i] = outcome{entry: rec, err: err}
 		if err == nil {
 			accepted = append(accepted, rec)
+			seen[rec.ID] = struct{}{}
+			quotes.commit(next)
 		}
 	}
 
@@ -186,7 +211,7 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	// 7. The records of the accepted entries (PostWith) and the records
 	// written alone (WriteRecords).
 	if len(accepted) > 0 || recordsOnly {
-		if err := insertRecords(ctx, tx, batch, outcomes); err != nil {
+		if err := insertRecords(ctx, tx, batch, outcomes, quotes); err != nil {
 			return nil, err
 		}
 	}
@@ -246,13 +271,15 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 // already stored fails the batch (not retryable), so its entries are then
 // posted one by one and only the culprit fails; a queued job key is
 // skipped, as Enqueue does.
-func insertRecords(ctx context.Context, tx bun.Tx, batch []*postRequest, outcomes []outcome) error {
+func insertRecords(ctx context.Context, tx bun.Tx, batch []*postRequest, outcomes []outcome, quotes quoteBook) error {
+	var quoteRows []storeQuoteRow
 	var txns []storeTxnRow
 	var jobs []storeJobRow
 	var changes []ports.TransactionStatusChange
 	var doneJobs []string
 	for i, r := range batch {
 		if outcomes[i].err == nil {
+			quoteRows = append(quoteRows, r.quotes...)
 			txns = append(txns, r.txns...)
 			jobs = append(jobs, r.jobs...)
 			changes = append(changes, r.changes...)
@@ -266,6 +293,11 @@ func insertRecords(ctx context.Context, tx bun.Tx, batch []*postRequest, outcome
 	// the delete need not see the jobs inserted beside it.
 	q := tx.NewSelect().ColumnExpr("1")
 	writes := 0
+	if len(quoteRows) > 0 {
+		slices.SortStableFunc(quoteRows, func(a, b storeQuoteRow) int { return cmp.Compare(a.ID, b.ID) })
+		q = q.With("quotes_in", tx.NewInsert().Model(&quoteRows))
+		writes++
+	}
 	if len(txns) > 0 {
 		slices.SortStableFunc(txns, func(a, b storeTxnRow) int {
 			return cmp.Or(cmp.Compare(a.PlatformID, b.PlatformID), cmp.Compare(a.CustomerID, b.CustomerID))
@@ -286,8 +318,127 @@ func insertRecords(ctx context.Context, tx bun.Tx, batch []*postRequest, outcome
 			return fmt.Errorf("write transactions and jobs: %w", err)
 		}
 	}
-	// Status changes follow, so they see the transactions just created.
+	// Status changes follow, so they see the quotes and transactions just
+	// created.
+	if err := quotes.write(ctx, tx); err != nil {
+		return err
+	}
 	return changeStatuses(ctx, tx, changes)
+}
+
+// quoteState is what a batch knows of a quote its records change: as
+// loaded (locked) or created, then as the accepted changes leave it.
+type quoteState struct {
+	platform, status string
+	expires          time.Time
+	updated          time.Time
+	executed         *time.Time
+	changed          bool // by an accepted call's change: to be written
+}
+
+// quoteBook decides a batch's quote changes in queue order, as if each
+// call ran alone: a call sees the quotes created and changed by the calls
+// accepted before it.
+type quoteBook map[string]quoteState
+
+// loadQuotes locks and reads the quotes among ids (in id order).
+func loadQuotes(ctx context.Context, tx bun.Tx, ids []string) (quoteBook, error) {
+	qb := quoteBook{}
+	if len(ids) == 0 {
+		return qb, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, platform_id, status, expires_at FROM quotes
+		WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE`, pgdialect.Array(ids))
+	if err != nil {
+		return nil, fmt.Errorf("load quotes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var s quoteState
+		if err := rows.Scan(&id, &s.platform, &s.status, &s.expires); err != nil {
+			return nil, fmt.Errorf("load quotes: %w", err)
+		}
+		qb[id] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load quotes: %w", err)
+	}
+	return qb, nil
+}
+
+// try evaluates r's quote records against qb without changing it and
+// returns the states they leave, or an error matching ports.ErrPrecondition
+// when a Required change does not hold. A change that does not hold and is
+// not required is skipped.
+func (qb quoteBook) try(r *postRequest) (map[string]quoteState, error) {
+	if len(r.quoteChanges) == 0 && len(r.quotes) == 0 {
+		return nil, nil
+	}
+	next := map[string]quoteState{}
+	get := func(id string) (quoteState, bool) {
+		if s, ok := next[id]; ok {
+			return s, true
+		}
+		s, ok := qb[id]
+		return s, ok
+	}
+	for _, q := range r.quotes {
+		if _, ok := get(q.ID); !ok {
+			next[q.ID] = quoteState{platform: q.PlatformID, status: q.Status, expires: q.ExpiresAt}
+		}
+	}
+	for _, c := range r.quoteChanges {
+		s, ok := get(c.QuoteID)
+		if !ok || s.platform != c.PlatformID || !c.Holds(s.status, s.expires) {
+			if c.Required {
+				return nil, fmt.Errorf("quote %s: %w", c.QuoteID, ports.ErrPrecondition)
+			}
+			continue
+		}
+		s.status, s.updated, s.changed = c.Status, c.UpdatedAt, true
+		if c.ExecutedAt != nil {
+			s.executed = c.ExecutedAt
+		}
+		next[c.QuoteID] = s
+	}
+	return next, nil
+}
+
+// commit makes the states try returned for an accepted call qb's.
+func (qb quoteBook) commit(next map[string]quoteState) {
+	maps.Copy(qb, next)
+}
+
+// write stores the changed quotes' final states in one statement. Their
+// rows are locked (loaded FOR UPDATE) or created by this batch.
+func (qb quoteBook) write(ctx context.Context, tx bun.Tx) error {
+	var ids []string
+	for id, s := range qb {
+		if s.changed {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	status, updated, executed := make([]string, len(ids)), make([]string, len(ids)), make([]string, len(ids))
+	for i, id := range ids {
+		s := qb[id]
+		status[i], updated[i] = s.status, formatTime(s.updated)
+		if s.executed != nil {
+			executed[i] = formatTime(*s.executed)
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE quotes q SET status = u.status, updated_at = coalesce(NULLIF(u.updated_at, '')::timestamptz, q.updated_at),
+	executed_at = coalesce(NULLIF(u.executed_at, '')::timestamptz, q.executed_at)
+FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, status, updated_at, executed_at)
+WHERE q.id = u.id`, pgdialect.Array(ids), pgdialect.Array(status), pgdialect.Array(updated), pgdialect.Array(executed))
+	if err != nil {
+		return fmt.Errorf("change quote statuses: %w", err)
+	}
+	return nil
 }
 
 // changeStatuses applies the status changes of a batch in one statement,
@@ -357,13 +508,16 @@ func (l *Ledger) learnFlags(ctx context.Context, tx bun.Tx, ids []string) error 
 
 // batchKeys are the rows a batch needs, each id once, in first-seen order.
 type batchKeys struct {
-	entries, reversed, pending, accounts []string
+	entries, reversed, pending, accounts, quotes []string
 	seen                                 map[string]struct{}
 }
 
 func newBatchKeys(batch []*postRequest) *batchKeys {
 	k := &batchKeys{seen: map[string]struct{}{}}
 	for _, r := range batch {
+		for _, c := range r.quoteChanges {
+			k.add(&k.quotes, "q", c.QuoteID)
+		}
 		if r.recordsOnly {
 			continue
 		}

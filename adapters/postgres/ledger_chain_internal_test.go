@@ -140,3 +140,36 @@ func scratchDB(t *testing.T) *bun.DB {
 	require.NoError(t, err)
 	return db
 }
+
+// COPY text output arrives in arbitrary pieces; rows, fields, NULLs and
+// escapes come out whole.
+func TestCopyRowWriterSplitsRows(t *testing.T) {
+	var got [][]string
+	w := &copyRowWriter{fields: make([][]byte, 3), fn: func(f [][]byte) error {
+		row := make([]string, len(f))
+		for i, b := range f {
+			if b == nil {
+				row[i] = "<null>"
+			} else {
+				row[i] = string(b)
+			}
+		}
+		got = append(got, row)
+		return nil
+	}}
+	stream := "a\tb\\tc\t\\N\n1\t\\\\x\\n\t\\x41\\101\n"
+	for i := 0; i < len(stream); i += 5 {
+		_, err := w.Write([]byte(stream[i:min(i+5, len(stream))]))
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.err)
+	assert.Empty(t, w.partial)
+	assert.Equal(t, [][]string{{"a", "b\tc", "<null>"}, {"1", "\\x\n", "AA"}}, got)
+	_, err := w.Write([]byte("only\ttwo\n"))
+	assert.Error(t, err)
+	n, err := parseInt([]byte("-1234567"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(-1234567), n)
+	_, err = parseInt([]byte("12a"))
+	assert.Error(t, err)
+}

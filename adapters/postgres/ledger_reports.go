@@ -252,18 +252,6 @@ func qualified(table, cols string) string {
 // entryCols are a journal entry's columns over ledger_entries e.
 const entryCols = `e.id, e.seq, e.ref, coalesce(e.reverses, ''), e.posted_at, e.hash, e.prev_hash`
 
-func scanEntry(rows *sql.Rows) (ledger.JournalEntry, error) {
-	var e ledger.JournalEntry
-	var hash, prev []byte
-	if err := rows.Scan(&e.ID, &e.Seq, &e.Ref, &e.Reverses, &e.PostedAt, &hash, &prev); err != nil {
-		return e, err
-	}
-	e.PostedAt = e.PostedAt.UTC()
-	copy(e.Hash[:], hash)
-	copy(e.PrevHash[:], prev)
-	return e, nil
-}
-
 // Entries returns up to f.Limit+1 entries matching f by (PostedAt, Seq).
 func (r *LedgerReports) Entries(ctx context.Context, f ports.EntryFilter) ([]ports.ReportEntry, error) {
 	var out []ports.ReportEntry

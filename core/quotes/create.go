@@ -196,16 +196,7 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 	t.Details.PaymentInstructions = q.PaymentInstructions
 
 	created := true
-	err = s.store.InTx(ctx, func(tx ports.Tx) error {
-		if err := tx.Quotes().Create(ctx, q); err != nil {
-			return err
-		}
-		if err := tx.Transactions().Create(ctx, t); err != nil {
-			return err
-		}
-		return tx.Jobs().Enqueue(ctx, ports.Job{Kind: KindExpire, Key: KindExpire + ":" + q.ID,
-			Payload: jobPayloadOf(q), RunAt: q.ExpiresAt})
-	})
+	err = s.record(ctx, q, t)
 	if errors.Is(err, ports.ErrConflict) && r.IdempotencyKey != "" {
 		// A retry of a keyed request whose first attempt committed.
 		prev, gerr := read.Quotes().Get(ctx, platformID, q.ID)
@@ -217,10 +208,10 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 		return ports.Quote{}, fmt.Errorf("quote %s: record: %w", q.ID, err)
 	}
 	if r.ImmediatelyExecute && q.SourceType == SourceAccount && q.Status == StatusPending {
-		ex := execution{account: true}
+		ex := execution{account: true, quote: &q}
 		if created {
 			// The accounts just read are the quote's (a retry's stored
-			// quote may name others: begin reads those).
+			// quote may name others: execute reads those).
 			ex.parties = res.parties
 		}
 		return s.execute(ctx, q.PlatformID, q.ID, ex)
@@ -230,6 +221,26 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 			"receiving", q.ReceivingCurrency, "totalSending", q.TotalSendingAmount)
 	}
 	return q, nil
+}
+
+// record writes a new quote, its transaction and the job that expires it
+// together: in the ledger store's group commit when it writes records
+// (ports.RecordsWriter), else in a unit of work. A quote id already
+// stored fails with ports.ErrConflict.
+func (s *Service) record(ctx context.Context, q ports.Quote, t ports.Transaction) error {
+	job := ports.Job{Kind: KindExpire, Key: KindExpire + ":" + q.ID, Payload: jobPayloadOf(q), RunAt: q.ExpiresAt}
+	if w, ok := s.ledger.(ports.RecordsWriter); ok {
+		return w.WriteRecords(ctx, ports.Records{Quotes: []ports.Quote{q}, Transactions: []ports.Transaction{t}, Jobs: []ports.Job{job}})
+	}
+	return s.store.InTx(ctx, func(tx ports.Tx) error {
+		if err := tx.Quotes().Create(ctx, q); err != nil {
+			return err
+		}
+		if err := tx.Transactions().Create(ctx, t); err != nil {
+			return err
+		}
+		return tx.Jobs().Enqueue(ctx, job)
+	})
 }
 
 // checkRequest checks the request's own fields (no reads).

@@ -105,67 +105,160 @@ func returnEntry(q ports.Quote) (ledger.Entry, error) {
 
 // Execute executes a PENDING quote whose source is an internal account:
 // its holds are placed (400 INVALID_AMOUNT when the available balance does
-// not cover totalSendingAmount), then the quote and its transaction become
-// PROCESSING and the payout is scheduled. An EMBEDDED_WALLET source needs
-// signature, the Service-Wallet-Signature over the quote's payloadToSign.
-// At or after expiresAt it is refused (409 QUOTE_EXPIRED) and the quote
-// expires; a quote past PENDING is 409 CONFLICT.
+// not cover totalSendingAmount) and, atomically with them, the quote and
+// its transaction become PROCESSING and the payout is scheduled. An
+// EMBEDDED_WALLET source needs signature, the Service-Wallet-Signature
+// over the quote's payloadToSign. At or after expiresAt it is refused (409
+// QUOTE_EXPIRED) and the quote expires; a quote past PENDING is 409
+// CONFLICT.
 func (s *Service) Execute(ctx context.Context, platformID, quoteID, signature string) (ports.Quote, error) {
 	return s.execute(ctx, platformID, quoteID, execution{account: true, signature: signature})
 }
 
-// execution is how begin executes a quote.
+// execution is how execute executes a quote.
 type execution struct {
 	// account marks the execution of an ACCOUNT-sourced quote (Execute,
 	// or Create's immediate one): its source account must be ACTIVE, and
 	// an embedded wallet's signature must verify.
 	account   bool
 	signature string
-	// verified: signature was verified over the quote, outside its lock.
-	verified bool
+	// quote, when set, is the quote as the caller just read or created
+	// it; otherwise execute reads it.
+	quote *ports.Quote
 	// parties, when set, are the quote's accounts as Create just read
-	// them (an immediate execution); otherwise begin reads them.
+	// them (an immediate execution); otherwise execute reads them.
 	parties *ports.Parties
 	// mismatch, when set, is the funding amount of a sandbox send that
 	// does not match: the quote fails instead (FUNDING_AMOUNT_MISMATCH).
 	mismatch string
 }
 
-// needsSignature stops, before any money moves, the execution of an
-// embedded wallet's quote whose signature is not verified yet.
-type needsSignature struct{ quote ports.Quote }
-
-func (*needsSignature) Error() string { return "quotes: the wallet signature is not verified yet" }
-
-// execute runs begin; an embedded wallet's signature is verified between
-// two attempts, so the verifier (which may read credentials) never runs
-// under the quote's lock while an internal account's quote is read,
-// checked and executed in one unit of work.
+// execute moves a PENDING quote's money. Nothing is locked while the
+// quote and its accounts are read and checked: the one write is the hold
+// entry posted with the quote's PENDING → PROCESSING change as its
+// precondition (ports.QuoteStatusChange.Required, checked under the quote
+// row's lock together with expiresAt), the transaction's PROCESSING and
+// the submission job. So the holds exist if and only if the quote was
+// executed, and of concurrent executions exactly one places them (the
+// others meet the precondition or the hold's entry id).
 func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex execution) (ports.Quote, error) {
-	q, err := s.begin(ctx, platformID, quoteID, ex)
-	var ns *needsSignature
-	if !errors.As(err, &ns) {
-		return q, err
+	var q ports.Quote
+	if ex.quote != nil {
+		q = *ex.quote
+	} else {
+		var err error
+		q, err = s.store.Read().Quotes().Get(ctx, platformID, quoteID)
+		if errors.Is(err, ports.ErrNotFound) {
+			return ports.Quote{}, errNotFound
+		}
+		if err != nil {
+			return ports.Quote{}, fmt.Errorf("execute %s: read: %w", quoteID, err)
+		}
 	}
-	if err := s.verifySignature(ctx, ns.quote, ex.signature); err != nil {
+	var dest *ports.ExternalAccount
+	if ex.account {
+		var err error
+		if dest, err = s.checkSource(ctx, q, ex); err != nil {
+			return ports.Quote{}, err
+		}
+	}
+	switch q.Status {
+	case StatusPending:
+	case StatusExpired:
+		return ports.Quote{}, errExpired
+	default:
+		return ports.Quote{}, errNotPending(q.Status)
+	}
+	now := s.clock.Now().UTC()
+	if !now.Before(q.ExpiresAt) {
+		if _, err := s.expire(ctx, q, now, ""); err != nil {
+			return ports.Quote{}, err
+		}
+		return ports.Quote{}, errExpired
+	}
+	if ex.mismatch != "" {
+		return s.refuseFunding(ctx, q, now, ex.mismatch)
+	}
+	req, err := s.railRequest(ctx, q, dest)
+	if err != nil {
 		return ports.Quote{}, err
 	}
-	ex.verified = true
-	return s.begin(ctx, platformID, quoteID, ex)
+	payload, err := json.Marshal(jobPayload{PlatformID: q.PlatformID, QuoteID: q.ID, Request: req})
+	if err != nil {
+		return ports.Quote{}, fmt.Errorf("execute %s: job payload: %w", q.ID, err)
+	}
+	recs := ports.Records{
+		QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
+			From: []string{StatusPending}, Status: StatusProcessing, UpdatedAt: now,
+			ExecutedAt: &now, NotExpiredAt: &now, Required: true}},
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
+			From: []string{transactions.StatusPending}, Status: transactions.StatusProcessing, UpdatedAt: now}},
+		Jobs: []ports.Job{{Kind: KindSubmit, Key: KindSubmit + ":" + q.ID, Payload: payload, RunAt: now}},
+	}
+	_, err = s.post(ctx, holdEntry(q), recs)
+	switch {
+	case err == nil:
+	case errors.Is(err, ports.ErrPrecondition), errors.Is(err, ledger.ErrExists), errors.Is(err, ledger.ErrExistsDifferent):
+		if lerr := s.lost(ctx, q, now); lerr != nil {
+			return ports.Quote{}, lerr
+		}
+		// Still PENDING as read: the winner's commit is not visible yet.
+		return ports.Quote{}, errNotPending(StatusProcessing)
+	case errors.Is(err, ledger.ErrExceedsCredits):
+		if lerr := s.lost(ctx, q, now); lerr != nil {
+			// Executed meanwhile (its holds are what the balance lacks
+			// now) or expired: that is the answer, not the balance.
+			return ports.Quote{}, lerr
+		}
+		return ports.Quote{}, transactions.Insufficient(ctx, s.ledger, "totalSendingAmount", q.SourceAccountID,
+			q.SendingCurrency, q.TotalSendingAmount)
+	case errors.Is(err, ledger.ErrAmountInvalid):
+		return ports.Quote{}, fault.New(fault.KindInvalid, transactions.CodeInvalidAmount, "the amount is too large")
+	default:
+		return ports.Quote{}, fmt.Errorf("execute %s: hold: %w", q.ID, err)
+	}
+	q.Status, q.ExecutedAt, q.UpdatedAt = StatusProcessing, &now, now
+	s.log.InfoContext(ctx, "quote executed", "quote", q.ID, "transaction", q.TransactionID)
+	return q, nil
+}
+
+// lost explains an execution whose holds were not placed because the
+// quote was not executable when they would have been recorded: it was
+// executed by another request (409 CONFLICT) or it expired (409
+// QUOTE_EXPIRED, expiring it). It returns nil for a quote still PENDING
+// and unexpired.
+func (s *Service) lost(ctx context.Context, q ports.Quote, now time.Time) error {
+	cur, err := s.store.Read().Quotes().Get(ctx, q.PlatformID, q.ID)
+	if err != nil {
+		return fmt.Errorf("execute %s: read: %w", q.ID, err)
+	}
+	switch cur.Status {
+	case StatusPending:
+		if !now.Before(cur.ExpiresAt) {
+			if _, err := s.expire(ctx, cur, now, ""); err != nil {
+				return err
+			}
+			return errExpired
+		}
+		return nil
+	case StatusExpired:
+		return errExpired
+	}
+	return errNotPending(cur.Status)
 }
 
 // checkSource checks, for ex.account, that q is an ACCOUNT-sourced quote
 // whose source account is ACTIVE (and, for an embedded wallet, signed) and
 // returns its destination external account (nil for a UMA address), read
 // with the source in one round trip.
-func (s *Service) checkSource(ctx context.Context, tx ports.Tx, q ports.Quote, ex execution) (*ports.ExternalAccount, error) {
+func (s *Service) checkSource(ctx context.Context, q ports.Quote, ex execution) (*ports.ExternalAccount, error) {
 	if q.SourceType != SourceAccount {
 		return nil, fault.Invalid("quoteId",
 			"the quote's source is REALTIME_FUNDING: it executes when its funds arrive by its paymentInstructions (POST /sandbox/send in the sandbox)")
 	}
 	p := ex.parties
 	if p == nil {
-		read, err := tx.Parties().Get(ctx, q.PlatformID, q.SourceAccountID, q.DestinationAccountID)
+		read, err := s.store.Read().Parties().Get(ctx, q.PlatformID, q.SourceAccountID, q.DestinationAccountID)
 		if err != nil {
 			return nil, fmt.Errorf("execute %s: %w", q.ID, err)
 		}
@@ -178,8 +271,10 @@ func (s *Service) checkSource(ctx context.Context, tx ports.Tx, q ports.Quote, e
 	if src.Status != accounts.StatusActive {
 		return nil, fault.Invalid("quoteId", "the quote's source account is "+src.Status+"; only ACTIVE accounts can pay")
 	}
-	if src.Type == accounts.TypeEmbeddedWallet && !ex.verified {
-		return nil, &needsSignature{quote: q}
+	if src.Type == accounts.TypeEmbeddedWallet {
+		if err := s.verifySignature(ctx, q, ex.signature); err != nil {
+			return nil, err
+		}
 	}
 	if q.DestinationAccountID == "" {
 		return nil, nil
@@ -217,127 +312,83 @@ func walletError(code, message string) error {
 	return &fault.Error{Kind: fault.KindUnauthorized, Code: code, Message: message, Reason: message}
 }
 
-// begin moves a PENDING quote's money: under the quote's row lock it
-// checks the quote's source (ex.account), places the holds and marks the
-// quote and its transaction PROCESSING with the payout's submission job,
-// or expires the quote when expiresAt has passed, or fails it on a
-// mismatched sandbox send (ex.mismatch).
-//
-// The holds are posted inside the unit of work, so a failed commit leaves
-// them open on a PENDING quote: the retry (same entry id, ErrExists)
-// carries on with them, and the expiry job voids them when no retry comes.
-func (s *Service) begin(ctx context.Context, platformID, quoteID string, ex execution) (ports.Quote, error) {
-	var (
-		out     ports.Quote
-		expired bool
-	)
+// expire moves a PENDING quote and its transaction to EXPIRED
+// (failureReason QUOTE_EXPIRED), once: with the ledger store's records
+// when it writes them (removing job jobID too, when set; recorded reports
+// that it did), else in a unit of work. A quote no longer PENDING is left
+// as it is.
+func (s *Service) expire(ctx context.Context, q ports.Quote, now time.Time, jobID string) (recorded bool, err error) {
+	if w, ok := s.ledger.(ports.RecordsWriter); ok {
+		recs := ports.Records{
+			// Required: the transaction expires only with its quote.
+			QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
+				From: []string{StatusPending}, Status: StatusExpired, UpdatedAt: now, Required: true}},
+			StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
+				From: []string{transactions.StatusPending}, Status: transactions.StatusExpired, UpdatedAt: now,
+				FailureReason: ReasonQuoteExpired}},
+		}
+		if jobID != "" {
+			recs.CompletedJobs = []string{jobID}
+		}
+		err := w.WriteRecords(ctx, recs)
+		switch {
+		case err == nil:
+			return jobID != "", nil
+		case errors.Is(err, ports.ErrPrecondition):
+			return false, nil // executed or expired meanwhile
+		}
+		return false, fmt.Errorf("expire %s: %w", q.ID, err)
+	}
+	return false, s.store.InTx(ctx, func(tx ports.Tx) error {
+		cur, err := tx.Quotes().GetForUpdate(ctx, q.PlatformID, q.ID)
+		if err != nil {
+			return fmt.Errorf("expire %s: %w", q.ID, err)
+		}
+		if cur.Status != StatusPending {
+			return nil
+		}
+		t, err := tx.Transactions().GetForUpdate(ctx, q.PlatformID, q.TransactionID)
+		if err != nil {
+			return fmt.Errorf("expire %s: transaction %s: %w", q.ID, q.TransactionID, err)
+		}
+		cur.Status, cur.UpdatedAt = StatusExpired, now
+		if t.Status == transactions.StatusPending {
+			t.Status, t.FailureReason, t.UpdatedAt = transactions.StatusExpired, ReasonQuoteExpired, now
+		}
+		return s.save(ctx, tx, cur, t)
+	})
+}
+
+// refuseFunding fails a PENDING REALTIME_FUNDING quote whose sandbox send
+// did not match its amount (FUNDING_AMOUNT_MISMATCH): nothing was booked,
+// the funds go back to the payer. A unit of work, since the transaction's
+// refund is written with the status.
+func (s *Service) refuseFunding(ctx context.Context, q ports.Quote, now time.Time, mismatch string) (ports.Quote, error) {
+	var out ports.Quote
 	err := s.store.InTx(ctx, func(tx ports.Tx) error {
-		expired = false
-		q, err := tx.Quotes().GetForUpdate(ctx, platformID, quoteID)
-		if errors.Is(err, ports.ErrNotFound) {
-			return errNotFound
-		}
+		cur, err := tx.Quotes().GetForUpdate(ctx, q.PlatformID, q.ID)
 		if err != nil {
-			return fmt.Errorf("execute %s: lock: %w", quoteID, err)
+			return fmt.Errorf("fund %s: %w", q.ID, err)
 		}
-		var dest *ports.ExternalAccount
-		if ex.account {
-			if dest, err = s.checkSource(ctx, tx, q, ex); err != nil {
-				return err
-			}
+		if cur.Status != StatusPending {
+			return errNotPending(cur.Status)
 		}
-		switch q.Status {
-		case StatusPending:
-		case StatusExpired:
-			return errExpired
-		default:
-			return errNotPending(q.Status)
-		}
-		now := s.clock.Now().UTC()
-		if !now.Before(q.ExpiresAt) {
-			expired = true
-			out, err = s.expireLocked(ctx, tx, q, now)
-			return err
-		}
-		t, err := tx.Transactions().GetForUpdate(ctx, platformID, q.TransactionID)
+		t, err := tx.Transactions().GetForUpdate(ctx, q.PlatformID, q.TransactionID)
 		if err != nil {
-			return fmt.Errorf("execute %s: transaction %s: %w", q.ID, q.TransactionID, err)
+			return fmt.Errorf("fund %s: transaction %s: %w", q.ID, q.TransactionID, err)
 		}
-		if ex.mismatch != "" {
-			q.Status, q.UpdatedAt = StatusFailed, now
-			t.Status, t.FailureReason, t.UpdatedAt = transactions.StatusFailed, ReasonFundingAmountMismatch, now
-			// Nothing was booked: the mismatched funds go back to the payer.
-			t.Details.Refund = &ports.Refund{Reference: refundReference(t), InitiatedAt: now, SettledAt: &now,
-				Status: RefundCompleted, Reason: RefundTransactionFailed}
-			s.log.InfoContext(ctx, "quote funding refused", "quote", q.ID, "detail", ex.mismatch)
-			out = q
-			return s.save(ctx, tx, q, t)
-		}
-		if err := s.post(ctx, holdEntry(q)); err != nil {
-			switch {
-			case errors.Is(err, ledger.ErrExists):
-				// An earlier attempt placed the holds and did not commit.
-			case errors.Is(err, ledger.ErrExceedsCredits):
-				return transactions.Insufficient(ctx, s.ledger, "totalSendingAmount", q.SourceAccountID,
-					q.SendingCurrency, q.TotalSendingAmount)
-			case errors.Is(err, ledger.ErrAmountInvalid):
-				return fault.New(fault.KindInvalid, transactions.CodeInvalidAmount, "the amount is too large")
-			default:
-				return fmt.Errorf("execute %s: hold: %w", q.ID, err)
-			}
-		}
-		q.Status, q.ExecutedAt, q.UpdatedAt = StatusProcessing, &now, now
-		t.Status, t.UpdatedAt = transactions.StatusProcessing, now
-		if err := s.save(ctx, tx, q, t); err != nil {
-			return err
-		}
-		req, err := s.railRequest(ctx, tx, q, dest)
-		if err != nil {
-			return err
-		}
-		payload, err := json.Marshal(jobPayload{PlatformID: q.PlatformID, QuoteID: q.ID, Request: req})
-		if err != nil {
-			return fmt.Errorf("execute %s: job payload: %w", q.ID, err)
-		}
-		out = q
-		return tx.Jobs().Enqueue(ctx, ports.Job{Kind: KindSubmit, Key: KindSubmit + ":" + q.ID, Payload: payload, RunAt: now})
+		cur.Status, cur.UpdatedAt = StatusFailed, now
+		t.Status, t.FailureReason, t.UpdatedAt = transactions.StatusFailed, ReasonFundingAmountMismatch, now
+		t.Details.Refund = &ports.Refund{Reference: refundReference(t), InitiatedAt: now, SettledAt: &now,
+			Status: RefundCompleted, Reason: RefundTransactionFailed}
+		out = cur
+		return s.save(ctx, tx, cur, t)
 	})
 	if err != nil {
 		return ports.Quote{}, err
 	}
-	if expired {
-		return ports.Quote{}, errExpired
-	}
-	if out.Status == StatusProcessing {
-		s.log.InfoContext(ctx, "quote executed", "quote", out.ID, "transaction", out.TransactionID)
-	}
+	s.log.InfoContext(ctx, "quote funding refused", "quote", q.ID, "detail", mismatch)
 	return out, nil
-}
-
-// expireLocked expires a PENDING quote (locked by tx) and its transaction,
-// voiding any holds a crashed execution left behind.
-func (s *Service) expireLocked(ctx context.Context, tx ports.Tx, q ports.Quote, now time.Time) (ports.Quote, error) {
-	_, err := s.ledger.Post(ctx, resolveEntry(q, voidPrefix, ledger.VoidPending))
-	switch ledger.CodeOf(err) {
-	case ledger.CodeOK:
-		if err != nil {
-			return q, fmt.Errorf("expire %s: void holds: %w", q.ID, err)
-		}
-		s.log.WarnContext(ctx, "expired quote's orphan holds released", "quote", q.ID)
-	case ledger.CodePendingNotFound, ledger.CodeExists, ledger.CodePendingAlreadyVoided, ledger.CodePendingExpired:
-		// No holds were placed, or they are released already.
-	default:
-		return q, fmt.Errorf("expire %s: void holds: %w", q.ID, err)
-	}
-	t, err := tx.Transactions().GetForUpdate(ctx, q.PlatformID, q.TransactionID)
-	if err != nil {
-		return q, fmt.Errorf("expire %s: transaction %s: %w", q.ID, q.TransactionID, err)
-	}
-	q.Status, q.UpdatedAt = StatusExpired, now
-	if !transactions.Terminal(t.Status) {
-		t.Status, t.FailureReason, t.UpdatedAt = transactions.StatusExpired, ReasonQuoteExpired, now
-	}
-	return q, s.save(ctx, tx, q, t)
 }
 
 func (s *Service) save(ctx context.Context, tx ports.Tx, q ports.Quote, t ports.Transaction) error {
@@ -353,7 +404,7 @@ func (s *Service) save(ctx context.Context, tx ports.Tx, q ports.Quote, t ports.
 // railRequest is the payout of q: to its external account (a snapshot, so
 // an account deleted meanwhile does not strand the payout; dest when the
 // caller read it already) or UMA address.
-func (s *Service) railRequest(ctx context.Context, tx ports.Tx, q ports.Quote, dest *ports.ExternalAccount) (ports.RailRequest, error) {
+func (s *Service) railRequest(ctx context.Context, q ports.Quote, dest *ports.ExternalAccount) (ports.RailRequest, error) {
 	req := ports.RailRequest{Ref: q.TransactionID, Rail: q.PaymentRail, Direction: ports.RailPayout,
 		Currency: q.ReceivingCurrency, Amount: q.TotalReceivingAmount, Purpose: ports.RailPurposeQuote,
 		UmaAddress: q.DestinationUmaAddress}
@@ -361,7 +412,7 @@ func (s *Service) railRequest(ctx context.Context, tx ports.Tx, q ports.Quote, d
 	case dest != nil:
 		req.Account = *dest
 	case q.DestinationAccountID != "":
-		a, err := tx.ExternalAccounts().Get(ctx, q.PlatformID, q.DestinationAccountID)
+		a, err := s.store.Read().ExternalAccounts().Get(ctx, q.PlatformID, q.DestinationAccountID)
 		if err != nil {
 			return req, fmt.Errorf("execute %s: destination %s: %w", q.ID, q.DestinationAccountID, err)
 		}
@@ -370,26 +421,26 @@ func (s *Service) railRequest(ctx context.Context, tx ports.Tx, q ports.Quote, d
 	return req, nil
 }
 
-// post posts e, creating a missing system account it names first (system
-// accounts are created at start-up for the currencies and rail table; a
-// rail added since gets its account on first use).
-func (s *Service) post(ctx context.Context, e ledger.Entry) error {
-	_, err := s.ledger.Post(ctx, e)
+// post posts e with recs, creating a missing system account it names
+// first (system accounts are created at start-up for the currencies and
+// rail table; a rail added since gets its account on first use).
+func (s *Service) post(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
+	je, err := s.ledger.PostWith(ctx, e, recs)
 	var lerr *ledger.Error
 	for range len(e.Transfers) {
 		if !errors.As(err, &lerr) || lerr.Code != ledger.CodeAccountNotFound || !ledger.IsSystemAccount(lerr.AccountID) {
-			return err
+			return je, err
 		}
 		acct, ok := systemAccount(e, lerr.AccountID)
 		if !ok {
-			return err
+			return je, err
 		}
 		if cerr := s.ledger.CreateAccounts(ctx, acct); cerr != nil {
-			return fmt.Errorf("create system account %s: %w", acct.ID, cerr)
+			return je, fmt.Errorf("create system account %s: %w", acct.ID, cerr)
 		}
-		_, err = s.ledger.Post(ctx, e)
+		je, err = s.ledger.PostWith(ctx, e, recs)
 	}
-	return err
+	return je, err
 }
 
 // systemAccount is the system account id an entry names, with its kind
@@ -457,7 +508,7 @@ func (s *Service) SandboxSend(ctx context.Context, platformID string, r SendRequ
 	if r.CurrencyAmount != 0 && r.CurrencyAmount != q.TotalSendingAmount {
 		mismatch = fmt.Sprintf("received %d %s, expected %d", r.CurrencyAmount, r.CurrencyCode, q.TotalSendingAmount)
 	}
-	if _, err := s.begin(ctx, platformID, q.ID, execution{mismatch: mismatch}); err != nil {
+	if _, err := s.execute(ctx, platformID, q.ID, execution{quote: &q, mismatch: mismatch}); err != nil {
 		return ports.Transaction{}, err
 	}
 	t, err := s.store.Read().Transactions().Get(ctx, platformID, q.TransactionID)

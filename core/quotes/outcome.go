@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/transactions"
@@ -40,25 +41,30 @@ func (s *Service) Register(r *jobs.Runner) {
 }
 
 // handleExpire runs at a quote's expiresAt: a quote still PENDING expires
-// (with its transaction), and holds a crashed execution left are voided.
-func (s *Service) handleExpire(ctx context.Context, _ ports.Job, p jobPayload) error {
-	return s.store.InTx(ctx, func(tx ports.Tx) error {
-		q, err := tx.Quotes().GetForUpdate(ctx, p.PlatformID, p.QuoteID)
-		if err != nil {
-			return fmt.Errorf("expire %s: %w", p.QuoteID, err)
-		}
-		now := s.clock.Now().UTC()
-		if q.Status != StatusPending || now.Before(q.ExpiresAt) {
-			return nil
-		}
-		_, err = s.expireLocked(ctx, tx, q, now)
+// with its transaction (and, with the ledger's records, this job's
+// removal).
+func (s *Service) handleExpire(ctx context.Context, j ports.Job, p jobPayload) error {
+	q, err := s.store.Read().Quotes().Get(ctx, p.PlatformID, p.QuoteID)
+	if err != nil {
+		return fmt.Errorf("expire %s: %w", p.QuoteID, err)
+	}
+	now := s.clock.Now().UTC()
+	if q.Status != StatusPending || now.Before(q.ExpiresAt) {
+		return nil
+	}
+	recorded, err := s.expire(ctx, q, now, j.ID)
+	if err != nil {
 		return err
-	})
+	}
+	if recorded {
+		jobs.Completed(ctx)
+	}
+	return nil
 }
 
 // handleSubmit submits an executed quote's payout and applies the first
 // answer. A quote no longer PROCESSING is left alone.
-func (s *Service) handleSubmit(ctx context.Context, _ ports.Job, p jobPayload) error {
+func (s *Service) handleSubmit(ctx context.Context, j ports.Job, p jobPayload) error {
 	q, err := s.store.Read().Quotes().Get(ctx, p.PlatformID, p.QuoteID)
 	if err != nil {
 		return fmt.Errorf("submit %s: %w", p.QuoteID, err)
@@ -74,12 +80,12 @@ func (s *Service) handleSubmit(ctx context.Context, _ ports.Job, p jobPayload) e
 	if err != nil {
 		return fmt.Errorf("submit %s to %s: %w", q.ID, p.Request.Rail, err)
 	}
-	return s.apply(ctx, q, p, res)
+	return s.apply(ctx, j, q, p, res)
 }
 
 // handleCheck asks the rail where a payout stands and applies the answer.
 // A COMPLETED quote is still checked: its rail may report it returned.
-func (s *Service) handleCheck(ctx context.Context, _ ports.Job, p jobPayload) error {
+func (s *Service) handleCheck(ctx context.Context, j ports.Job, p jobPayload) error {
 	q, err := s.store.Read().Quotes().Get(ctx, p.PlatformID, p.QuoteID)
 	if err != nil {
 		return fmt.Errorf("check %s: %w", p.QuoteID, err)
@@ -95,7 +101,7 @@ func (s *Service) handleCheck(ctx context.Context, _ ports.Job, p jobPayload) er
 	if err != nil {
 		return fmt.Errorf("check %s on %s: %w", q.ID, p.Request.Rail, err)
 	}
-	return s.apply(ctx, q, p, res)
+	return s.apply(ctx, j, q, p, res)
 }
 
 func (s *Service) rail(req ports.RailRequest) (ports.Rail, error) {
@@ -106,25 +112,16 @@ func (s *Service) rail(req ports.RailRequest) (ports.Rail, error) {
 	return r, nil
 }
 
-// apply turns a rail answer into ledger entries and statuses. Every step
-// is idempotent (entry ids from the quote id, transitions under row locks),
-// so a job that runs twice changes nothing the second time.
-func (s *Service) apply(ctx context.Context, q ports.Quote, p jobPayload, res ports.RailResult) error {
+// apply turns a rail answer to job j into ledger entries and statuses.
+// Every step is idempotent (entry ids from the quote id, conditional
+// status changes), so a job that runs twice changes nothing the second
+// time.
+func (s *Service) apply(ctx context.Context, j ports.Job, q ports.Quote, p jobPayload, res ports.RailResult) error {
 	switch res.State {
 	case ports.RailPending:
-		return s.schedule(ctx, q, p, res, true)
+		return s.schedule(ctx, j, q, p, res, true)
 	case ports.RailSucceeded:
-		if err := s.settle(ctx, q); err != nil {
-			return err
-		}
-		if err := s.finish(ctx, q, outcome{quote: StatusCompleted, txn: transactions.StatusCompleted}); err != nil {
-			return err
-		}
-		if !res.CheckAt.IsZero() {
-			// The rail's return window: ask again when it closes.
-			return s.schedule(ctx, q, p, res, false)
-		}
-		return nil
+		return s.succeed(ctx, j, q, p, res)
 	case ports.RailFailed:
 		if posted, err := s.void(ctx, q); err != nil || posted {
 			return s.paidAnyway(ctx, q, res, err)
@@ -175,10 +172,57 @@ func (s *Service) apply(ctx context.Context, q ports.Quote, p jobPayload, res po
 	return fmt.Errorf("quote %s: rail %s answered unknown state %q", q.ID, p.Request.Rail, res.State)
 }
 
-// schedule enqueues the next status check at res.CheckAt (pending: not
-// sooner than the retry pause after the first check).
-func (s *Service) schedule(ctx context.Context, q ports.Quote, p jobPayload, res ports.RailResult, pending bool) error {
+// succeed settles a paid-out quote: the entry posting every hold carries
+// the quote's and the transaction's COMPLETED, the check at the end of the
+// rail's return window (when it has one) and the removal of job j, so
+// they are recorded together or not at all.
+func (s *Service) succeed(ctx context.Context, j ports.Job, q ports.Quote, p jobPayload, res ports.RailResult) error {
 	now := s.clock.Now().UTC()
+	recs := ports.Records{
+		QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
+			From: []string{StatusProcessing}, Status: StatusCompleted, UpdatedAt: now}},
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
+			From: []string{transactions.StatusProcessing}, Status: transactions.StatusCompleted, UpdatedAt: now, SettledAt: &now}},
+	}
+	if !res.CheckAt.IsZero() {
+		// The rail's return window: ask again when it closes.
+		check, err := s.nextCheck(q, p, res, false, now)
+		if err != nil {
+			return err
+		}
+		recs.Jobs = []ports.Job{check}
+	}
+	if j.ID != "" {
+		recs.CompletedJobs = []string{j.ID}
+	}
+	_, err := s.post(ctx, resolveEntry(q, settlePrefix, ledger.PostPending), recs)
+	switch ledger.CodeOf(err) {
+	case ledger.CodeOK:
+		if err != nil {
+			return fmt.Errorf("quote %s: settle: %w", q.ID, err)
+		}
+		jobs.Completed(ctx)
+		s.log.InfoContext(ctx, "quote payout finished", "quote", q.ID, "status", StatusCompleted,
+			"transaction", transactions.StatusCompleted)
+		return nil
+	case ledger.CodeExists:
+		// Settled already, by an earlier run or another answer of the
+		// rail: the statuses move (once) without the entry's records.
+	default:
+		return fmt.Errorf("quote %s: settle: %w", q.ID, err)
+	}
+	if err := s.finish(ctx, q, outcome{quote: StatusCompleted, txn: transactions.StatusCompleted}); err != nil {
+		return err
+	}
+	if !res.CheckAt.IsZero() {
+		return s.schedule(ctx, ports.Job{}, q, p, res, false)
+	}
+	return nil
+}
+
+// nextCheck is the next status check of a payout, due at res.CheckAt
+// (pending: not sooner than the retry pause after the first check).
+func (s *Service) nextCheck(q ports.Quote, p jobPayload, res ports.RailResult, pending bool, now time.Time) (ports.Job, error) {
 	next := p
 	next.Check++
 	if res.ExternalRef != "" {
@@ -191,13 +235,39 @@ func (s *Service) schedule(ctx context.Context, q ports.Quote, p jobPayload, res
 	if runAt.Before(now) {
 		runAt = now
 	}
-	key := KindCheck + ":" + q.ID + ":" + strconv.Itoa(next.Check)
-	return jobs.Enqueue(ctx, s.store.Read().Jobs(), KindCheck, key, runAt, next)
+	payload, err := json.Marshal(next)
+	if err != nil {
+		return ports.Job{}, fmt.Errorf("quote %s: check payload: %w", q.ID, err)
+	}
+	return ports.Job{Kind: KindCheck, Key: KindCheck + ":" + q.ID + ":" + strconv.Itoa(next.Check),
+		Payload: payload, RunAt: runAt}, nil
 }
 
-// settle posts every hold (idempotent).
+// schedule enqueues the next status check, with the removal of job j (when
+// set) in the ledger's group commit when the store writes records.
+func (s *Service) schedule(ctx context.Context, j ports.Job, q ports.Quote, p jobPayload, res ports.RailResult, pending bool) error {
+	check, err := s.nextCheck(q, p, res, pending, s.clock.Now().UTC())
+	if err != nil {
+		return err
+	}
+	if w, ok := s.ledger.(ports.RecordsWriter); ok && j.ID != "" {
+		if err := w.WriteRecords(ctx, ports.Records{Jobs: []ports.Job{check}, CompletedJobs: []string{j.ID}}); err != nil {
+			return fmt.Errorf("quote %s: schedule check: %w", q.ID, err)
+		}
+		jobs.Completed(ctx)
+		return nil
+	}
+	if err := s.store.Read().Jobs().Enqueue(ctx, check); err != nil {
+		return fmt.Errorf("quote %s: schedule check: %w", q.ID, err)
+	}
+	return nil
+}
+
+// settle posts every hold (idempotent), without records: the failure
+// answers that settle (a return, a failed refund) finish in a unit of
+// work.
 func (s *Service) settle(ctx context.Context, q ports.Quote) error {
-	_, err := s.ledger.Post(ctx, resolveEntry(q, settlePrefix, ledger.PostPending))
+	_, err := s.post(ctx, resolveEntry(q, settlePrefix, ledger.PostPending), ports.Records{})
 	switch ledger.CodeOf(err) {
 	case ledger.CodeOK:
 		if err != nil {
@@ -213,7 +283,7 @@ func (s *Service) settle(ctx context.Context, q ports.Quote) error {
 // void releases every hold (idempotent); posted reports holds an earlier
 // answer of the rail already settled.
 func (s *Service) void(ctx context.Context, q ports.Quote) (posted bool, err error) {
-	_, err = s.ledger.Post(ctx, resolveEntry(q, voidPrefix, ledger.VoidPending))
+	_, err = s.post(ctx, resolveEntry(q, voidPrefix, ledger.VoidPending), ports.Records{})
 	switch ledger.CodeOf(err) {
 	case ledger.CodeOK:
 		if err != nil {
@@ -250,7 +320,10 @@ type outcome struct {
 	detail         string
 }
 
-// finish moves the quote and its transaction to the outcome, once.
+// finish moves the quote and its transaction to the outcome, once, in a
+// unit of work: the failure outcomes write the transaction's refund with
+// its status, which ledger records (ports.TransactionStatusChange) do not
+// carry.
 func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 	now := s.clock.Now().UTC()
 	moved := false

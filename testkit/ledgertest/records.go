@@ -36,6 +36,14 @@ func RunRecords(t *testing.T, newStores NewStores) {
 		{"StatusChangesAndCompletedJobs", testRecordsStatusAndJobs},
 		{"RefusedEntryChangesNoStatus", testRecordsRefusedStatus},
 		{"RecordsWithoutEntry", testRecordsWithoutEntry},
+		{"QuoteCreatedWithEntry", testRecordsQuoteCreate},
+		{"RequiredQuoteChangeHolds", testRecordsQuoteRequiredHolds},
+		{"RequiredQuoteChangeFailsTheCall", testRecordsQuoteRequiredFails},
+		{"OptionalQuoteChangeIsSkipped", testRecordsQuoteOptional},
+		{"ExistingEntryBeatsQuotePrecondition", testRecordsQuoteExisting},
+		{"StoredQuoteFailsThePost", testRecordsQuoteConflict},
+		{"ConcurrentQuoteCallsStandAlone", testRecordsQuoteConcurrent},
+		{"QuoteRecordsWithoutEntry", testRecordsQuoteWithoutEntry},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -358,4 +366,350 @@ func testRecordsWithoutEntry(f *recFixture) {
 		Jobs: []ports.Job{{Kind: "ledgertest.other", Key: "ledgertest.other:" + id, RunAt: now}}})
 	require.ErrorIs(t, err, ports.ErrConflict)
 	assert.NotContains(t, f.jobs(), "ledgertest.other:"+id)
+}
+
+// quote is a PENDING quote of transaction txID expiring in five minutes.
+func (f *recFixture) quote(id, txID string) ports.Quote {
+	now := f.clock.Now().UTC()
+	return ports.Quote{
+		ID: id, PlatformID: recPlatform, CustomerID: "Customer:ledgertest", Status: "PENDING", TransactionID: txID,
+		SourceType: "ACCOUNT", SourceAccountID: alice, DestinationType: "ACCOUNT", DestinationAccountID: "ExternalAccount:ledgertest",
+		PaymentRail: "ACH", SendingCurrency: "USD", ReceivingCurrency: "USD", LockedSide: "SENDING", LockedAmount: 300,
+		TotalSendingAmount: 300, TotalReceivingAmount: 300, ExchangeRate: "1",
+		SenderCustomerInfo: map[string]any{"FULL_NAME": "Ada"},
+		ExpiresAt:          now.Add(5 * time.Minute), CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+// storeQuote creates q through the business store.
+func (f *recFixture) storeQuote(q ports.Quote) {
+	f.t.Helper()
+	require.NoError(f.t, f.store.InTx(f.ctx, func(tx ports.Tx) error { return tx.Quotes().Create(f.ctx, q) }))
+}
+
+// storedQuote returns quote id, or false when it does not exist.
+func (f *recFixture) storedQuote(id string) (ports.Quote, bool) {
+	f.t.Helper()
+	q, err := f.store.Read().Quotes().Get(f.ctx, recPlatform, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Quote{}, false
+	}
+	require.NoError(f.t, err, "get quote %s", id)
+	return q, true
+}
+
+// execute is the required change a quote execution makes: PENDING to
+// PROCESSING while not expired at the clock's time.
+func (f *recFixture) execute(quoteID string) ports.QuoteStatusChange {
+	now := f.clock.Now().UTC()
+	return ports.QuoteStatusChange{PlatformID: recPlatform, QuoteID: quoteID, From: []string{"PENDING"},
+		Status: "PROCESSING", UpdatedAt: now, ExecutedAt: &now, NotExpiredAt: &now, Required: true}
+}
+
+// executeRecs are the records of quote quoteID's execution into
+// transaction txID: the quote change, the transaction and its job.
+func (f *recFixture) executeRecs(quoteID, txID string, amount int64) ports.Records {
+	recs := f.recs(txID, amount)
+	recs.QuoteChanges = []ports.QuoteStatusChange{f.execute(quoteID)}
+	return recs
+}
+
+// notRecorded asserts that nothing of hold entry txID's call is stored.
+func (f *recFixture) notRecorded(txID string, jobs map[string]ports.Job) {
+	f.t.Helper()
+	_, err := f.s.Pending(f.ctx, "hold:"+txID)
+	require.ErrorIs(f.t, err, ports.ErrNotFound, "the hold of %s is not recorded", txID)
+	assert.False(f.t, f.stored(txID), "%s is not written", txID)
+	assert.NotContains(f.t, jobs, "ledgertest.submit:"+txID, "the job of %s is not queued", txID)
+}
+
+func testRecordsQuoteCreate(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	q := f.quote("Quote:rec-1", "Transaction:rec-1")
+	recs := f.recs("Transaction:rec-1", 300)
+	recs.Quotes = []ports.Quote{q}
+	_, err := f.s.PostWith(f.ctx, holdFor("Transaction:rec-1", alice, 300), recs)
+	require.NoError(t, err)
+	got, ok := f.storedQuote(q.ID)
+	require.True(t, ok, "the quote is created with the entry")
+	assert.Equal(t, "PENDING", got.Status)
+	assert.Equal(t, q.TransactionID, got.TransactionID)
+	assert.Equal(t, q.TotalSendingAmount, got.TotalSendingAmount)
+	assert.Equal(t, q.ExchangeRate, got.ExchangeRate)
+	assert.Equal(t, "Ada", got.SenderCustomerInfo["FULL_NAME"])
+	assert.True(t, q.ExpiresAt.Truncate(time.Microsecond).Equal(got.ExpiresAt), "ExpiresAt %v, want %v", got.ExpiresAt, q.ExpiresAt)
+	assert.Nil(t, got.ExecutedAt)
+	assert.True(t, f.stored("Transaction:rec-1"))
+
+	// A refused entry creates no quote.
+	recs = f.recs("Transaction:rec-big", 5_000)
+	recs.Quotes = []ports.Quote{f.quote("Quote:rec-big", "Transaction:rec-big")}
+	_, err = f.s.PostWith(f.ctx, holdFor("Transaction:rec-big", alice, 5_000), recs)
+	require.ErrorIs(t, err, ledger.ErrExceedsCredits)
+	_, ok = f.storedQuote("Quote:rec-big")
+	assert.False(t, ok, "a refused entry creates no quote")
+	f.verify()
+}
+
+func testRecordsQuoteRequiredHolds(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	f.storeQuote(f.quote("Quote:rec-1", "Transaction:rec-1"))
+	f.clock.Advance(time.Minute)
+	now := f.clock.Now().UTC()
+	_, err := f.s.PostWith(f.ctx, holdFor("Transaction:rec-1", alice, 300), f.executeRecs("Quote:rec-1", "Transaction:rec-1", 300))
+	require.NoError(t, err)
+	got, ok := f.storedQuote("Quote:rec-1")
+	require.True(t, ok)
+	assert.Equal(t, "PROCESSING", got.Status)
+	require.NotNil(t, got.ExecutedAt, "ExecutedAt is written")
+	assert.True(t, now.Truncate(time.Microsecond).Equal(*got.ExecutedAt), "ExecutedAt %v, want %v", *got.ExecutedAt, now)
+	assert.True(t, now.Truncate(time.Microsecond).Equal(got.UpdatedAt), "UpdatedAt %v, want %v", got.UpdatedAt, now)
+	assert.Equal(t, int64(700), f.account(alice).Available())
+	assert.True(t, f.stored("Transaction:rec-1"))
+	assert.Contains(t, f.jobs(), "ledgertest.submit:Transaction:rec-1")
+
+	// A quote created in the same call may be moved by it (Quotes are
+	// created first).
+	recs := f.executeRecs("Quote:rec-2", "Transaction:rec-2", 100)
+	recs.Quotes = []ports.Quote{f.quote("Quote:rec-2", "Transaction:rec-2")}
+	_, err = f.s.PostWith(f.ctx, holdFor("Transaction:rec-2", alice, 100), recs)
+	require.NoError(t, err)
+	got, ok = f.storedQuote("Quote:rec-2")
+	require.True(t, ok)
+	assert.Equal(t, "PROCESSING", got.Status)
+	f.verify()
+}
+
+func testRecordsQuoteRequiredFails(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	// A payout already held: its transaction must not move when a later
+	// call that fails its precondition names it.
+	_, err := f.s.PostWith(f.ctx, holdFor("Transaction:rec-held", alice, 100), f.recs("Transaction:rec-held", 100))
+	require.NoError(t, err)
+	heldJob := f.jobs()["ledgertest.submit:Transaction:rec-held"]
+	require.NotEmpty(t, heldJob.ID)
+
+	done := f.quote("Quote:rec-done", "Transaction:rec-done")
+	done.Status = "COMPLETED"
+	f.storeQuote(done)
+	f.storeQuote(f.quote("Quote:rec-old", "Transaction:rec-old"))
+	f.clock.Advance(5 * time.Minute) // Quote:rec-old expires now (expires_at must be after now)
+	now := f.clock.Now().UTC()
+
+	for _, tc := range []struct{ quoteID, txID, why string }{
+		{"Quote:rec-done", "Transaction:rec-done", "wrong status"},
+		{"Quote:rec-old", "Transaction:rec-old", "expired"},
+		{"Quote:rec-missing", "Transaction:rec-missing", "no such quote"},
+	} {
+		recs := f.executeRecs(tc.quoteID, tc.txID, 300)
+		recs.Quotes = []ports.Quote{f.quote(tc.quoteID+"-new", tc.txID)}
+		recs.StatusChanges = []ports.TransactionStatusChange{{PlatformID: recPlatform, TransactionID: "Transaction:rec-held",
+			From: []string{"PENDING"}, Status: "PROCESSING", UpdatedAt: now}}
+		recs.CompletedJobs = []string{heldJob.ID}
+		_, err := f.s.PostWith(f.ctx, holdFor(tc.txID, alice, 300), recs)
+		require.ErrorIs(t, err, ports.ErrPrecondition, tc.why)
+		f.notRecorded(tc.txID, nil)
+		_, ok := f.storedQuote(tc.quoteID + "-new")
+		assert.False(t, ok, "%s: no quote is created", tc.why)
+		st, _, _ := f.status("Transaction:rec-held")
+		assert.Equal(t, "PENDING", st, "%s: no transaction changes", tc.why)
+		assert.True(t, f.queued(heldJob.ID), "%s: no job is completed", tc.why)
+	}
+	assert.Len(t, f.journal(100), 2, "only the funding and the first hold are recorded")
+	assert.Equal(t, int64(900), f.account(alice).Available())
+	got, _ := f.storedQuote("Quote:rec-done")
+	assert.Equal(t, "COMPLETED", got.Status)
+	got, _ = f.storedQuote("Quote:rec-old")
+	assert.Equal(t, "PENDING", got.Status)
+	assert.Nil(t, got.ExecutedAt)
+	js := f.jobs()
+	for _, id := range []string{"Transaction:rec-done", "Transaction:rec-old", "Transaction:rec-missing"} {
+		assert.NotContains(t, js, "ledgertest.submit:"+id)
+	}
+	f.verify()
+}
+
+func testRecordsQuoteOptional(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	done := f.quote("Quote:rec-done", "Transaction:rec-1")
+	done.Status = "COMPLETED"
+	f.storeQuote(done)
+	f.storeQuote(f.quote("Quote:rec-open", "Transaction:rec-1"))
+	now := f.clock.Now().UTC()
+	recs := f.recs("Transaction:rec-1", 300)
+	recs.QuoteChanges = []ports.QuoteStatusChange{
+		{PlatformID: recPlatform, QuoteID: "Quote:rec-done", From: []string{"PENDING", "PROCESSING"}, Status: "FAILED", UpdatedAt: now},
+		{PlatformID: recPlatform, QuoteID: "Quote:rec-missing", From: []string{"PENDING"}, Status: "FAILED", UpdatedAt: now},
+		{PlatformID: recPlatform, QuoteID: "Quote:rec-open", From: []string{"PENDING", "PROCESSING"}, Status: "FAILED", UpdatedAt: now},
+	}
+	_, err := f.s.PostWith(f.ctx, holdFor("Transaction:rec-1", alice, 300), recs)
+	require.NoError(t, err, "a change that is not required never fails the post")
+	got, _ := f.storedQuote("Quote:rec-done")
+	assert.Equal(t, "COMPLETED", got.Status, "a change whose From does not hold is skipped")
+	got, _ = f.storedQuote("Quote:rec-open")
+	assert.Equal(t, "FAILED", got.Status, "a change that holds is written")
+	assert.Nil(t, got.ExecutedAt, "ExecutedAt is written only when set")
+	_, ok := f.storedQuote("Quote:rec-missing")
+	assert.False(t, ok)
+	assert.True(t, f.stored("Transaction:rec-1"))
+	f.verify()
+}
+
+func testRecordsQuoteExisting(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	f.storeQuote(f.quote("Quote:rec-1", "Transaction:rec-1"))
+	e := holdFor("Transaction:rec-1", alice, 300)
+	first, err := f.s.PostWith(f.ctx, e, f.executeRecs("Quote:rec-1", "Transaction:rec-1", 300))
+	require.NoError(t, err)
+	// The same call again (a retry after a lost answer): the quote moved
+	// on, but the caller learns that its entry is recorded.
+	again, err := f.s.PostWith(f.ctx, e, f.executeRecs("Quote:rec-1", "Transaction:rec-1", 300))
+	require.ErrorIs(t, err, ledger.ErrExists)
+	assert.Equal(t, first.Seq, again.Seq)
+	got, _ := f.storedQuote("Quote:rec-1")
+	assert.Equal(t, "PROCESSING", got.Status)
+	f.verify()
+}
+
+func testRecordsQuoteConflict(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	taken := f.quote("Quote:rec-taken", "Transaction:rec-taken")
+	taken.TotalSendingAmount = 50
+	f.storeQuote(taken)
+	recs := f.recs("Transaction:rec-new", 300)
+	recs.Quotes = []ports.Quote{f.quote(taken.ID, "Transaction:rec-new")}
+	_, err := f.s.PostWith(f.ctx, holdFor("Transaction:rec-new", alice, 300), recs)
+	require.ErrorIs(t, err, ports.ErrConflict)
+	f.notRecorded("Transaction:rec-new", f.jobs())
+	got, _ := f.storedQuote(taken.ID)
+	assert.Equal(t, int64(50), got.TotalSendingAmount, "the stored quote is untouched")
+	assert.Equal(t, "Transaction:rec-taken", got.TransactionID)
+	f.verify()
+}
+
+// testRecordsQuoteConcurrent races calls that group-committing stores put
+// into shared batches: executions of open quotes, of a completed and an
+// expired one, of one quote by two callers, and a quote created twice.
+// Each call stands or falls alone.
+func testRecordsQuoteConcurrent(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 10_000)
+	const open = 12
+	for i := range open {
+		f.storeQuote(f.quote(fmt.Sprintf("Quote:rec-%02d", i), fmt.Sprintf("Transaction:rec-%02d", i)))
+	}
+	done := f.quote("Quote:rec-done", "Transaction:rec-done")
+	done.Status = "COMPLETED"
+	f.storeQuote(done)
+	old := f.quote("Quote:rec-old", "Transaction:rec-old")
+	old.ExpiresAt = f.clock.Now().UTC()
+	f.storeQuote(old)
+	f.storeQuote(f.quote("Quote:rec-twice", ""))
+	f.storeQuote(f.quote("Quote:rec-taken", ""))
+
+	type call struct {
+		txID string
+		recs ports.Records
+		ok   bool
+	}
+	var calls []call
+	for i := range open {
+		txID := fmt.Sprintf("Transaction:rec-%02d", i)
+		calls = append(calls, call{txID, f.executeRecs(fmt.Sprintf("Quote:rec-%02d", i), txID, 100), true})
+	}
+	calls = append(calls,
+		call{"Transaction:rec-done", f.executeRecs("Quote:rec-done", "Transaction:rec-done", 100), false},
+		call{"Transaction:rec-old", f.executeRecs("Quote:rec-old", "Transaction:rec-old", 100), false},
+		call{"Transaction:rec-twice-a", f.executeRecs("Quote:rec-twice", "Transaction:rec-twice-a", 100), false},
+		call{"Transaction:rec-twice-b", f.executeRecs("Quote:rec-twice", "Transaction:rec-twice-b", 100), false})
+	dup := f.recs("Transaction:rec-dup", 100)
+	dup.Quotes = []ports.Quote{f.quote("Quote:rec-taken", "Transaction:rec-dup")}
+	calls = append(calls, call{"Transaction:rec-dup", dup, false})
+	fresh := f.recs("Transaction:rec-fresh", 100)
+	fresh.Quotes = []ports.Quote{f.quote("Quote:rec-fresh", "Transaction:rec-fresh")}
+	calls = append(calls, call{"Transaction:rec-fresh", fresh, true})
+
+	errs := make([]error, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = f.s.PostWith(f.ctx, holdFor(c.txID, alice, 100), c.recs)
+		}()
+	}
+	wg.Wait()
+	js := f.jobs()
+	twiceWon := 0
+	for i, c := range calls {
+		switch {
+		case c.txID == "Transaction:rec-twice-a" || c.txID == "Transaction:rec-twice-b":
+			if errs[i] == nil {
+				twiceWon++
+				assert.True(t, f.stored(c.txID))
+				continue
+			}
+			require.ErrorIs(t, errs[i], ports.ErrPrecondition, c.txID)
+			f.notRecorded(c.txID, js)
+		case c.ok:
+			require.NoError(t, errs[i], c.txID)
+			assert.True(t, f.stored(c.txID), c.txID)
+			assert.Contains(t, js, "ledgertest.submit:"+c.txID)
+		case c.txID == "Transaction:rec-dup":
+			require.ErrorIs(t, errs[i], ports.ErrConflict, c.txID)
+			f.notRecorded(c.txID, js)
+		default:
+			require.ErrorIs(t, errs[i], ports.ErrPrecondition, c.txID)
+			f.notRecorded(c.txID, js)
+		}
+	}
+	assert.Equal(t, 1, twiceWon, "exactly one of two executions of one quote wins")
+	for i := range open {
+		got, _ := f.storedQuote(fmt.Sprintf("Quote:rec-%02d", i))
+		assert.Equal(t, "PROCESSING", got.Status)
+	}
+	got, _ := f.storedQuote("Quote:rec-twice")
+	assert.Equal(t, "PROCESSING", got.Status)
+	got, _ = f.storedQuote("Quote:rec-taken")
+	assert.Empty(t, got.TransactionID, "the stored quote is untouched")
+	_, ok := f.storedQuote("Quote:rec-fresh")
+	assert.True(t, ok)
+	assert.Len(t, js, open+2, "the open executions, the winner of the race and the fresh quote queue their jobs")
+	assert.Equal(t, int64(10_000-100*(open+2)), f.account(alice).Available())
+	f.verify()
+}
+
+func testRecordsQuoteWithoutEntry(f *recFixture) {
+	t := f.t
+	w, ok := f.s.(ports.RecordsWriter)
+	if !ok {
+		t.Skip("the store does not write records without an entry")
+	}
+	done := f.quote("Quote:rec-done", "")
+	done.Status = "COMPLETED"
+	f.storeQuote(done)
+	f.storeQuote(f.quote("Quote:rec-1", ""))
+	now := f.clock.Now().UTC()
+	next := ports.Job{Kind: "ledgertest.check", Key: "ledgertest.check:q", Payload: []byte(`{}`), RunAt: now}
+
+	err := w.WriteRecords(f.ctx, ports.Records{QuoteChanges: []ports.QuoteStatusChange{f.execute("Quote:rec-done")},
+		Jobs: []ports.Job{next}, Quotes: []ports.Quote{f.quote("Quote:rec-new", "")}})
+	require.ErrorIs(t, err, ports.ErrPrecondition)
+	assert.Empty(t, f.jobs(), "nothing of the call is written")
+	_, ok = f.storedQuote("Quote:rec-new")
+	assert.False(t, ok)
+
+	expire := ports.QuoteStatusChange{PlatformID: recPlatform, QuoteID: "Quote:rec-1", From: []string{"PENDING"},
+		Status: "EXPIRED", UpdatedAt: now, Required: true}
+	require.NoError(t, w.WriteRecords(f.ctx, ports.Records{QuoteChanges: []ports.QuoteStatusChange{expire}, Jobs: []ports.Job{next}}))
+	got, _ := f.storedQuote("Quote:rec-1")
+	assert.Equal(t, "EXPIRED", got.Status)
+	assert.Contains(t, f.jobs(), next.Key)
+	assert.Empty(t, f.journal(100), "no entry is written")
 }

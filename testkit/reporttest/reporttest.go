@@ -123,12 +123,6 @@ func hold(id, from, to string, amount int64, currency, code string) ledger.Trans
 	return ledger.Transfer{ID: id, DebitAccountID: from, CreditAccountID: to, Amount: amount, Currency: currency, Kind: ledger.Pending, Code: code}
 }
 
-func (f *fixture) fund(id, acct, currency string, amount int64) ledger.JournalEntry {
-	f.t.Helper()
-	return f.post(ledger.Entry{ID: id, Ref: acct, Transfers: []ledger.Transfer{
-		single(id, ledger.SandboxFundingID(currency), acct, amount, currency, "sandbox_funding")}})
-}
-
 // story posts a small history at distinct instants and returns its times:
 // funding, a transfer between platforms' accounts, a payout held and
 // settled on ACH, one held and voided, a reversal, and a cross-currency
