@@ -8,13 +8,18 @@
 #  3. POST /sandbox/internal-accounts/{id}/fund over HTTP (memory, PostgreSQL).
 #  4. POST /transfer-out over HTTP (memory, PostgreSQL; with and without the
 #     job loop running the rail outcomes alongside).
+#  4b. POST /quotes + POST /quotes/{id}/execute round trips over HTTP
+#     (memory, PostgreSQL; job loop off/on), and immediatelyExecute for
+#     reference.
 #  5. One GET /transactions page as the PostgreSQL store serves it, with
 #     100,000 and 1,000,000 transactions in the table: first and deep page,
 #     unfiltered and filtered (by customer, status…).
 # Every PostgreSQL figure is also printed as a ratio to pgbench's tps at the
 # same concurrency. Environment: BENCH_SECONDS (pgbench run length, default
 # 10), LEDGER_BENCHTIME (default 20000x), HTTP_BENCHTIME (default 3000x),
-# TRANSFER_BENCHTIME (default 3000x), LIST_BENCHTIME (default 500x).
+# TRANSFER_BENCHTIME (default 3000x), QUOTE_BENCHTIME (default 3000x),
+# LIST_BENCHTIME (default 500x). The ledger reports over 1,000,000 journal
+# entries come last (scripts/bench-reports.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -34,6 +39,10 @@ go test -run '^$' -bench 'BenchmarkHTTPFund' -benchtime "${HTTP_BENCHTIME:-3000x
 echo
 echo "== HTTP: POST /transfer-out"
 go test -run '^$' -bench 'BenchmarkHTTPTransferOut' -benchtime "${TRANSFER_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/transfer.txt"
+
+echo
+echo "== HTTP: POST /quotes then POST /quotes/{id}/execute (one op = the round trip); immediatelyExecute for reference"
+go test -run '^$' -bench 'BenchmarkHTTPQuote' -benchtime "${QUOTE_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/quote.txt"
 
 echo
 echo "== GET /transactions: one page from the PostgreSQL store, 100k and 1M transactions"
@@ -60,6 +69,8 @@ awk '
     if (name ~ /LedgerPost\/store=postgres\/accounts=hot/) hot[conc] = ops
     if (name ~ /HTTPTransferOut\/postgres\/workers=off/) xfer[conc] = ops
     if (name ~ /HTTPTransferOut\/postgres\/workers=on/) xferw[conc] = ops
+    if (name ~ /HTTPQuote\/postgres\/workers=off/) quote[conc] = ops
+    if (name ~ /HTTPQuote\/postgres\/workers=on/) quotew[conc] = ops
     if (name ~ /TransactionList\/rows=/) {
       rows = name; sub(/.*rows=/, "", rows); sub(/\/.*/, "", rows)
       page = name; sub(/.*TransactionList\/rows=[0-9]+\//, "", page)
@@ -71,8 +82,12 @@ awk '
   END {
     for (k in hot) if (spread[k] > 0) printf "postgres hot/spread at c=%s: %.2f\n", k, hot[k] / spread[k]
     if (pg[64] > 0 && xfer[64] > 0) printf "transfer-out over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx pgbench c=64 (aim: >= 2x); with the job loop: %.0f/s = %.2fx\n", xfer[64], xfer[64] / pg[64], xferw[64], xferw[64] / pg[64]
+    if (xfer[64] > 0 && quote[64] > 0) printf "quote create+execute round trips over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx transfer-out c=64 (aim: >= 0.6x); with the job loop: %.0f/s = %.2fx\n", quote[64], quote[64] / xfer[64], quotew[64], (xferw[64] > 0 ? quotew[64] / xferw[64] : 0)
     for (p in pages) if (listp99["100000|" p] != "" && listp99["1000000|" p] != "")
       printf "GET /transactions %-40s p99 %7.3f ms at 100k, %7.3f ms at 1M\n", p, listp99["100000|" p], listp99["1000000|" p]
     for (r in worst) printf "GET /transactions worst page p99 at %s rows: %.3f ms (aim: < 20 ms)\n", r, worst[r]
   }
-' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/list.txt"
+' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/quote.txt" "$out/list.txt"
+
+echo
+bash scripts/bench-reports.sh
