@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/kyc"
+	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
@@ -271,6 +272,12 @@ func (s *Service) checkSource(ctx context.Context, q ports.Quote, ex execution) 
 	if src.Status != accounts.StatusActive {
 		return nil, fault.Invalid("quoteId", "the quote's source account is "+src.Status+"; only ACTIVE accounts can pay")
 	}
+	// A customer under review or rejected may not send.
+	if src.CustomerID != "" {
+		if err := kyc.OutgoingAllowed(p.Customer); err != nil {
+			return nil, err
+		}
+	}
 	if src.Type == accounts.TypeEmbeddedWallet {
 		if err := s.verifySignature(ctx, q, ex.signature); err != nil {
 			return nil, err
@@ -421,42 +428,10 @@ func (s *Service) railRequest(ctx context.Context, q ports.Quote, dest *ports.Ex
 	return req, nil
 }
 
-// post posts e with recs, creating a missing system account it names
-// first (system accounts are created at start-up for the currencies and
-// rail table; a rail added since gets its account on first use).
+// post posts e with recs, creating a missing system account on first use
+// (core/posting).
 func (s *Service) post(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
-	je, err := s.ledger.PostWith(ctx, e, recs)
-	var lerr *ledger.Error
-	for range len(e.Transfers) {
-		if !errors.As(err, &lerr) || lerr.Code != ledger.CodeAccountNotFound || !ledger.IsSystemAccount(lerr.AccountID) {
-			return je, err
-		}
-		acct, ok := systemAccount(e, lerr.AccountID)
-		if !ok {
-			return je, err
-		}
-		if cerr := s.ledger.CreateAccounts(ctx, acct); cerr != nil {
-			return je, fmt.Errorf("create system account %s: %w", acct.ID, cerr)
-		}
-		je, err = s.ledger.PostWith(ctx, e, recs)
-	}
-	return je, err
-}
-
-// systemAccount is the system account id an entry names, with its kind
-// (from the id) and currency (from the transfer).
-func systemAccount(e ledger.Entry, id string) (ledger.Account, bool) {
-	for _, t := range e.Transfers {
-		if t.DebitAccountID != id && t.CreditAccountID != id {
-			continue
-		}
-		for _, kind := range []string{ledger.KindRailSettlement, ledger.KindFXPosition, ledger.KindFeeRevenue} {
-			if strings.HasPrefix(id, "sys:"+kind+":") {
-				return ledger.Account{ID: id, Currency: t.Currency, Kind: kind}, true
-			}
-		}
-	}
-	return ledger.Account{}, false
+	return posting.Post(ctx, s.ledger, e, recs)
 }
 
 func refundReference(t ports.Transaction) string { return t.Reference + "-R" }

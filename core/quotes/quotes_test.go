@@ -394,3 +394,34 @@ func testExpiry(t *testing.T, e *env) {
 func lookupQuery(f fixture) lookup.Query {
 	return lookup.Query{AccountID: f.dest.ID, CustomerID: f.cust.ID}
 }
+
+// A customer under review or rejected may not execute a quote; nothing is
+// held and the quote stays executable once the customer is cleared.
+func TestExecuteFollowsKYCStatus(t *testing.T) {
+	e := newMemoryEnv(t)
+	ctx := context.Background()
+	for _, status := range []string{"PENDING", "REJECTED", "HOLD"} {
+		t.Run(status, func(t *testing.T) {
+			f := e.fixture("789")
+			q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
+			require.NoError(t, err)
+			setKYC := func(s string) {
+				c := f.cust
+				c.KYCStatus = s
+				require.NoError(t, e.store.InTx(ctx, func(tx ports.Tx) error { return tx.Customers().Update(ctx, c) }))
+			}
+			setKYC(status)
+			_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
+			fe := requireFault(t, err, fault.KindForbidden, "USER_NOT_READY")
+			assert.Equal(t, status, fe.Details["kycStatus"])
+			assert.Equal(t, funded, e.account(f.acct.ID).Available(), "nothing is held")
+			assert.Equal(t, quotes.StatusPending, e.quote(f.pid, q.ID).Status)
+
+			setKYC("APPROVED")
+			q, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
+			require.NoError(t, err)
+			assert.Equal(t, quotes.StatusProcessing, q.Status)
+		})
+	}
+	e.verify()
+}
