@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -23,14 +22,6 @@ type accountList struct {
 	HasMore    bool                      `json:"hasMore"`
 	NextCursor string                    `json:"nextCursor"`
 	TotalCount int                       `json:"totalCount"`
-}
-
-func decode[T any](t *testing.T, r apiResponse) T {
-	t.Helper()
-	require.Equalf(t, http.StatusOK, r.status, "body %s", r.body)
-	var v T
-	require.NoErrorf(t, json.Unmarshal(r.body, &v), "body %s", r.body)
-	return v
 }
 
 func TestPlatformInternalAccounts(t *testing.T) {

@@ -15,16 +15,6 @@ import (
 
 // ---- helpers ----
 
-func (h *apiHarness) patchCustomer(tn tenant, path, body string) apiResponse {
-	h.t.Helper()
-	return h.send(request{method: http.MethodPatch, path: path, body: body, hasBody: true, auth: &tn})
-}
-
-func (h *apiHarness) deleteCustomer(tn tenant, path string) apiResponse {
-	h.t.Helper()
-	return h.send(request{method: http.MethodDelete, path: path, auth: &tn})
-}
-
 // createCustomer posts body and requires a 201, returning the customer.
 func (h *apiHarness) createCustomer(tn tenant, body string) map[string]any {
 	h.t.Helper()
@@ -307,7 +297,7 @@ func TestCustomerUpdate(t *testing.T) {
 	id := c["id"].(string)
 
 	h.clock.Advance(time.Hour)
-	r := h.patchCustomer(tn, customerPath(id), `{"customerType":"INDIVIDUAL","fullName":"Ana S. Silva","kycStatus":"APPROVED","umaAddress":"$ana.silva@example.test","currencies":["USD","BTC"]}`)
+	r := h.patch(tn, customerPath(id), `{"customerType":"INDIVIDUAL","fullName":"Ana S. Silva","kycStatus":"APPROVED","umaAddress":"$ana.silva@example.test","currencies":["USD","BTC"]}`)
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
 	u := r.object(t)
 	assert.Equal(t, "Ana S. Silva", u["fullName"])
@@ -328,10 +318,10 @@ func TestCustomerUpdate(t *testing.T) {
 	assert.ElementsMatch(t, []string{"USD", "USDC", "BTC"}, codes)
 
 	// Adding an e-mail opens the embedded wallet.
-	r = h.patchCustomer(tn, customerPath(id), `{"customerType":"INDIVIDUAL","email":"ana@example.com"}`)
+	r = h.patch(tn, customerPath(id), `{"customerType":"INDIVIDUAL","email":"ana@example.com"}`)
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
 	assert.Len(t, h.customerAccounts(tn, id), 4)
-	r = h.patchCustomer(tn, customerPath(id), `{"customerType":"INDIVIDUAL","email":"ana@new.example.com"}`)
+	r = h.patch(tn, customerPath(id), `{"customerType":"INDIVIDUAL","email":"ana@new.example.com"}`)
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
 	assert.Equal(t, "ana@new.example.com", r.object(t)["email"])
 	assert.Len(t, h.customerAccounts(tn, id), 4, "still one wallet")
@@ -344,7 +334,7 @@ func TestCustomerUpdateBusiness(t *testing.T) {
 	h := newHarness(t)
 	tn := h.tenant()
 	c := h.createCustomer(tn, `{"customerType":"BUSINESS","businessInfo":{"legalName":"Acme","country":"US","taxId":"1","incorporatedOn":"2019-01-01"}}`)
-	r := h.patchCustomer(tn, customerPath(c["id"].(string)), `{"customerType":"BUSINESS","kybStatus":"HOLD","businessInfo":{"doingBusinessAs":"ACME"}}`)
+	r := h.patch(tn, customerPath(c["id"].(string)), `{"customerType":"BUSINESS","kybStatus":"HOLD","businessInfo":{"doingBusinessAs":"ACME"}}`)
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
 	u := r.object(t)
 	assert.Equal(t, "HOLD", u["kybStatus"])
@@ -375,7 +365,7 @@ func TestCustomerUpdateRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			requireFields(t, h.patchCustomer(tn, path, tt.body), tt.fields...)
+			requireFields(t, h.patch(tn, path, tt.body), tt.fields...)
 		})
 	}
 	got := h.get(tn, path).object(t)
@@ -383,10 +373,10 @@ func TestCustomerUpdateRules(t *testing.T) {
 	assert.Equal(t, c["updatedAt"], got["updatedAt"])
 
 	other := h.createCustomer(tn, `{"customerType":"INDIVIDUAL"}`)
-	r := h.patchCustomer(tn, path, fmt.Sprintf(`{"customerType":"INDIVIDUAL","umaAddress":%q}`, other["umaAddress"]))
+	r := h.patch(tn, path, fmt.Sprintf(`{"customerType":"INDIVIDUAL","umaAddress":%q}`, other["umaAddress"]))
 	requireError(t, r, http.StatusConflict, "UMA_ADDRESS_EXISTS")
 
-	r = h.patchCustomer(tn, customerPath("Customer:00000000-0000-0000-0000-000000000000"), `{"customerType":"INDIVIDUAL"}`)
+	r = h.patch(tn, customerPath("Customer:00000000-0000-0000-0000-000000000000"), `{"customerType":"INDIVIDUAL"}`)
 	requireError(t, r, http.StatusNotFound, "USER_NOT_FOUND")
 }
 
@@ -399,7 +389,7 @@ func TestCustomerDelete(t *testing.T) {
 	path := customerPath(c["id"].(string))
 
 	h.clock.Advance(time.Minute)
-	r := h.deleteCustomer(tn, path)
+	r := h.del(tn, path)
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
 	d := r.object(t)
 	assert.Equal(t, true, d["isDeleted"])
@@ -410,9 +400,9 @@ func TestCustomerDelete(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status, "a deleted customer can be read")
 	assert.Equal(t, true, r.object(t)["isDeleted"])
 
-	requireError(t, h.deleteCustomer(tn, path), http.StatusGone, "CUSTOMER_DELETED")
-	requireError(t, h.patchCustomer(tn, path, `{"customerType":"INDIVIDUAL","fullName":"x"}`), http.StatusGone, "CUSTOMER_DELETED")
-	requireError(t, h.deleteCustomer(tn, customerPath("Customer:00000000-0000-0000-0000-000000000000")), http.StatusNotFound, "USER_NOT_FOUND")
+	requireError(t, h.del(tn, path), http.StatusGone, "CUSTOMER_DELETED")
+	requireError(t, h.patch(tn, path, `{"customerType":"INDIVIDUAL","fullName":"x"}`), http.StatusGone, "CUSTOMER_DELETED")
+	requireError(t, h.del(tn, customerPath("Customer:00000000-0000-0000-0000-000000000000")), http.StatusNotFound, "USER_NOT_FOUND")
 	requireError(t, h.get(tn, customerPath("nonsense")), http.StatusNotFound, "USER_NOT_FOUND")
 
 	// The platformCustomerId of a deleted customer can be reused.
@@ -434,9 +424,9 @@ func TestCustomerListFilters(t *testing.T) {
 	biz := mk(`{"customerType":"BUSINESS","currencies":["EUR"],"umaAddress":"$acme@example.test",` + // 12:02
 		`"businessInfo":{"legalName":"A","country":"DE","taxId":"1","incorporatedOn":"2019-01-01"}}`)
 	gone := mk(`{"customerType":"INDIVIDUAL"}`) // 12:03
-	require.Equal(t, http.StatusOK, h.deleteCustomer(tn, customerPath(gone)).status)
+	require.Equal(t, http.StatusOK, h.del(tn, customerPath(gone)).status)
 	h.clock.Advance(time.Minute)
-	require.Equal(t, http.StatusOK, h.patchCustomer(tn, customerPath(us), `{"customerType":"INDIVIDUAL","kycStatus":"PENDING"}`).status) // updated 12:05
+	require.Equal(t, http.StatusOK, h.patch(tn, customerPath(us), `{"customerType":"INDIVIDUAL","kycStatus":"PENDING"}`).status) // updated 12:05
 
 	tests := []struct {
 		query string
@@ -531,8 +521,8 @@ func TestCustomerIsolation(t *testing.T) {
 	path := customerPath(c["id"].(string))
 
 	requireError(t, h.get(b, path), http.StatusNotFound, "USER_NOT_FOUND")
-	requireError(t, h.patchCustomer(b, path, `{"customerType":"INDIVIDUAL","fullName":"Mallory"}`), http.StatusNotFound, "USER_NOT_FOUND")
-	requireError(t, h.deleteCustomer(b, path), http.StatusNotFound, "USER_NOT_FOUND")
+	requireError(t, h.patch(b, path, `{"customerType":"INDIVIDUAL","fullName":"Mallory"}`), http.StatusNotFound, "USER_NOT_FOUND")
+	requireError(t, h.del(b, path), http.StatusNotFound, "USER_NOT_FOUND")
 
 	for _, q := range []string{"", "?isIncludingDeleted=true", "?platformCustomerId=shared", "?umaAddress=" + url.QueryEscape("$ana@example.test")} {
 		m := h.get(b, "/customers"+q).object(t)

@@ -21,11 +21,6 @@ import (
 const extPath = "/customers/external-accounts"
 const platExtPath = "/platform/external-accounts"
 
-func (h *apiHarness) del(tn tenant, path string) apiResponse {
-	h.t.Helper()
-	return h.send(request{method: http.MethodDelete, path: path, auth: &tn})
-}
-
 // extCustomer creates an INDIVIDUAL customer and returns its id.
 func (h *apiHarness) extCustomer(tn tenant) string {
 	h.t.Helper()

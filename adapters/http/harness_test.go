@@ -25,7 +25,10 @@ import (
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/lookup"
+	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/core/rails"
+	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
 )
@@ -43,7 +46,9 @@ type apiHarness struct {
 	platforms *platforms.Service
 	accounts  *accounts.Service
 	logs      *syncBuffer
+	log       *slog.Logger // writes to logs
 	ids       ports.IDs
+	sandboxed bool
 	customers *customers.Service
 	external  *external.Service
 	lookup    *lookup.Service
@@ -80,40 +85,60 @@ func newHarness(t *testing.T, opts ...harnessOpts) *apiHarness {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	clock := testkit.NewFakeClock(time.Date(2025, 10, 13, 12, 0, 0, 0, time.UTC))
-	l := memory.NewLedger(clock)
-	st := memory.NewStore(l)
-	ids := system.IDs{}
-	h := &apiHarness{
-		t: t, clock: clock, store: st, ledger: l, ids: ids,
-		idem:      memory.NewIdempotencyStore(),
-		cache:     memory.NewResponseCache(clock),
-		platforms: platforms.New(st, l, clock, ids),
-		accounts:  accounts.New(st, l, clock, ids, !o.production),
-		logs:      &syncBuffer{},
-		customers: customers.New(st, clock, ids, customers.Options{}),
-		external:  external.New(st, clock, ids, external.WithVerifier(verifysandbox.Verifier{})),
-		lookup:    lookup.New(st, fxstatic.Default(clock), clock, ids),
-	}
-	handler := httpapi.New(httpapi.Deps{
-		Platforms:      h.platforms,
-		Customers:      h.customers,
-		Accounts:       h.accounts,
+	h := memoryHarness(t, !o.production)
+	h.lookup = lookup.New(h.store, fxstatic.Default(h.clock), h.clock, h.ids)
+	h.serve(httpapi.Deps{
 		External:       h.external,
 		Lookup:         h.lookup,
-		Idempotency:    h.idem,
-		Cache:          h.cache,
-		Clock:          clock,
-		Logger:         slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Sandbox:        !o.production,
-		CursorKey:      []byte("test cursor key, 32 bytes long!!"),
 		MaxBodyBytes:   o.maxBodyBytes,
 		IdempotencyTTL: o.ttl,
 		Ready:          o.ready,
 	})
-	h.srv = httptest.NewServer(handler)
-	t.Cleanup(h.srv.Close)
 	return h
+}
+
+// memoryHarness is the memory adapters and the services every API harness
+// shares; the caller adds its own and starts the server with serve.
+func memoryHarness(t *testing.T, sandboxed bool) *apiHarness {
+	t.Helper()
+	clock := testkit.NewFakeClock(time.Date(2025, 10, 13, 12, 0, 0, 0, time.UTC))
+	l := memory.NewLedger(clock)
+	st := memory.NewStore(l)
+	ids := system.IDs{}
+	logs := &syncBuffer{}
+	return &apiHarness{
+		t: t, clock: clock, store: st, ledger: l, ids: ids, sandboxed: sandboxed,
+		idem:      memory.NewIdempotencyStore(),
+		cache:     memory.NewResponseCache(clock),
+		platforms: platforms.New(st, l, clock, ids),
+		accounts:  accounts.New(st, l, clock, ids, sandboxed),
+		logs:      logs,
+		log:       slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		customers: customers.New(st, clock, ids, customers.Options{}),
+		external:  external.New(st, clock, ids, external.WithVerifier(verifysandbox.Verifier{})),
+	}
+}
+
+// serve starts the API on d with what every harness serves filled in:
+// platforms, customers, accounts, idempotency, clock, logger, sandbox mode.
+func (h *apiHarness) serve(d httpapi.Deps) {
+	h.t.Helper()
+	d.Platforms, d.Customers, d.Accounts = h.platforms, h.customers, h.accounts
+	d.Idempotency, d.Cache, d.Clock, d.Logger = h.idem, h.cache, h.clock, h.log
+	d.Sandbox = h.sandboxed
+	d.CursorKey = []byte("test cursor key, 32 bytes long!!")
+	h.srv = httptest.NewServer(httpapi.New(d))
+	h.t.Cleanup(h.srv.Close)
+}
+
+// defaultRails is the default rail set on newRail, with the system ledger
+// accounts (every currency, every settlement rail) created.
+func (h *apiHarness) defaultRails(newRail func(ports.RailSpec) ports.Rail) *rails.Registry {
+	h.t.Helper()
+	reg, err := rails.FromSpecs(rails.DefaultSpecs(), newRail)
+	require.NoError(h.t, err)
+	require.NoError(h.t, h.ledger.CreateAccounts(context.Background(), ledger.SystemAccounts(money.Codes(), reg.SettlementRails())...))
+	return reg
 }
 
 // tenant is a platform and one of its API credentials.
@@ -222,6 +247,12 @@ func (h *apiHarness) send(rq request) apiResponse {
 	for k, v := range rq.header {
 		req.Header.Set(k, v)
 	}
+	return h.do(req)
+}
+
+// do sends req and reads the whole response.
+func (h *apiHarness) do(req *http.Request) apiResponse {
+	h.t.Helper()
 	res, err := h.srv.Client().Do(req)
 	require.NoError(h.t, err)
 	defer res.Body.Close()
@@ -230,18 +261,50 @@ func (h *apiHarness) send(rq request) apiResponse {
 	return apiResponse{status: res.StatusCode, header: res.Header, body: b}
 }
 
-func (h *apiHarness) get(tn tenant, path string) apiResponse {
+// get sends GET path; header is name, value pairs.
+func (h *apiHarness) get(tn tenant, path string, header ...string) apiResponse {
 	h.t.Helper()
-	return h.send(request{method: http.MethodGet, path: path, auth: &tn})
+	return h.send(request{method: http.MethodGet, path: path, auth: &tn, header: headerPairs(header)})
 }
 
 func (h *apiHarness) post(tn tenant, path, body string, header ...string) apiResponse {
 	h.t.Helper()
-	rq := request{method: http.MethodPost, path: path, body: body, hasBody: true, auth: &tn, header: map[string]string{}}
-	for i := 0; i+1 < len(header); i += 2 {
-		rq.header[header[i]] = header[i+1]
+	return h.send(request{method: http.MethodPost, path: path, body: body, hasBody: true, auth: &tn, header: headerPairs(header)})
+}
+
+func (h *apiHarness) patch(tn tenant, path, body string) apiResponse {
+	h.t.Helper()
+	return h.send(request{method: http.MethodPatch, path: path, body: body, hasBody: true, auth: &tn})
+}
+
+func (h *apiHarness) del(tn tenant, path string) apiResponse {
+	h.t.Helper()
+	return h.send(request{method: http.MethodDelete, path: path, auth: &tn})
+}
+
+// headerPairs reads name, value, name, value... into a header map.
+func headerPairs(pairs []string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m[pairs[i]] = pairs[i+1]
 	}
-	return h.send(rq)
+	return m
+}
+
+// ok requires status and returns the JSON object.
+func ok(t *testing.T, r apiResponse, status int) map[string]any {
+	t.Helper()
+	require.Equalf(t, status, r.status, "body %s", r.body)
+	return r.object(t)
+}
+
+// decode requires a 200 and decodes the body into T.
+func decode[T any](t *testing.T, r apiResponse) T {
+	t.Helper()
+	require.Equalf(t, http.StatusOK, r.status, "body %s", r.body)
+	var v T
+	require.NoErrorf(t, json.Unmarshal(r.body, &v), "body %s", r.body)
+	return v
 }
 
 func fundPath(accountID string) string {

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -18,13 +16,8 @@ import (
 
 	httpapi "github.com/corridorpay/corridor/adapters/http"
 	"github.com/corridorpay/corridor/adapters/memory"
-	"github.com/corridorpay/corridor/adapters/system"
-	"github.com/corridorpay/corridor/core/accounts"
-	"github.com/corridorpay/corridor/core/customers"
-	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/reports"
 	"github.com/corridorpay/corridor/ledger"
-	"github.com/corridorpay/corridor/testkit"
 )
 
 const operatorToken = "operator-token-for-tests-0123"
@@ -38,34 +31,11 @@ var (
 // the USD system accounts (with an ACH rail) created.
 func newReportsHarness(t *testing.T) *apiHarness {
 	t.Helper()
-	clock := testkit.NewFakeClock(time.Date(2025, 10, 13, 12, 0, 0, 0, time.UTC))
-	l := memory.NewLedger(clock)
-	st := memory.NewStore(l)
-	ids := system.IDs{}
-	h := &apiHarness{
-		t: t, clock: clock, store: st, ledger: l, ids: ids,
-		idem:      memory.NewIdempotencyStore(),
-		cache:     memory.NewResponseCache(clock),
-		platforms: platforms.New(st, l, clock, ids),
-		accounts:  accounts.New(st, l, clock, ids, true),
-		logs:      &syncBuffer{},
-		customers: customers.New(st, clock, ids, customers.Options{}),
-	}
-	require.NoError(t, l.CreateAccounts(context.Background(), ledger.SystemAccounts([]string{"USD"}, map[string][]string{"ACH": {"USD"}})...))
-	handler := httpapi.New(httpapi.Deps{
-		Platforms:   h.platforms,
-		Customers:   h.customers,
-		Accounts:    h.accounts,
-		Reports:     reports.New(memory.NewLedgerReports(l, st), clock, reports.Options{OperatorToken: operatorToken}),
-		Idempotency: h.idem,
-		Cache:       h.cache,
-		Clock:       clock,
-		Logger:      slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Sandbox:     true,
-		CursorKey:   []byte("test cursor key, 32 bytes long!!"),
+	h := memoryHarness(t, true)
+	require.NoError(t, h.ledger.CreateAccounts(context.Background(), ledger.SystemAccounts([]string{"USD"}, map[string][]string{"ACH": {"USD"}})...))
+	h.serve(httpapi.Deps{
+		Reports: reports.New(memory.NewLedgerReports(h.ledger.(*memory.Ledger), h.store.(*memory.Store)), h.clock, reports.Options{OperatorToken: operatorToken}),
 	})
-	h.srv = httptest.NewServer(handler)
-	t.Cleanup(h.srv.Close)
 	return h
 }
 
@@ -90,26 +60,9 @@ func (h *apiHarness) ledgerStory(a, b tenant) (string, string) {
 	return accA, accB
 }
 
-func (h *apiHarness) getAs(tn tenant, path string, header ...string) apiResponse {
-	h.t.Helper()
-	rq := request{method: http.MethodGet, path: path, auth: &tn, header: map[string]string{}}
-	for i := 0; i+1 < len(header); i += 2 {
-		rq.header[header[i]] = header[i+1]
-	}
-	return h.send(rq)
-}
-
 func (h *apiHarness) operator(tn tenant, path string, header ...string) apiResponse {
 	h.t.Helper()
-	return h.getAs(tn, path, append([]string{"Corridor-Operator-Token", operatorToken}, header...)...)
-}
-
-func ledgerDecode[T any](t *testing.T, r apiResponse) T {
-	t.Helper()
-	require.Equalf(t, http.StatusOK, r.status, "body %s", r.body)
-	var v T
-	require.NoError(t, json.Unmarshal(r.body, &v), "body %s", r.body)
-	return v
+	return h.get(tn, path, append([]string{"Corridor-Operator-Token", operatorToken}, header...)...)
 }
 
 func TestLedgerAccountsAreScopedToThePlatform(t *testing.T) {
@@ -117,7 +70,7 @@ func TestLedgerAccountsAreScopedToThePlatform(t *testing.T) {
 	a, b := h.tenant("USD", "EUR"), h.tenant("USD")
 	accA, accB := h.ledgerStory(a, b)
 
-	list := ledgerDecode[httpapi.LedgerAccountList](t, h.get(a, "/ledger/accounts"))
+	list := decode[httpapi.LedgerAccountList](t, h.get(a, "/ledger/accounts"))
 	var got []string
 	for _, acct := range list.Data {
 		got = append(got, acct.ID)
@@ -127,7 +80,7 @@ func TestLedgerAccountsAreScopedToThePlatform(t *testing.T) {
 	assert.Contains(t, got, accA)
 	assert.NotContains(t, got, accB)
 
-	one := ledgerDecode[httpapi.LedgerAccount](t, h.get(a, "/ledger/accounts/"+accA))
+	one := decode[httpapi.LedgerAccount](t, h.get(a, "/ledger/accounts/"+accA))
 	assert.Equal(t, int64(10_000-700-1_500), one.Balance.Net)
 	assert.Equal(t, one.Balance.Net, one.Balance.Available)
 	assert.True(t, one.Protected)
@@ -135,13 +88,13 @@ func TestLedgerAccountsAreScopedToThePlatform(t *testing.T) {
 	requireError(t, h.get(a, "/ledger/accounts/"+url.PathEscape(ledgerACH)), http.StatusNotFound, "NOT_FOUND")
 
 	// The operator sees the system accounts, in pages.
-	sys := ledgerDecode[httpapi.LedgerAccount](t, h.operator(a, "/ledger/accounts/"+url.PathEscape(ledgerACH)))
+	sys := decode[httpapi.LedgerAccount](t, h.operator(a, "/ledger/accounts/"+url.PathEscape(ledgerACH)))
 	assert.Equal(t, int64(1_600), sys.Balance.Net)
 	assert.Equal(t, "rail_settlement", sys.Kind)
 	var all []string
 	path := "/ledger/accounts?limit=2"
 	for {
-		page := ledgerDecode[httpapi.LedgerAccountList](t, h.operator(a, path))
+		page := decode[httpapi.LedgerAccountList](t, h.operator(a, path))
 		for _, acct := range page.Data {
 			all = append(all, acct.ID)
 		}
@@ -154,12 +107,12 @@ func TestLedgerAccountsAreScopedToThePlatform(t *testing.T) {
 	assert.Contains(t, all, accB)
 	assert.Len(t, all, 4+3+3) // USD system accounts and settlement, EUR ones (A holds EUR), A's two, B's one
 
-	filtered := ledgerDecode[httpapi.LedgerAccountList](t, h.operator(a, "/ledger/accounts?kind=rail_settlement"))
+	filtered := decode[httpapi.LedgerAccountList](t, h.operator(a, "/ledger/accounts?kind=rail_settlement"))
 	require.Len(t, filtered.Data, 1)
 	requireError(t, h.get(a, "/ledger/accounts?cursor=bogus"), http.StatusBadRequest, "INVALID_INPUT", "cursor")
 
 	// A wrong operator token is refused, not ignored.
-	requireError(t, h.getAs(a, "/ledger/accounts", "Corridor-Operator-Token", "wrong"), http.StatusUnauthorized, "UNAUTHORIZED")
+	requireError(t, h.get(a, "/ledger/accounts", "Corridor-Operator-Token", "wrong"), http.StatusUnauthorized, "UNAUTHORIZED")
 	requireError(t, h.send(request{method: http.MethodGet, path: "/ledger/accounts"}), http.StatusUnauthorized, "UNAUTHORIZED")
 }
 
@@ -169,7 +122,7 @@ func TestLedgerTrialBalanceAndPointInTime(t *testing.T) {
 	start := h.clock.Now()
 	accA, _ := h.ledgerStory(a, b)
 
-	op := ledgerDecode[httpapi.TrialBalance](t, h.operator(a, "/ledger/trial-balance"))
+	op := decode[httpapi.TrialBalance](t, h.operator(a, "/ledger/trial-balance"))
 	assert.True(t, op.Balanced)
 	require.Len(t, op.Currencies, 1)
 	usd := op.Currencies[0]
@@ -179,7 +132,7 @@ func TestLedgerTrialBalanceAndPointInTime(t *testing.T) {
 	assert.Equal(t, usd.Debits, usd.Credits)
 	assert.Len(t, usd.Accounts, 4) // funding, settlement, A, B
 
-	mine := ledgerDecode[httpapi.TrialBalance](t, h.get(a, "/ledger/trial-balance"))
+	mine := decode[httpapi.TrialBalance](t, h.get(a, "/ledger/trial-balance"))
 	require.Len(t, mine.Currencies, 1)
 	require.Len(t, mine.Currencies[0].Accounts, 1)
 	assert.Equal(t, accA, mine.Currencies[0].Accounts[0].AccountID)
@@ -189,20 +142,20 @@ func TestLedgerTrialBalanceAndPointInTime(t *testing.T) {
 
 	// Right after A's funding (the first entry, a minute in).
 	at := start.Add(time.Minute).Format(time.RFC3339)
-	past := ledgerDecode[httpapi.TrialBalance](t, h.operator(a, "/ledger/trial-balance?asOf="+url.QueryEscape(at)))
+	past := decode[httpapi.TrialBalance](t, h.operator(a, "/ledger/trial-balance?asOf="+url.QueryEscape(at)))
 	require.Len(t, past.Currencies[0].Accounts, 2)
 	assert.Equal(t, int64(10_000), past.Currencies[0].Credits)
 
-	pb := ledgerDecode[httpapi.LedgerPointBalance](t, h.get(a, "/ledger/accounts/"+accA+"/balance?asOf="+url.QueryEscape(at)))
+	pb := decode[httpapi.LedgerPointBalance](t, h.get(a, "/ledger/accounts/"+accA+"/balance?asOf="+url.QueryEscape(at)))
 	assert.Equal(t, int64(10_000), pb.Balance.Net)
 	assert.Equal(t, "fund:a", pb.LastEntryID)
 	// During the payout's hold, 1,500 is held.
 	held := start.Add(4*time.Minute + time.Second).Format(time.RFC3339)
-	pb = ledgerDecode[httpapi.LedgerPointBalance](t, h.get(a, "/ledger/accounts/"+accA+"/balance?asOf="+url.QueryEscape(held)))
+	pb = decode[httpapi.LedgerPointBalance](t, h.get(a, "/ledger/accounts/"+accA+"/balance?asOf="+url.QueryEscape(held)))
 	assert.Equal(t, int64(9_300), pb.Balance.Net)
 	assert.Equal(t, int64(7_800), pb.Balance.Available)
 	assert.Equal(t, int64(1_500), pb.Balance.DebitsPending)
-	now := ledgerDecode[httpapi.LedgerPointBalance](t, h.get(a, "/ledger/accounts/"+accA+"/balance"))
+	now := decode[httpapi.LedgerPointBalance](t, h.get(a, "/ledger/accounts/"+accA+"/balance"))
 	assert.Equal(t, int64(7_800), now.Balance.Net)
 
 	requireError(t, h.get(a, "/ledger/trial-balance?asOf=yesterday"), http.StatusBadRequest, "INVALID_INPUT", "asOf")
@@ -214,7 +167,7 @@ func TestLedgerStatement(t *testing.T) {
 	a, b := h.tenant("USD"), h.tenant("USD")
 	accA, accB := h.ledgerStory(a, b)
 
-	st := ledgerDecode[httpapi.Statement](t, h.get(a, "/ledger/accounts/"+accA+"/statement"))
+	st := decode[httpapi.Statement](t, h.get(a, "/ledger/accounts/"+accA+"/statement"))
 	require.Len(t, st.Data, 4)
 	assert.Zero(t, st.Opening.Net)
 	assert.Equal(t, int64(7_800), st.Closing.Net)
@@ -235,7 +188,7 @@ func TestLedgerStatement(t *testing.T) {
 	var walked []string
 	path := "/ledger/accounts/" + accA + "/statement?limit=1"
 	for {
-		page := ledgerDecode[httpapi.Statement](t, h.get(a, path))
+		page := decode[httpapi.Statement](t, h.get(a, path))
 		require.LessOrEqual(t, len(page.Data), 1)
 		for _, l := range page.Data {
 			walked = append(walked, l.TransferID)
@@ -250,12 +203,12 @@ func TestLedgerStatement(t *testing.T) {
 	// A window.
 	from := st.Data[1].PostedAt.Format(time.RFC3339Nano)
 	to := st.Data[3].PostedAt.Format(time.RFC3339Nano)
-	win := ledgerDecode[httpapi.Statement](t, h.get(a, "/ledger/accounts/"+accA+"/statement?from="+url.QueryEscape(from)+"&to="+url.QueryEscape(to)))
+	win := decode[httpapi.Statement](t, h.get(a, "/ledger/accounts/"+accA+"/statement?from="+url.QueryEscape(from)+"&to="+url.QueryEscape(to)))
 	require.Len(t, win.Data, 2)
 	assert.Equal(t, int64(10_000), win.Opening.Net)
 	assert.Equal(t, int64(9_300), win.Closing.Net)
 
-	page := ledgerDecode[httpapi.Statement](t, h.get(a, "/ledger/accounts/"+accA+"/statement?limit=1"))
+	page := decode[httpapi.Statement](t, h.get(a, "/ledger/accounts/"+accA+"/statement?limit=1"))
 	requireError(t, h.get(b, "/ledger/accounts/"+accB+"/statement?limit=1&cursor="+page.NextCursor), http.StatusBadRequest, "INVALID_INPUT", "cursor")
 	requireError(t, h.get(a, "/ledger/accounts/"+accA+"/statement?from=nope"), http.StatusBadRequest, "INVALID_INPUT", "from")
 	requireError(t, h.get(a, "/ledger/accounts/"+accA+"/statement?to=2025-10-13T12:00:00"), http.StatusBadRequest, "INVALID_INPUT", "to")
@@ -275,17 +228,17 @@ func TestLedgerEntries(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"fund:a", "pay", "hold:out", "settle:out"}, ids(ledgerDecode[httpapi.LedgerEntryList](t, h.get(a, "/ledger/entries"))))
-	assert.Equal(t, []string{"fund:b", "pay", "out:b"}, ids(ledgerDecode[httpapi.LedgerEntryList](t, h.get(b, "/ledger/entries"))))
-	assert.Len(t, ledgerDecode[httpapi.LedgerEntryList](t, h.operator(a, "/ledger/entries")).Data, 6)
-	assert.Equal(t, []string{"hold:out", "settle:out"}, ids(ledgerDecode[httpapi.LedgerEntryList](t, h.get(a, "/ledger/entries?ref=Transaction:out"))))
-	assert.Equal(t, []string{"fund:b", "pay", "out:b"}, ids(ledgerDecode[httpapi.LedgerEntryList](t, h.operator(a, "/ledger/entries?accountId="+accB))))
+	assert.Equal(t, []string{"fund:a", "pay", "hold:out", "settle:out"}, ids(decode[httpapi.LedgerEntryList](t, h.get(a, "/ledger/entries"))))
+	assert.Equal(t, []string{"fund:b", "pay", "out:b"}, ids(decode[httpapi.LedgerEntryList](t, h.get(b, "/ledger/entries"))))
+	assert.Len(t, decode[httpapi.LedgerEntryList](t, h.operator(a, "/ledger/entries")).Data, 6)
+	assert.Equal(t, []string{"hold:out", "settle:out"}, ids(decode[httpapi.LedgerEntryList](t, h.get(a, "/ledger/entries?ref=Transaction:out"))))
+	assert.Equal(t, []string{"fund:b", "pay", "out:b"}, ids(decode[httpapi.LedgerEntryList](t, h.operator(a, "/ledger/entries?accountId="+accB))))
 	requireError(t, h.get(a, "/ledger/entries?accountId="+accB), http.StatusNotFound, "NOT_FOUND")
 
 	var walked []string
 	path := "/ledger/entries?limit=1"
 	for {
-		page := ledgerDecode[httpapi.LedgerEntryList](t, h.operator(a, path))
+		page := decode[httpapi.LedgerEntryList](t, h.operator(a, path))
 		walked = append(walked, ids(page)...)
 		if !page.HasMore {
 			break
@@ -294,12 +247,12 @@ func TestLedgerEntries(t *testing.T) {
 	}
 	assert.Equal(t, []string{"fund:a", "fund:b", "pay", "hold:out", "settle:out", "out:b"}, walked)
 
-	pay := ledgerDecode[httpapi.LedgerEntry](t, h.get(a, "/ledger/entries/pay"))
+	pay := decode[httpapi.LedgerEntry](t, h.get(a, "/ledger/entries/pay"))
 	require.Len(t, pay.Legs, 1)
 	assert.Equal(t, accA, pay.Legs[0].DebitAccountID)
 	assert.Equal(t, "redacted", pay.Legs[0].CreditAccountID)
 	assert.Equal(t, "Transaction:pay", pay.CausedBy.Ref)
-	settle := ledgerDecode[httpapi.LedgerEntry](t, h.get(a, "/ledger/entries/settle:out"))
+	settle := decode[httpapi.LedgerEntry](t, h.get(a, "/ledger/entries/settle:out"))
 	assert.Equal(t, "hold:out", settle.Legs[0].PendingID)
 	assert.Equal(t, int64(1_500), settle.Legs[0].Amount)
 	requireError(t, h.get(a, "/ledger/entries/out:b"), http.StatusNotFound, "NOT_FOUND")
@@ -327,7 +280,7 @@ func TestLedgerReconciliationExport(t *testing.T) {
 	assert.Equal(t, "Transaction:out", records[2][11])
 
 	// JSON lines, and a platform's own rows only.
-	r = h.getAs(b, "/ledger/exports/reconciliation?rail=ACH&currency=USD", "Accept", "application/x-ndjson")
+	r = h.get(b, "/ledger/exports/reconciliation?rail=ACH&currency=USD", "Accept", "application/x-ndjson")
 	require.Equalf(t, http.StatusOK, r.status, "%s", r.body)
 	assert.Equal(t, "application/x-ndjson", r.header.Get("Content-Type"))
 	var rows []httpapi.ReconciliationRow
@@ -353,7 +306,7 @@ func TestLedgerVerify(t *testing.T) {
 	a, b := h.tenant("USD"), h.tenant("USD")
 	h.ledgerStory(a, b)
 	requireError(t, h.get(a, "/ledger/verify"), http.StatusForbidden, "FORBIDDEN")
-	v := ledgerDecode[httpapi.JournalVerification](t, h.operator(a, "/ledger/verify"))
+	v := decode[httpapi.JournalVerification](t, h.operator(a, "/ledger/verify"))
 	assert.True(t, v.OK)
 	assert.Empty(t, v.Breaks)
 	assert.Equal(t, int64(6), v.Entries)

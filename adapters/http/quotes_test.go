@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -17,71 +15,39 @@ import (
 
 	fxstatic "github.com/corridorpay/corridor/adapters/fx/static"
 	httpapi "github.com/corridorpay/corridor/adapters/http"
-	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/rails/sandbox"
-	"github.com/corridorpay/corridor/adapters/system"
 	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
 	walletsandbox "github.com/corridorpay/corridor/adapters/walletsig/sandbox"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/lookup"
-	"github.com/corridorpay/corridor/core/money"
-	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/quotes"
-	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
-	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
-	"github.com/corridorpay/corridor/testkit"
 )
 
 // newQuoteHarness is the transfer harness with quotes, UMA lookups and the
 // quote jobs on its runner; production turns the sandbox off.
 func newQuoteHarness(t *testing.T, production bool) *transferHarness {
 	t.Helper()
-	clock := testkit.NewFakeClock(time.Date(2025, 10, 13, 12, 0, 0, 0, time.UTC))
-	l := memory.NewLedger(clock)
-	st := memory.NewStore(l)
-	ids := system.IDs{}
+	h := memoryHarness(t, !production)
 	dir := umasandbox.New("")
-	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.FactoryWithUMA(clock, dir))
-	require.NoError(t, err)
-	require.NoError(t, l.CreateAccounts(context.Background(), ledger.SystemAccounts(money.Codes(), reg.SettlementRails())...))
-	h := &apiHarness{
-		t: t, clock: clock, store: st, ledger: l, ids: ids,
-		idem:      memory.NewIdempotencyStore(),
-		cache:     memory.NewResponseCache(clock),
-		platforms: platforms.New(st, l, clock, ids),
-		accounts:  accounts.New(st, l, clock, ids, !production),
-		logs:      &syncBuffer{},
-	}
-	log := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	rates := fxstatic.Default(clock)
-	xfers := transfers.New(st, l, reg, clock, ids, transfers.Options{Logger: log})
-	qs := quotes.New(st, l, reg, rates, walletsandbox.Verifier{}, clock, ids, quotes.Options{Logger: log, Sandbox: !production})
-	cs := customers.New(st, clock, ids, customers.Options{})
-	h.srv = httptest.NewServer(httpapi.New(httpapi.Deps{
-		Platforms:    h.platforms,
-		Customers:    cs,
-		Accounts:     h.accounts,
+	reg := h.defaultRails(sandbox.FactoryWithUMA(h.clock, dir))
+	rates := fxstatic.Default(h.clock)
+	xfers := transfers.New(h.store, h.ledger, reg, h.clock, h.ids, transfers.Options{Logger: h.log})
+	qs := quotes.New(h.store, h.ledger, reg, rates, walletsandbox.Verifier{}, h.clock, h.ids, quotes.Options{Logger: h.log, Sandbox: !production})
+	h.serve(httpapi.Deps{
 		Transfers:    xfers,
-		Transactions: transactions.New(st),
-		Lookup:       lookup.New(st, rates, clock, ids, lookup.WithUmaDirectory(dir)),
+		Transactions: transactions.New(h.store),
+		Lookup:       lookup.New(h.store, rates, h.clock, h.ids, lookup.WithUmaDirectory(dir)),
 		Quotes:       qs,
-		Idempotency:  h.idem,
-		Cache:        h.cache,
-		Clock:        clock,
-		Logger:       log,
-		Sandbox:      !production,
-		CursorKey:    []byte("test cursor key, 32 bytes long!!"),
-	}))
-	t.Cleanup(h.srv.Close)
-	runner := jobs.NewRunner(st.Read().Jobs(), clock, log)
+	})
+	runner := jobs.NewRunner(h.store.Read().Jobs(), h.clock, h.log)
 	xfers.Register(runner)
 	qs.Register(runner)
-	return &transferHarness{apiHarness: h, customers: cs, runner: runner}
+	return &transferHarness{apiHarness: h, runner: runner}
 }
 
 // quoteFixture is a funded US customer (with an embedded wallet) and a EUR

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"testing"
 
@@ -19,11 +17,8 @@ import (
 	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
-	"github.com/corridorpay/corridor/core/money"
-	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/uma"
-	"github.com/corridorpay/corridor/ledger"
 )
 
 // newFXHarness is the API harness with the FX and UMA operations: GET
@@ -35,32 +30,18 @@ func newFXHarness(t *testing.T, opts ...harnessOpts) *apiHarness {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	h := newHarness(t, o)
-	h.srv.Close()
-	ctx := context.Background()
-	reg, err := rails.FromSpecs(rails.DefaultSpecs(), railsandbox.Factory(h.clock))
-	require.NoError(t, err)
-	require.NoError(t, h.ledger.CreateAccounts(ctx, ledger.SystemAccounts(money.Codes(), reg.SettlementRails())...))
+	h := memoryHarness(t, !o.production)
+	reg := h.defaultRails(railsandbox.Factory(h.clock))
 	rates := fxstatic.Default(h.clock)
 	dir := umasandbox.New("")
 	h.lookup = lookup.New(h.store, rates, h.clock, h.ids, lookup.WithRails(reg), lookup.WithUmaDirectory(dir))
-	h.srv = httptest.NewServer(httpapi.New(httpapi.Deps{
-		Platforms:     h.platforms,
-		Customers:     h.customers,
-		Accounts:      h.accounts,
+	h.serve(httpapi.Deps{
 		External:      h.external,
 		Lookup:        h.lookup,
 		Transactions:  transactions.New(h.store),
 		ExchangeRates: fx.NewBoard(rates, reg),
 		Uma:           uma.New(h.store, h.ledger, dir, reg, h.clock, h.ids, !o.production),
-		Idempotency:   h.idem,
-		Cache:         h.cache,
-		Clock:         h.clock,
-		Logger:        slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Sandbox:       !o.production,
-		CursorKey:     []byte("test cursor key, 32 bytes long!!"),
-	}))
-	t.Cleanup(h.srv.Close)
+	})
 	return h
 }
 

@@ -3,9 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -14,67 +12,33 @@ import (
 	"github.com/stretchr/testify/require"
 
 	httpapi "github.com/corridorpay/corridor/adapters/http"
-	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/rails/sandbox"
-	"github.com/corridorpay/corridor/adapters/system"
-	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/jobs"
-	"github.com/corridorpay/corridor/core/money"
-	"github.com/corridorpay/corridor/core/platforms"
-	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
-	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
-	"github.com/corridorpay/corridor/testkit"
 )
 
 // transferHarness is the API harness with transfers, transactions and a
 // job runner the test drives with the fake clock.
 type transferHarness struct {
 	*apiHarness
-	customers *customers.Service
-	runner    *jobs.Runner
+	runner *jobs.Runner
 }
 
 func newTransferHarness(t *testing.T) *transferHarness {
 	t.Helper()
-	clock := testkit.NewFakeClock(time.Date(2025, 10, 13, 12, 0, 0, 0, time.UTC))
-	l := memory.NewLedger(clock)
-	st := memory.NewStore(l)
-	ids := system.IDs{}
-	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.Factory(clock))
-	require.NoError(t, err)
-	require.NoError(t, l.CreateAccounts(context.Background(), ledger.SystemAccounts(money.Codes(), reg.SettlementRails())...))
-	h := &apiHarness{
-		t: t, clock: clock, store: st, ledger: l, ids: ids,
-		idem:      memory.NewIdempotencyStore(),
-		cache:     memory.NewResponseCache(clock),
-		platforms: platforms.New(st, l, clock, ids),
-		accounts:  accounts.New(st, l, clock, ids, true),
-		logs:      &syncBuffer{},
-	}
-	log := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	xfers := transfers.New(st, l, reg, clock, ids, transfers.Options{Logger: log})
-	cs := customers.New(st, clock, ids, customers.Options{})
-	h.srv = httptest.NewServer(httpapi.New(httpapi.Deps{
-		Platforms:    h.platforms,
-		Customers:    cs,
-		Accounts:     h.accounts,
+	h := memoryHarness(t, true)
+	reg := h.defaultRails(sandbox.Factory(h.clock))
+	xfers := transfers.New(h.store, h.ledger, reg, h.clock, h.ids, transfers.Options{Logger: h.log})
+	h.serve(httpapi.Deps{
 		Transfers:    xfers,
-		Transactions: transactions.New(st),
-		Idempotency:  h.idem,
-		Cache:        h.cache,
-		Clock:        clock,
-		Logger:       log,
-		Sandbox:      true,
-		CursorKey:    []byte("test cursor key, 32 bytes long!!"),
-	}))
-	t.Cleanup(h.srv.Close)
-	runner := jobs.NewRunner(st.Read().Jobs(), clock, log)
+		Transactions: transactions.New(h.store),
+	})
+	runner := jobs.NewRunner(h.store.Read().Jobs(), h.clock, h.log)
 	xfers.Register(runner)
-	return &transferHarness{apiHarness: h, customers: cs, runner: runner}
+	return &transferHarness{apiHarness: h, runner: runner}
 }
 
 // customerWithAccount creates a US customer and returns it with its USD
@@ -133,8 +97,7 @@ func outBody(src, dst string, amount int64, extra string) string {
 
 func created(t *testing.T, r apiResponse) map[string]any {
 	t.Helper()
-	require.Equalf(t, http.StatusCreated, r.status, "body %s", r.body)
-	return r.object(t)
+	return ok(t, r, http.StatusCreated)
 }
 
 func TestTransferOutResponse(t *testing.T) {

@@ -4,39 +4,24 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"net/textproto"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	httpapi "github.com/corridorpay/corridor/adapters/http"
 	kycsandbox "github.com/corridorpay/corridor/adapters/kyc/sandbox"
-	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/rails/sandbox"
-	"github.com/corridorpay/corridor/adapters/system"
-	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
-	"github.com/corridorpay/corridor/core/accounts"
-	"github.com/corridorpay/corridor/core/customers"
-	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/kyc"
-	"github.com/corridorpay/corridor/core/money"
-	"github.com/corridorpay/corridor/core/platforms"
-	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
-	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
-	"github.com/corridorpay/corridor/testkit"
 )
 
 // kycHarness is the API with KYC (sandbox provider), customers, external
@@ -48,61 +33,18 @@ type kycHarness struct {
 
 func newKYCHarness(t *testing.T) *kycHarness {
 	t.Helper()
-	clock := testkit.NewFakeClock(time.Date(2025, 10, 13, 12, 0, 0, 0, time.UTC))
-	l := memory.NewLedger(clock)
-	st := memory.NewStore(l)
-	ids := system.IDs{}
-	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.Factory(clock))
-	require.NoError(t, err)
-	require.NoError(t, l.CreateAccounts(context.Background(), ledger.SystemAccounts(money.Codes(), reg.SettlementRails())...))
-	h := &apiHarness{
-		t: t, clock: clock, store: st, ledger: l, ids: ids,
-		idem:      memory.NewIdempotencyStore(),
-		cache:     memory.NewResponseCache(clock),
-		platforms: platforms.New(st, l, clock, ids),
-		accounts:  accounts.New(st, l, clock, ids, true),
-		logs:      &syncBuffer{},
-		customers: customers.New(st, clock, ids, customers.Options{}),
-		external:  external.New(st, clock, ids, external.WithVerifier(verifysandbox.Verifier{})),
-	}
-	log := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	xfers := transfers.New(st, l, reg, clock, ids, transfers.Options{Logger: log})
-	h.srv = httptest.NewServer(httpapi.New(httpapi.Deps{
-		Platforms:    h.platforms,
-		Customers:    h.customers,
-		Accounts:     h.accounts,
+	h := memoryHarness(t, true)
+	reg := h.defaultRails(sandbox.Factory(h.clock))
+	xfers := transfers.New(h.store, h.ledger, reg, h.clock, h.ids, transfers.Options{Logger: h.log})
+	h.serve(httpapi.Deps{
 		External:     h.external,
 		Transfers:    xfers,
-		Transactions: transactions.New(st),
-		KYC:          kyc.New(st, kycsandbox.Provider{}, clock, ids, kyc.Options{}),
-		Idempotency:  h.idem,
-		Cache:        h.cache,
-		Clock:        clock,
-		Logger:       log,
-		Sandbox:      true,
-		CursorKey:    []byte("test cursor key, 32 bytes long!!"),
-	}))
-	t.Cleanup(h.srv.Close)
-	runner := jobs.NewRunner(st.Read().Jobs(), clock, log)
+		Transactions: transactions.New(h.store),
+		KYC:          kyc.New(h.store, kycsandbox.Provider{}, h.clock, h.ids, kyc.Options{}),
+	})
+	runner := jobs.NewRunner(h.store.Read().Jobs(), h.clock, h.log)
 	xfers.Register(runner)
 	return &kycHarness{apiHarness: h, runner: runner}
-}
-
-func (h *kycHarness) patch(tn tenant, path, body string) apiResponse {
-	h.t.Helper()
-	return h.send(request{method: http.MethodPatch, path: path, body: body, hasBody: true, auth: &tn})
-}
-
-func (h *kycHarness) del(tn tenant, path string) apiResponse {
-	h.t.Helper()
-	return h.send(request{method: http.MethodDelete, path: path, auth: &tn})
-}
-
-// ok requires status and returns the JSON object.
-func ok(t *testing.T, r apiResponse, status int) map[string]any {
-	t.Helper()
-	require.Equalf(t, status, r.status, "body %s", r.body)
-	return r.object(t)
 }
 
 // filePart is one file of a multipart form.
@@ -135,12 +77,7 @@ func (h *kycHarness) multipartReq(tn tenant, method, path string, fields map[str
 	require.NoError(h.t, err)
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	req.SetBasicAuth(tn.token, tn.secret)
-	res, err := h.srv.Client().Do(req)
-	require.NoError(h.t, err)
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(h.t, err)
-	return apiResponse{status: res.StatusCode, header: res.Header, body: b}
+	return h.do(req)
 }
 
 func (h *kycHarness) uploadDoc(tn tenant, holder, docType string, f filePart) apiResponse {

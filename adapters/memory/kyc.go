@@ -105,17 +105,23 @@ func (r storeOwners) Update(_ context.Context, o ports.BeneficialOwner) error {
 }
 
 func (r storeOwners) List(_ context.Context, f ports.BeneficialOwnerFilter, page ports.Page) ([]ports.BeneficialOwner, int, error) {
-	done, err := r.tx.begin(false)
+	return storeListCopies(r.tx, pickOwners, func(o ports.BeneficialOwner) bool {
+		return o.PlatformID == f.PlatformID && (f.CustomerID == "" || o.CustomerID == f.CustomerID)
+	}, func(o ports.BeneficialOwner) (time.Time, string) { return o.CreatedAt, o.ID }, storeCopyOwner, page)
+}
+
+// storeListCopies is a List: the rows keep accepts, in key order (creation
+// time, id), one page, each copied out by cp.
+func storeListCopies[V any](tx *storeTx, pick func(*storeState) map[string]V, keep func(V) bool,
+	key func(V) (time.Time, string), cp func(V) V, page ports.Page) ([]V, int, error) {
+	done, err := tx.begin(false)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer done()
-	rows := storeAll(r.tx, pickOwners, func(o ports.BeneficialOwner) bool {
-		return o.PlatformID == f.PlatformID && (f.CustomerID == "" || o.CustomerID == f.CustomerID)
-	})
-	rows, total := storePage(rows, func(o ports.BeneficialOwner) (time.Time, string) { return o.CreatedAt, o.ID }, page)
+	rows, total := storePage(storeAll(tx, pick, keep), key, page)
 	for i := range rows {
-		rows[i] = storeCopyOwner(rows[i])
+		rows[i] = cp(rows[i])
 	}
 	return rows, total, nil
 }
@@ -195,12 +201,7 @@ func (r storeVerifications) Update(_ context.Context, v ports.Verification) erro
 }
 
 func (r storeVerifications) List(_ context.Context, f ports.VerificationFilter, page ports.Page) ([]ports.Verification, int, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer done()
-	rows := storeAll(r.tx, pickVerifications, func(v ports.Verification) bool {
+	return storeListCopies(r.tx, pickVerifications, func(v ports.Verification) bool {
 		switch {
 		case v.PlatformID != f.PlatformID,
 			f.CustomerID != "" && v.CustomerID != f.CustomerID,
@@ -208,12 +209,7 @@ func (r storeVerifications) List(_ context.Context, f ports.VerificationFilter, 
 			return false
 		}
 		return true
-	})
-	rows, total := storePage(rows, func(v ports.Verification) (time.Time, string) { return v.CreatedAt, v.ID }, page)
-	for i := range rows {
-		rows[i] = storeCopyVerification(rows[i])
-	}
-	return rows, total, nil
+	}, func(v ports.Verification) (time.Time, string) { return v.CreatedAt, v.ID }, storeCopyVerification, page)
 }
 
 func storeCopyVerification(v ports.Verification) ports.Verification {
@@ -392,12 +388,7 @@ func (r storeEvents) Append(_ context.Context, e ports.Event) error {
 }
 
 func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer done()
-	rows := storeAll(r.tx, pickEvents, func(e ports.Event) bool {
+	return storeListCopies(r.tx, pickEvents, func(e ports.Event) bool {
 		switch {
 		case e.PlatformID != f.PlatformID,
 			f.ResourceID != "" && e.ResourceID != f.ResourceID,
@@ -405,12 +396,7 @@ func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Pag
 			return false
 		}
 		return true
-	})
-	rows, total := storePage(rows, func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }, page)
-	for i := range rows {
-		rows[i] = storeCopyEvent(rows[i])
-	}
-	return rows, total, nil
+	}, func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }, storeCopyEvent, page)
 }
 
 func storeCopyEvent(e ports.Event) ports.Event {

@@ -102,14 +102,32 @@ func (r storeOwnerRow) toPort() ports.BeneficialOwner {
 	}
 }
 
+// insert writes row (a pointer to a row model) under a savepoint: a
+// duplicate is a *ports.ConflictError with the unit of work still usable.
+func (tx *storeTx) insert(ctx context.Context, what string, row any) error {
+	_, err := tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return tx.db.NewInsert().Model(row).Exec(ctx)
+	})
+	return err
+}
+
+// updateColumns writes cols of row (a pointer to a row model) to the
+// platform's row with its key: ports.ErrNotFound when there is none.
+func (tx *storeTx) updateColumns(ctx context.Context, what string, row any, platformID string, cols ...string) error {
+	res, err := tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return tx.db.NewUpdate().Model(row).Column(cols...).WherePK().Where("platform_id = ?", platformID).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
 type storeOwners struct{ tx *storeTx }
 
 func (r storeOwners) Create(ctx context.Context, o ports.BeneficialOwner) error {
 	row := storeOwnerToRow(o)
-	_, err := r.tx.exec(ctx, "create beneficial owner "+o.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create beneficial owner "+o.ID, &row)
 }
 
 func (r storeOwners) Get(ctx context.Context, platformID, id string) (ports.BeneficialOwner, error) {
@@ -125,15 +143,8 @@ func (r storeOwners) Get(ctx context.Context, platformID, id string) (ports.Bene
 // time are fixed at Create.
 func (r storeOwners) Update(ctx context.Context, o ports.BeneficialOwner) error {
 	row := storeOwnerToRow(o)
-	what := "update beneficial owner " + o.ID
-	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model(&row).Column("roles", "ownership_percentage", "personal_info", "kyc_status", "updated_at").
-			WherePK().Where("platform_id = ?", o.PlatformID).Exec(ctx)
-	})
-	if err != nil {
-		return err
-	}
-	return storeUpdated(res, what)
+	return r.tx.updateColumns(ctx, "update beneficial owner "+o.ID, &row, o.PlatformID,
+		"roles", "ownership_percentage", "personal_info", "kyc_status", "updated_at")
 }
 
 func (r storeOwners) List(ctx context.Context, f ports.BeneficialOwnerFilter, page ports.Page) ([]ports.BeneficialOwner, int, error) {
@@ -195,10 +206,7 @@ type storeVerifications struct{ tx *storeTx }
 
 func (r storeVerifications) Create(ctx context.Context, v ports.Verification) error {
 	row := storeVerificationToRow(v)
-	_, err := r.tx.exec(ctx, "create verification "+v.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create verification "+v.ID, &row)
 }
 
 func (r storeVerifications) Get(ctx context.Context, platformID, id string) (ports.Verification, error) {
@@ -224,15 +232,7 @@ func (r storeVerifications) Latest(ctx context.Context, platformID, customerID s
 // times).
 func (r storeVerifications) Update(ctx context.Context, v ports.Verification) error {
 	row := storeVerificationToRow(v)
-	what := "update verification " + v.ID
-	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model(&row).Column("status", "errors", "submitted_at", "updated_at").
-			WherePK().Where("platform_id = ?", v.PlatformID).Exec(ctx)
-	})
-	if err != nil {
-		return err
-	}
-	return storeUpdated(res, what)
+	return r.tx.updateColumns(ctx, "update verification "+v.ID, &row, v.PlatformID, "status", "errors", "submitted_at", "updated_at")
 }
 
 func (r storeVerifications) List(ctx context.Context, f ports.VerificationFilter, page ports.Page) ([]ports.Verification, int, error) {
@@ -303,10 +303,7 @@ func (r storeDocuments) Create(ctx context.Context, d ports.Document) error {
 	if row.Content == nil {
 		row.Content = []byte{}
 	}
-	_, err := r.tx.exec(ctx, "create document "+d.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create document "+d.ID, &row)
 }
 
 func (r storeDocuments) Get(ctx context.Context, platformID, id string) (ports.Document, error) {
@@ -336,14 +333,7 @@ func (r storeDocuments) Update(ctx context.Context, d ports.Document) error {
 	if d.Content != nil {
 		cols = append(cols, "content_type", "size", "sha256", "content")
 	}
-	what := "update document " + d.ID
-	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model(&row).Column(cols...).WherePK().Where("platform_id = ?", d.PlatformID).Exec(ctx)
-	})
-	if err != nil {
-		return err
-	}
-	return storeUpdated(res, what)
+	return r.tx.updateColumns(ctx, "update document "+d.ID, &row, d.PlatformID, cols...)
 }
 
 func (r storeDocuments) MarkSubmitted(ctx context.Context, platformID, customerID string, at time.Time) error {

@@ -141,10 +141,7 @@ type storeQuotes struct{ tx *storeTx }
 // may handle (*ports.ConflictError) with the unit of work still usable.
 func (r storeQuotes) Create(ctx context.Context, q ports.Quote) error {
 	row := storeQuoteToRow(q)
-	_, err := r.tx.exec(ctx, "create quote "+q.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create quote "+q.ID, &row)
 }
 
 func (r storeQuotes) get(ctx context.Context, platformID, id, lock string) (ports.Quote, error) {

@@ -97,6 +97,17 @@ var (
 	dateOnlySpec = "YYYY-MM-DD"
 )
 
+// Fields is the customer field rules for another package's input (a
+// beneficial owner's personalInfo, a document's text), so a rule is
+// checked in one place. The zero value gathers errors like checker.
+type Fields struct{ checker }
+
+// Text checks a free-text value as the customer fields are checked.
+func (f *Fields) Text(field, v string, max int) { f.text(field, v, max) }
+
+// Address checks a postal address as the customer addresses are checked.
+func (f *Fields) Address(field string, a *ports.Address) { f.address(field, a) }
+
 // checker wraps a fault.Collector with the field rules customers share.
 type checker struct {
 	fault.Collector

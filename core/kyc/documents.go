@@ -79,10 +79,10 @@ func (s *Service) checkDocument(in DocumentInput, d *ports.Document, withHolder 
 		chk.country("country", in.Country)
 	}
 	if in.DocumentNumber != "" {
-		chk.text("documentNumber", in.DocumentNumber, maxIdentifier)
+		chk.Text("documentNumber", in.DocumentNumber, maxIdentifier)
 	}
 	if in.IssuingAuthority != "" {
-		chk.text("issuingAuthority", in.IssuingAuthority, maxText)
+		chk.Text("issuingAuthority", in.IssuingAuthority, maxText)
 	}
 	var contentType string
 	switch {

@@ -9,9 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/ports"
@@ -21,16 +20,16 @@ import (
 // IdentificationType).
 var (
 	Roles   = []string{"UBO", "DIRECTOR", "COMPANY_OFFICER", "CONTROL_PERSON", "TRUSTEE", "GENERAL_PARTNER"}
-	IDTypes = []string{"SSN", "ITIN", "EIN", "NON_US_TAX_ID"}
+	IDTypes = customers.IDTypes
 )
 
-// Bounds of owner fields (the reference fixes none beyond 0-100).
+// Bounds of owner fields: the customer fields' (the reference fixes none
+// beyond 0-100).
 const (
 	MaxOwnership  = 100
-	maxText       = 255
-	maxIdentifier = 64
-	maxPostalCode = 32
-	maxEmail      = 254
+	maxText       = customers.MaxShort
+	maxIdentifier = customers.MaxIdentifier
+	maxEmail      = customers.MaxEmail
 )
 
 var (
@@ -251,9 +250,10 @@ func ownershipFits(ctx context.Context, tx ports.Tx, o ports.BeneficialOwner) er
 
 // ---- input checks ----
 
-// checker gathers field errors (fault.Collector) with the owner rules.
+// checker gathers field errors with the owner rules; text and addresses
+// are checked by the customer field rules.
 type checker struct {
-	fault.Collector
+	customers.Fields
 	now time.Time
 }
 
@@ -308,7 +308,7 @@ func (c *checker) personalInfo(in *PersonalInfoInput, out *ports.PersonalInfo) {
 		if v == nil {
 			return
 		}
-		c.text(p+name, *v, max)
+		c.Text(p+name, *v, max)
 		*dst = *v
 	}
 	text("firstName", in.FirstName, &out.FirstName, maxText)
@@ -333,7 +333,7 @@ func (c *checker) personalInfo(in *PersonalInfoInput, out *ports.PersonalInfo) {
 		out.PhoneNumber = *in.PhoneNumber
 	}
 	if in.Address != nil {
-		c.address(p+"address", in.Address)
+		c.Address(p+"address", in.Address)
 		a := *in.Address
 		out.Address = &a
 	}
@@ -352,19 +352,6 @@ func (c *checker) personalInfo(in *PersonalInfoInput, out *ports.PersonalInfo) {
 	if (out.IDType == "SSN" || out.IDType == "ITIN") && out.Identifier != "" && !usTaxIDRe.MatchString(out.Identifier) &&
 		(in.IDType != nil || in.Identifier != nil) {
 		c.Add(p+"identifier", "an "+out.IDType+" has nine digits (###-##-####)")
-	}
-}
-
-func (c *checker) text(field, v string, max int) {
-	switch {
-	case !utf8.ValidString(v):
-		c.Add(field, "must be valid UTF-8")
-	case strings.TrimSpace(v) == "":
-		c.Add(field, "must not be empty")
-	case utf8.RuneCountInString(v) > max:
-		c.Add(field, fmt.Sprintf("must be at most %d characters", max))
-	case strings.IndexFunc(v, unicode.IsControl) >= 0:
-		c.Add(field, "must not contain control characters")
 	}
 }
 
@@ -390,30 +377,5 @@ func (c *checker) email(field, v string) {
 	a, err := mail.ParseAddress(v)
 	if len(v) > maxEmail || err != nil || a.Address != v || a.Name != "" || !strings.Contains(v[strings.LastIndexByte(v, '@')+1:], ".") {
 		c.Add(field, "must be an e-mail address")
-	}
-}
-
-func (c *checker) address(field string, a *ports.Address) {
-	req := func(name, v string, max int) {
-		if v == "" {
-			c.Add(field+"."+name, "is required")
-			return
-		}
-		c.text(field+"."+name, v, max)
-	}
-	opt := func(name, v string) {
-		if v != "" {
-			c.text(field+"."+name, v, maxText)
-		}
-	}
-	req("line1", a.Line1, maxText)
-	opt("line2", a.Line2)
-	opt("city", a.City)
-	opt("state", a.State)
-	req("postalCode", a.PostalCode, maxPostalCode)
-	if a.Country == "" {
-		c.Add(field+".country", "is required")
-	} else {
-		c.country(field+".country", a.Country)
 	}
 }

@@ -13,17 +13,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/ports"
 )
 
 // Customer and beneficial owner statuses (kycStatus / kybStatus).
 const (
-	StatusUnverified = "UNVERIFIED"
-	StatusPending    = "PENDING"
-	StatusApproved   = "APPROVED"
-	StatusRejected   = "REJECTED"
-	StatusHold       = "HOLD"
+	StatusUnverified = customers.StatusUnverified
+	StatusPending    = customers.StatusPending
+	StatusApproved   = customers.StatusApproved
+	StatusRejected   = customers.StatusRejected
+	StatusHold       = customers.StatusHold
 )
 
 // Verification statuses.
@@ -41,7 +42,7 @@ var VerificationStatuses = []string{VerificationResolveErrors, VerificationManua
 	VerificationApproved, VerificationRejected, VerificationReady}
 
 const (
-	customerTypeBusiness    = "BUSINESS"
+	customerTypeBusiness    = customers.TypeBusiness
 	customerIDPrefix        = "Customer:"
 	ownerIDPrefix           = "BeneficialOwner:"
 	codeUserNotFound        = "USER_NOT_FOUND"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -270,27 +269,14 @@ func testQuoteGetForUpdateSerialises(t *testing.T, s ports.Store, _ LedgerReader
 	qt.LockedAmount = 0
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Quotes().Create(ctx, qt) })
 	const workers, rounds = 6, 5
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*rounds)
-	for range workers {
-		wg.Go(func() {
-			for range rounds {
-				errs <- s.InTx(ctx, func(tx ports.Tx) error {
-					got, err := tx.Quotes().GetForUpdate(ctx, p.ID, qt.ID)
-					if err != nil {
-						return err
-					}
-					got.LockedAmount++
-					return tx.Quotes().Update(ctx, got)
-				})
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	concurrentUnits(t, s, workers, rounds, func(ctx context.Context, tx ports.Tx, _, _ int) error {
+		got, err := tx.Quotes().GetForUpdate(ctx, p.ID, qt.ID)
+		if err != nil {
+			return err
+		}
+		got.LockedAmount++
+		return tx.Quotes().Update(ctx, got)
+	})
 	got, err := s.Read().Quotes().Get(ctx, p.ID, qt.ID)
 	require.NoError(t, err)
 	assert.Equal(t, int64(workers*rounds), got.LockedAmount)

@@ -110,6 +110,27 @@ func inTx(t *testing.T, s ports.Store, fn func(ctx context.Context, tx ports.Tx)
 	require.NoError(t, s.InTx(ctx, func(tx ports.Tx) error { return fn(ctx, tx) }))
 }
 
+// concurrentUnits runs workers goroutines of rounds units of work each
+// (unit gets the worker and round) and requires every unit to commit.
+func concurrentUnits(t *testing.T, s ports.Store, workers, rounds int, unit func(ctx context.Context, tx ports.Tx, w, r int) error) {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*rounds)
+	for w := range workers {
+		wg.Go(func() {
+			for r := range rounds {
+				errs <- s.InTx(ctx, func(tx ports.Tx) error { return unit(ctx, tx, w, r) })
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
 func requireConflict(t *testing.T, err error, constraint string) {
 	t.Helper()
 	require.Error(t, err)
@@ -1225,31 +1246,18 @@ func testGetForUpdateSerialises(t *testing.T, s ports.Store, _ LedgerReader) {
 	c.PhoneNumber = "0"
 	createCustomers(t, s, c)
 	const workers, rounds = 6, 5
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*rounds)
-	for range workers {
-		wg.Go(func() {
-			for range rounds {
-				errs <- s.InTx(ctx, func(tx ports.Tx) error {
-					got, err := tx.Customers().GetForUpdate(ctx, p.ID, c.ID)
-					if err != nil {
-						return err
-					}
-					n, err := strconv.Atoi(got.PhoneNumber)
-					if err != nil {
-						return err
-					}
-					got.PhoneNumber = strconv.Itoa(n + 1)
-					return tx.Customers().Update(ctx, got)
-				})
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	concurrentUnits(t, s, workers, rounds, func(ctx context.Context, tx ports.Tx, _, _ int) error {
+		got, err := tx.Customers().GetForUpdate(ctx, p.ID, c.ID)
+		if err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(got.PhoneNumber)
+		if err != nil {
+			return err
+		}
+		got.PhoneNumber = strconv.Itoa(n + 1)
+		return tx.Customers().Update(ctx, got)
+	})
 	got, err := s.Read().Customers().Get(ctx, p.ID, c.ID)
 	require.NoError(t, err)
 	assert.Equal(t, strconv.Itoa(workers*rounds), got.PhoneNumber)

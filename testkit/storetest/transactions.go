@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -482,34 +481,21 @@ func testTransactionConcurrentWrites(t *testing.T, s ports.Store, _ LedgerReader
 	cs := []ports.Customer{customer(p.ID, at(0)), customer(p.ID, at(0)), customer(p.ID, at(0))}
 	createCustomers(t, s, cs...)
 	const workers, rounds = 6, 15
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*rounds)
-	for w := range workers {
-		wg.Go(func() {
-			for r := range rounds {
-				errs <- s.InTx(ctx, func(tx ports.Tx) error {
-					a := transaction(p.ID, cs[(w+r)%3].ID, "OUTGOING", at(r))
-					b := transaction(p.ID, "", "INCOMING", at(r))
-					if (w+r)%2 == 0 {
-						a, b = b, a // the other order too
-					}
-					if err := tx.Transactions().Create(ctx, a); err != nil {
-						return err
-					}
-					if err := tx.Transactions().Create(ctx, b); err != nil {
-						return err
-					}
-					a.Status = "COMPLETED"
-					return tx.Transactions().Update(ctx, a)
-				})
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	concurrentUnits(t, s, workers, rounds, func(ctx context.Context, tx ports.Tx, w, r int) error {
+		a := transaction(p.ID, cs[(w+r)%3].ID, "OUTGOING", at(r))
+		b := transaction(p.ID, "", "INCOMING", at(r))
+		if (w+r)%2 == 0 {
+			a, b = b, a // the other order too
+		}
+		if err := tx.Transactions().Create(ctx, a); err != nil {
+			return err
+		}
+		if err := tx.Transactions().Create(ctx, b); err != nil {
+			return err
+		}
+		a.Status = "COMPLETED"
+		return tx.Transactions().Update(ctx, a)
+	})
 	all, _, err := s.Read().Transactions().List(ctx, ports.TransactionFilter{PlatformID: p.ID}, ports.Page{})
 	require.NoError(t, err)
 	require.Len(t, all, 2*workers*rounds)
