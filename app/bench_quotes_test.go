@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -44,33 +43,11 @@ func BenchmarkHTTPQuoteImmediate(b *testing.B) {
 }
 
 func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
-	env := newBenchEnv(b, backendName)
-	be, svc, cfg, clock, log := env.be, env.svc, env.cfg, env.clock, env.log
-	tokenID, secret, p := env.tokenID, env.secret, env.platform
-	ctx := context.Background()
-	accts := benchAccounts(b, be, svc, p.ID)
-	dests := make([]string, len(accts))
-	for i, a := range accts {
-		// 10,000,000.00 USD: far more than every level's round trips at
-		// 100.00 each, so no execute meets an insufficient balance.
-		if _, err := svc.accounts.Fund(ctx, p.ID, a, 1_000_000_000, ""); err != nil {
-			b.Fatal(err)
-		}
-		dests[i] = benchEURAccount(b, be, svc, p.ID, a)
-	}
-	srv := httptest.NewServer(newHandler(be, svc, cfg, clock, log))
-	defer srv.Close()
-	if withWorkers {
-		w := startWorkers(ctx, be, svc.runner, cfg, clock, log)
-		defer w.stop()
-	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
+	s := newBenchPayers(b, backendName, withWorkers, func(env benchEnv, accountID string, _ int) string {
+		return benchEURAccount(b, env.be, env.svc, env.platform.ID, accountID)
+	})
 	post := func(path, key, body string, want int) ([]byte, error) {
-		req, _ := http.NewRequest("POST", srv.URL+BasePath+path, bytes.NewReader([]byte(body)))
-		req.SetBasicAuth(tokenID, secret)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", key)
-		resp, err := client.Do(req)
+		resp, err := s.post(path, key, body)
 		if err != nil {
 			return nil, err
 		}
@@ -92,11 +69,11 @@ func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 				firstErr error
 			)
 			r := loadtest.Run(b.N, conc, func(i int) error {
-				k := i % len(accts)
+				k := i % len(s.accts)
 				// 100.00 USD locked on the sending side: about 92 EUR,
 				// well inside the USD→EUR corridor's 1.00–250,000.00.
 				body := fmt.Sprintf(`{"source":{"sourceType":"ACCOUNT","accountId":%q},"destination":{"destinationType":"ACCOUNT","accountId":%q},`+
-					`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":10000,"immediatelyExecute":%v}`, accts[k], dests[k], immediate)
+					`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":10000,"immediatelyExecute":%v}`, s.accts[k], s.dests[k], immediate)
 				created, err := post("/quotes", fmt.Sprintf("%s-%d-create", run, i), body, http.StatusCreated)
 				if err == nil && immediate {
 					if !bytes.Contains(created, []byte(`"status":"PROCESSING"`)) && !bytes.Contains(created, []byte(`"status":"COMPLETED"`)) {

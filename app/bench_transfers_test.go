@@ -34,36 +34,17 @@ func BenchmarkHTTPTransferOut(b *testing.B) {
 }
 
 func benchTransferOut(b *testing.B, backendName string, withWorkers bool) {
-	env := newBenchEnv(b, backendName)
-	be, svc, cfg, clock, log := env.be, env.svc, env.cfg, env.clock, env.log
-	tokenID, secret, p := env.tokenID, env.secret, env.platform
+	s := newBenchPayers(b, backendName, withWorkers, func(env benchEnv, accountID string, i int) string {
+		return benchExternalAccount(b, env.be, env.platform.ID, accountID, i)
+	})
 	ctx := context.Background()
-	accts := benchAccounts(b, be, svc, p.ID)
-	dests := make([]string, len(accts))
-	for i, a := range accts {
-		if _, err := svc.accounts.Fund(ctx, p.ID, a, 1_000_000_000, ""); err != nil {
-			b.Fatal(err)
-		}
-		dests[i] = benchExternalAccount(b, be, p.ID, a, i)
-	}
-	srv := httptest.NewServer(newHandler(be, svc, cfg, clock, log))
-	defer srv.Close()
-	if withWorkers {
-		w := startWorkers(ctx, be, svc.runner, cfg, clock, log)
-		defer w.stop()
-	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 	for _, conc := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
 			run := fmt.Sprintf("%s-%v-%d-%d", backendName, withWorkers, conc, b.N)
 			r := loadtest.Run(b.N, conc, func(i int) error {
-				k := i % len(accts)
-				body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, accts[k], dests[k])
-				req, _ := http.NewRequest("POST", srv.URL+BasePath+"/transfer-out", bytes.NewReader([]byte(body)))
-				req.SetBasicAuth(tokenID, secret)
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Idempotency-Key", fmt.Sprintf("%s-%d", run, i))
-				resp, err := client.Do(req)
+				k := i % len(s.accts)
+				body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, s.accts[k], s.dests[k])
+				resp, err := s.post("/transfer-out", fmt.Sprintf("%s-%d", run, i), body)
 				if err != nil {
 					return err
 				}
@@ -81,8 +62,8 @@ func benchTransferOut(b *testing.B, backendName string, withWorkers bool) {
 			if withWorkers {
 				// How far the job loop was behind when the requests
 				// stopped: transactions not yet submitted to their rail.
-				_, behind, err := be.store.Read().Transactions().List(ctx,
-					ports.TransactionFilter{PlatformID: p.ID, Status: "PENDING"}, ports.Page{Limit: 1})
+				_, behind, err := s.be.store.Read().Transactions().List(ctx,
+					ports.TransactionFilter{PlatformID: s.platform.ID, Status: "PENDING"}, ports.Page{Limit: 1})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -113,4 +94,50 @@ func benchExternalAccount(b *testing.B, be *backend, platformID, accountID strin
 		b.Fatal(err)
 	}
 	return ea.ID
+}
+
+// benchPayers is a loopback server over a new bench environment whose
+// benchAccounts are each funded with 10,000,000.00 USD (far more than every
+// concurrency level spends, so no request meets an insufficient balance)
+// and each pay their own destination. With workers the job loop runs
+// alongside, as the server's does. All of it stops when the benchmark ends.
+type benchPayers struct {
+	benchEnv
+	url          string
+	client       *http.Client
+	accts, dests []string
+}
+
+// newBenchPayers builds benchPayers; dest makes the destination of the
+// i-th account.
+func newBenchPayers(b *testing.B, backendName string, withWorkers bool, dest func(env benchEnv, accountID string, i int) string) *benchPayers {
+	b.Helper()
+	env := newBenchEnv(b, backendName)
+	ctx := context.Background()
+	s := &benchPayers{benchEnv: env, accts: benchAccounts(b, env.be, env.svc, env.platform.ID)}
+	s.dests = make([]string, len(s.accts))
+	for i, a := range s.accts {
+		if _, err := env.svc.accounts.Fund(ctx, env.platform.ID, a, 1_000_000_000, ""); err != nil {
+			b.Fatal(err)
+		}
+		s.dests[i] = dest(env, a, i)
+	}
+	srv := httptest.NewServer(newHandler(env.be, env.svc, env.cfg, env.clock, env.log))
+	b.Cleanup(srv.Close)
+	if withWorkers {
+		w := startWorkers(ctx, env.be, env.svc.runner, env.cfg, env.clock, env.log)
+		b.Cleanup(w.stop)
+	}
+	s.url = srv.URL + BasePath
+	s.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
+	return s
+}
+
+// post sends an authenticated JSON POST to path under Idempotency-Key key.
+func (s *benchPayers) post(path, key, body string) (*http.Response, error) {
+	req, _ := http.NewRequest("POST", s.url+path, bytes.NewReader([]byte(body)))
+	req.SetBasicAuth(s.tokenID, s.secret)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", key)
+	return s.client.Do(req)
 }

@@ -68,19 +68,9 @@ func (e *env) customerAccount(t *testing.T, platformID, customerID, typ, currenc
 	return a
 }
 
-func requireFault(t *testing.T, err error, kind fault.Kind, code string) *fault.Error {
-	t.Helper()
-	require.Error(t, err)
-	f, ok := fault.As(err)
-	require.Truef(t, ok, "want a fault, got %v", err)
-	assert.Equal(t, kind, f.Kind)
-	assert.Equal(t, code, f.Code)
-	return f
-}
-
 func requireInvalid(t *testing.T, err error, field string) {
 	t.Helper()
-	f := requireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
+	f := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
 	require.NotEmpty(t, f.Fields)
 	assert.Equal(t, field, f.Fields[0].Field)
 }
@@ -180,9 +170,9 @@ func TestGetIsolatesPlatforms(t *testing.T) {
 	assert.Equal(t, acct.ID, got.ID)
 
 	_, err = e.svc.Get(ctx, b, acct.ID)
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 	_, err = e.svc.Fund(ctx, b, acct.ID, 100, "")
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 	res, err := e.svc.ListCustomerAccounts(ctx, b, accounts.Filter{CustomerID: "Customer:1"}, ports.Page{})
 	require.NoError(t, err)
 	assert.Empty(t, res.Accounts)
@@ -205,9 +195,9 @@ func TestFundValidation(t *testing.T) {
 		requireInvalid(t, err, "amount")
 	}
 	_, err := e.svc.Fund(ctx, pid, "InternalAccount:unknown", 1, "")
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 	_, err = e.svc.Fund(ctx, pid, frozen.ID, 1, "")
-	requireFault(t, err, fault.KindConflict, "CONFLICT")
+	testkit.RequireFault(t, err, fault.KindConflict, "CONFLICT")
 
 	got, err := e.svc.Fund(ctx, pid, acct.ID, accounts.MaxFundAmount, "")
 	require.NoError(t, err)
@@ -215,7 +205,7 @@ func TestFundValidation(t *testing.T) {
 
 	prod := accounts.New(e.store, e.ledger, e.clock, e.ids, false)
 	_, err = prod.Fund(ctx, pid, acct.ID, 1, "")
-	requireFault(t, err, fault.KindForbidden, "FORBIDDEN")
+	testkit.RequireFault(t, err, fault.KindForbidden, "FORBIDDEN")
 }
 
 func TestFundPostsBalancedEntry(t *testing.T) {
@@ -270,7 +260,7 @@ func TestFundIdempotencyKey(t *testing.T) {
 
 	// The same key for a different funding is refused.
 	_, err = e.svc.Fund(ctx, pid, acct.ID, 9999, "key-1")
-	requireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
+	testkit.RequireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
 
 	// Another platform's key space is its own.
 	got, err = e.svc.Fund(ctx, other, otherAcct.ID, 2500, "key-1")

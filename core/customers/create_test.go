@@ -16,6 +16,7 @@ import (
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit"
 )
 
 func TestCustomerCreateIndividualDefaults(t *testing.T) {
@@ -434,13 +435,13 @@ func TestCustomerCreateConflicts(t *testing.T) {
 	dup := individual()
 	dup.PlatformCustomerID = ptr("user-1")
 	_, err := e.svc.Create(ctx, e.platform, dup)
-	fe := requireFault(t, err, fault.KindConflict, "CONFLICT")
+	fe := testkit.RequireFault(t, err, fault.KindConflict, "CONFLICT")
 	assert.Equal(t, "platformCustomerId", fe.Fields[0].Field)
 
 	dup = individual()
 	dup.UmaAddress = ptr("$ana@sandbox.local")
 	_, err = e.svc.Create(ctx, e.platform, dup)
-	fe = requireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
+	fe = testkit.RequireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
 	assert.Equal(t, "umaAddress", fe.Fields[0].Field)
 
 	// Another platform has its own namespace.
@@ -457,7 +458,7 @@ func TestCustomerCreateConflicts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "user-1", c.PlatformCustomerID)
 	_, err = e.svc.Create(ctx, e.platform, dup)
-	requireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
+	testkit.RequireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
 }
 
 // failingLedgerStore refuses to create ledger accounts, to show that a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/testkit"
 )
 
 func TestCustomerDeleteAndGet(t *testing.T) {
@@ -28,7 +29,7 @@ func TestCustomerDeleteAndGet(t *testing.T) {
 	assert.True(t, stored.IsDeleted)
 
 	_, err = e.svc.Delete(ctx, e.platform, c.ID)
-	requireFault(t, err, fault.KindGone, "CUSTOMER_DELETED")
+	testkit.RequireFault(t, err, fault.KindGone, "CUSTOMER_DELETED")
 	assert.Len(t, e.accounts(t, c.ID), 2, "accounts are kept")
 }
 
@@ -43,9 +44,9 @@ func TestCustomerMissingAndForeignCustomers(t *testing.T) {
 		{other, c.ID},
 	} {
 		_, err := e.svc.Get(ctx, tt.platform, tt.id)
-		requireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
+		testkit.RequireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
 		_, err = e.svc.Delete(ctx, tt.platform, tt.id)
-		requireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
+		testkit.RequireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
 	}
 	stored, err := e.svc.Get(ctx, e.platform, c.ID)
 	require.NoError(t, err)

@@ -80,21 +80,10 @@ func business() customers.Input {
 	}
 }
 
-// requireFault asserts err is a *fault.Error of kind and code and returns it.
-func requireFault(t *testing.T, err error, kind fault.Kind, code string) *fault.Error {
-	t.Helper()
-	require.Error(t, err)
-	fe, ok := fault.As(err)
-	require.True(t, ok, "want *fault.Error, got %T: %v", err, err)
-	require.Equal(t, kind, fe.Kind, "kind of %v", err)
-	require.Equal(t, code, fe.Code, "code of %v", err)
-	return fe
-}
-
 // requireInvalid asserts err is a 400 INVALID_INPUT naming exactly fields.
 func requireInvalid(t *testing.T, err error, fields ...string) *fault.Error {
 	t.Helper()
-	fe := requireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
+	fe := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
 	var got []string
 	for _, f := range fe.Fields {
 		got = append(got, f.Field)

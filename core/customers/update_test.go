@@ -11,6 +11,7 @@ import (
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit"
 )
 
 func TestCustomerUpdatePartial(t *testing.T) {
@@ -194,7 +195,7 @@ func TestCustomerUpdateUmaConflict(t *testing.T) {
 	a := e.create(t, individual())
 	b := e.create(t, individual())
 	_, err := e.svc.Update(ctx, e.platform, b.ID, customers.Input{CustomerType: customers.TypeIndividual, UmaAddress: ptr(a.UmaAddress)})
-	requireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
+	testkit.RequireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
 	// Setting one's own address again is not a conflict.
 	_, err = e.svc.Update(ctx, e.platform, a.ID, customers.Input{CustomerType: customers.TypeIndividual, UmaAddress: ptr(a.UmaAddress)})
 	require.NoError(t, err)
@@ -207,13 +208,13 @@ func TestCustomerUpdateMissingOrDeleted(t *testing.T) {
 	upd := customers.Input{CustomerType: customers.TypeIndividual, KYCStatus: ptr("APPROVED")}
 
 	_, err := e.svc.Update(ctx, e.platform, "Customer:00000000-0000-0000-0000-000000000000", upd)
-	requireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
 	other := e.addPlatform(t, "")
 	_, err = e.svc.Update(ctx, other, c.ID, upd)
-	requireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
 
 	_, err = e.svc.Delete(ctx, e.platform, c.ID)
 	require.NoError(t, err)
 	_, err = e.svc.Update(ctx, e.platform, c.ID, upd)
-	requireFault(t, err, fault.KindGone, "CUSTOMER_DELETED")
+	testkit.RequireFault(t, err, fault.KindGone, "CUSTOMER_DELETED")
 }

@@ -349,7 +349,7 @@ func checkSpark(v string) string {
 	if !sparkHRPs[hrp] {
 		return "must start with a Spark network prefix (spark1 or sp1 on mainnet)"
 	}
-	if variant != variantBech32m {
+	if variant != Bech32m {
 		return "must use the bech32m checksum"
 	}
 	payload, ok := convertBits(data, 5, 8, false)
@@ -376,7 +376,7 @@ func checkBolt11(v string) string {
 	if !lnHRPRe.MatchString(hrp) {
 		return "must start with lnbc (or lntb, lnbcrt, lntbs) and an optional amount"
 	}
-	if variant != variantBech32 || len(data) < bolt11MinGroups {
+	if variant != Bech32 || len(data) < bolt11MinGroups {
 		return "is not a complete BOLT 11 invoice"
 	}
 	return ""

@@ -12,17 +12,17 @@ import (
 // well-known routing numbers, IBANs, CLABEs, CPFs and Solana program ids.
 
 func TestBech32Vectors(t *testing.T) {
-	for s, want := range map[string]bech32Variant{
-		"A12UEL5L": variantBech32,
-		"a12uel5l": variantBech32,
-		"abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw":                variantBech32,
-		"split1checkupstagehandshakeupstreamerranterredcaperred2y9e3w": variantBech32,
-		"?1ezyfcl": variantBech32,
-		"A1LQFN3A": variantBech32m,
-		"a1lqfn3a": variantBech32m,
-		"abcdef1l7aum6echk45nj3s0wdvt2fg8x9yrzpqzd3ryx":                variantBech32m,
-		"split1checkupstagehandshakeupstreamerranterredcaperredlc445v": variantBech32m,
-		"?1v759aa": variantBech32m,
+	for s, want := range map[string]Bech32Variant{
+		"A12UEL5L": Bech32,
+		"a12uel5l": Bech32,
+		"abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw":                Bech32,
+		"split1checkupstagehandshakeupstreamerranterredcaperred2y9e3w": Bech32,
+		"?1ezyfcl": Bech32,
+		"A1LQFN3A": Bech32m,
+		"a1lqfn3a": Bech32m,
+		"abcdef1l7aum6echk45nj3s0wdvt2fg8x9yrzpqzd3ryx":                Bech32m,
+		"split1checkupstagehandshakeupstreamerranterredcaperredlc445v": Bech32m,
+		"?1v759aa": Bech32m,
 	} {
 		_, _, got, err := bech32Decode(s)
 		require.NoError(t, err, s)
@@ -41,8 +41,8 @@ func TestBech32Vectors(t *testing.T) {
 	}
 	// Round trip through the encoder.
 	data := []byte{0, 1, 2, 3, 31, 30, 29}
-	for _, v := range []bech32Variant{variantBech32, variantBech32m} {
-		hrp, got, gotV, err := bech32Decode(bech32Encode("test", data, v))
+	for _, v := range []Bech32Variant{Bech32, Bech32m} {
+		hrp, got, gotV, err := bech32Decode(Bech32Encode("test", data, v))
 		require.NoError(t, err)
 		assert.Equal(t, "test", hrp)
 		assert.Equal(t, data, got)
@@ -55,7 +55,7 @@ func TestBase58(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, make([]byte, 32), b)
 	for _, in := range [][]byte{{0, 0, 1, 2}, {255, 254}, {9}} {
-		out, ok := base58Decode(base58Encode(in))
+		out, ok := base58Decode(Base58Encode(in))
 		require.True(t, ok)
 		assert.Equal(t, in, out)
 	}
@@ -177,14 +177,14 @@ func TestCheckSpark(t *testing.T) {
 	key[10] = 7
 	data, _ := convertBits(key, 8, 5, true)
 	for _, hrp := range []string{"spark", "sp", "sprt", "sparkrt"} {
-		assert.Empty(t, checkSpark(bech32Encode(hrp, data, variantBech32m)), hrp)
+		assert.Empty(t, checkSpark(Bech32Encode(hrp, data, Bech32m)), hrp)
 	}
-	assert.Contains(t, checkSpark(bech32Encode("bc", data, variantBech32m)), "network prefix")
-	assert.Contains(t, checkSpark(bech32Encode("spark", data, variantBech32)), "bech32m")
+	assert.Contains(t, checkSpark(Bech32Encode("bc", data, Bech32m)), "network prefix")
+	assert.Contains(t, checkSpark(Bech32Encode("spark", data, Bech32)), "bech32m")
 	bad := append([]byte{0x0a, 0x20}, make([]byte, 33)...)
 	badData, _ := convertBits(bad, 8, 5, true)
-	assert.Contains(t, checkSpark(bech32Encode("spark", badData, variantBech32m)), "identity public key")
-	good := bech32Encode("spark", data, variantBech32m)
+	assert.Contains(t, checkSpark(Bech32Encode("spark", badData, Bech32m)), "identity public key")
+	good := Bech32Encode("spark", data, Bech32m)
 	flipped := good[:len(good)-1] + string(bech32Charset[(strings.IndexByte(bech32Charset, good[len(good)-1])+1)%32])
 	assert.Contains(t, checkSpark(flipped), "checksum")
 }
@@ -195,11 +195,11 @@ func TestCheckLightning(t *testing.T) {
 		data[i] = byte(i % 32)
 	}
 	for _, hrp := range []string{"lnbc", "lnbc10u", "lntb2500n", "lnbcrt1m"} {
-		assert.Empty(t, checkBolt11(bech32Encode(hrp, data, variantBech32)), hrp)
+		assert.Empty(t, checkBolt11(Bech32Encode(hrp, data, Bech32)), hrp)
 	}
-	assert.Contains(t, checkBolt11(bech32Encode("lnxx", data, variantBech32)), "lnbc")
-	assert.Contains(t, checkBolt11(bech32Encode("lnbc", data[:50], variantBech32)), "complete")
-	assert.Contains(t, checkBolt11(bech32Encode("lnbc", data, variantBech32m)), "complete")
+	assert.Contains(t, checkBolt11(Bech32Encode("lnxx", data, Bech32)), "lnbc")
+	assert.Contains(t, checkBolt11(Bech32Encode("lnbc", data[:50], Bech32)), "complete")
+	assert.Contains(t, checkBolt11(Bech32Encode("lnbc", data, Bech32m)), "complete")
 	assert.NotEmpty(t, checkBolt11("lnbc1notaninvoice"))
 
 	assert.Empty(t, checkBolt12("lno1qgsqvgnwgcg35z6ee2h3yczraddm72xrfua9uve2rlrm9deu7xyfzrc"))

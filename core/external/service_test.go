@@ -93,16 +93,6 @@ func input(customerID, typ, suffix string) external.Input {
 	return external.Input{CustomerID: customerID, Currency: externalfixture.Currency[typ], Info: externalfixture.Info(typ, suffix)}
 }
 
-func requireFault(t *testing.T, err error, kind fault.Kind, code string) *fault.Error {
-	t.Helper()
-	require.Error(t, err)
-	f, ok := fault.As(err)
-	require.Truef(t, ok, "%v", err)
-	assert.Equal(t, kind, f.Kind)
-	assert.Equal(t, code, f.Code)
-	return f
-}
-
 func TestCreateCustomerAndPlatformAccounts(t *testing.T) {
 	each(t, func(t *testing.T, newEnv func(t *testing.T, opts ...external.Option) *env) {
 		e := newEnv(t)
@@ -130,12 +120,12 @@ func TestCreateCustomerAndPlatformAccounts(t *testing.T) {
 		_, err = e.svc.Get(ctx, e.platform, p.ID, external.ScopeAll)
 		require.NoError(t, err, "the customer paths reach the platform's accounts too")
 		_, err = e.svc.Get(ctx, e.platform, a.ID, external.ScopePlatform)
-		requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+		testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 
 		// Another platform sees none of them.
 		other := e.addPlatform(t)
 		_, err = e.svc.Get(ctx, other, a.ID, external.ScopeAll)
-		requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+		testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 	})
 }
 
@@ -148,27 +138,27 @@ func TestCreateRefusals(t *testing.T) {
 
 		bad := input(cust, "USD_ACCOUNT", "")
 		bad.Info.RoutingNumber = "021000022"
-		f := requireFault(t, mustFail(e.svc.Create(ctx, e.platform, bad)), fault.KindInvalid, "INVALID_INPUT")
+		f := testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, bad)), fault.KindInvalid, "INVALID_INPUT")
 		assert.Equal(t, "accountInfo.routingNumber", f.Fields[0].Field)
 
 		in := input("Customer:00000000-0000-0000-0000-000000000000", "USD_ACCOUNT", "")
-		requireFault(t, mustFail(e.svc.Create(ctx, e.platform, in)), fault.KindNotFound, "USER_NOT_FOUND")
+		testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, in)), fault.KindNotFound, "USER_NOT_FOUND")
 		in.CustomerID = gone
-		requireFault(t, mustFail(e.svc.Create(ctx, e.platform, in)), fault.KindGone, "CUSTOMER_DELETED")
+		testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, in)), fault.KindGone, "CUSTOMER_DELETED")
 
 		// A customer of another platform is unknown here.
 		other := e.addPlatform(t)
 		in.CustomerID = e.addCustomer(t, other, false)
-		requireFault(t, mustFail(e.svc.Create(ctx, e.platform, in)), fault.KindNotFound, "USER_NOT_FOUND")
+		testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, in)), fault.KindNotFound, "USER_NOT_FOUND")
 
 		plat := input("", "USD_ACCOUNT", "")
 		plat.DefaultUmaDepositAccount = true
-		f = requireFault(t, mustFail(e.svc.Create(ctx, e.platform, plat)), fault.KindInvalid, "INVALID_INPUT")
+		f = testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, plat)), fault.KindInvalid, "INVALID_INPUT")
 		assert.Equal(t, "defaultUmaDepositAccount", f.Fields[0].Field)
 
 		own := input(cust, "USD_ACCOUNT", "")
 		own.OwnershipType = "SOMEONE"
-		f = requireFault(t, mustFail(e.svc.Create(ctx, e.platform, own)), fault.KindInvalid, "INVALID_INPUT")
+		f = testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, own)), fault.KindInvalid, "INVALID_INPUT")
 		assert.Equal(t, "ownershipType", f.Fields[0].Field)
 
 		rows, _, err := e.store.Read().ExternalAccounts().List(ctx, ports.ExternalAccountFilter{PlatformID: e.platform}, ports.Page{})
@@ -186,7 +176,7 @@ func TestCreateDuplicate(t *testing.T) {
 		cust := e.addCustomer(t, e.platform, false)
 		first := e.create(t, input(cust, "USD_ACCOUNT", "123"))
 
-		f := requireFault(t, mustFail(e.svc.Create(ctx, e.platform, input(cust, "USD_ACCOUNT", "123"))), fault.KindConflict, "CONFLICT")
+		f := testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, input(cust, "USD_ACCOUNT", "123"))), fault.KindConflict, "CONFLICT")
 		assert.Equal(t, first.ID, f.Details["externalAccountId"])
 
 		// The same number at another bank, for another customer, or for the
@@ -196,13 +186,13 @@ func TestCreateDuplicate(t *testing.T) {
 		e.create(t, other)
 		e.create(t, input(e.addCustomer(t, e.platform, false), "USD_ACCOUNT", "123"))
 		e.create(t, input("", "USD_ACCOUNT", "123"))
-		requireFault(t, mustFail(e.svc.Create(ctx, e.platform, input("", "USD_ACCOUNT", "123"))), fault.KindConflict, "CONFLICT")
+		testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, input("", "USD_ACCOUNT", "123"))), fault.KindConflict, "CONFLICT")
 
 		// An e-mail PIX key differing only in case is the same key.
 		brl := input(cust, "BRL_ACCOUNT", "")
 		e.create(t, brl)
 		brl.Info.PixKey = "ANA789@example.com"
-		requireFault(t, mustFail(e.svc.Create(ctx, e.platform, brl)), fault.KindConflict, "CONFLICT")
+		testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, brl)), fault.KindConflict, "CONFLICT")
 
 		// Once deleted, the account can be added again.
 		require.NoError(t, e.svc.Delete(ctx, e.platform, first.ID, external.ScopeAll))
@@ -283,7 +273,7 @@ func TestVerification(t *testing.T) {
 		assert.Equal(t, "MATCHED", m.BeneficiaryVerificationStatus)
 		assert.Equal(t, "Ana Maria Silva", m.BeneficiaryVerifiedName)
 
-		requireFault(t, mustFail(e.svc.Create(ctx, e.platform, input(cust, "USD_ACCOUNT", "105"))), fault.KindInvalid, "INVALID_BANK_ACCOUNT")
+		testkit.RequireFault(t, mustFail(e.svc.Create(ctx, e.platform, input(cust, "USD_ACCOUNT", "105"))), fault.KindInvalid, "INVALID_BANK_ACCOUNT")
 		_, err := e.svc.Create(ctx, e.platform, input(cust, "USD_ACCOUNT", "999"))
 		require.Error(t, err)
 		_, isFault := fault.As(err)
@@ -298,8 +288,8 @@ func TestVerification(t *testing.T) {
 		require.NoError(t, err)
 		_, err = e.svc.SetStatus(ctx, e.platform, a.ID, "INACTIVE")
 		require.NoError(t, err)
-		requireFault(t, mustFail(e.svc.SetStatus(ctx, e.platform, a.ID, "ACTIVE")), fault.KindConflict, "CONFLICT")
-		requireFault(t, mustFail(e.svc.SetStatus(ctx, e.platform, a.ID, "GONE")), fault.KindInvalid, "INVALID_INPUT")
+		testkit.RequireFault(t, mustFail(e.svc.SetStatus(ctx, e.platform, a.ID, "ACTIVE")), fault.KindConflict, "CONFLICT")
+		testkit.RequireFault(t, mustFail(e.svc.SetStatus(ctx, e.platform, a.ID, "GONE")), fault.KindInvalid, "INVALID_INPUT")
 	})
 }
 
@@ -348,7 +338,7 @@ func TestListAndPagination(t *testing.T) {
 		require.Len(t, own.Accounts, 1)
 		assert.Equal(t, plat.ID, own.Accounts[0].ID)
 
-		requireFault(t, mustFailPage(e.svc.List(ctx, e.platform, external.Filter{}, ports.Page{Limit: 101})), fault.KindInvalid, "INVALID_INPUT")
+		testkit.RequireFault(t, mustFailPage(e.svc.List(ctx, e.platform, external.Filter{}, ports.Page{Limit: 101})), fault.KindInvalid, "INVALID_INPUT")
 	})
 }
 
@@ -362,12 +352,12 @@ func TestDelete(t *testing.T) {
 		a := e.create(t, input(cust, "MXN_ACCOUNT", ""))
 		p := e.create(t, input("", "MXN_ACCOUNT", ""))
 
-		requireFault(t, e.svc.Delete(ctx, e.platform, a.ID, external.ScopePlatform), fault.KindNotFound, "NOT_FOUND")
+		testkit.RequireFault(t, e.svc.Delete(ctx, e.platform, a.ID, external.ScopePlatform), fault.KindNotFound, "NOT_FOUND")
 		require.NoError(t, e.svc.Delete(ctx, e.platform, a.ID, external.ScopeAll))
-		requireFault(t, e.svc.Delete(ctx, e.platform, a.ID, external.ScopeAll), fault.KindNotFound, "NOT_FOUND")
-		requireFault(t, mustFail(e.svc.Get(ctx, e.platform, a.ID, external.ScopeAll)), fault.KindNotFound, "NOT_FOUND")
+		testkit.RequireFault(t, e.svc.Delete(ctx, e.platform, a.ID, external.ScopeAll), fault.KindNotFound, "NOT_FOUND")
+		testkit.RequireFault(t, mustFail(e.svc.Get(ctx, e.platform, a.ID, external.ScopeAll)), fault.KindNotFound, "NOT_FOUND")
 		require.NoError(t, e.svc.Delete(ctx, e.platform, p.ID, external.ScopePlatform))
-		requireFault(t, e.svc.Delete(ctx, e.addPlatform(t), p.ID, external.ScopeAll), fault.KindNotFound, "NOT_FOUND")
+		testkit.RequireFault(t, e.svc.Delete(ctx, e.addPlatform(t), p.ID, external.ScopeAll), fault.KindNotFound, "NOT_FOUND")
 
 		page, err := e.svc.List(ctx, e.platform, external.Filter{CustomerID: cust}, ports.Page{})
 		require.NoError(t, err)
@@ -418,7 +408,7 @@ func TestConcurrentCreates(t *testing.T) {
 			if err := <-errs; err == nil {
 				created++
 			} else {
-				requireFault(t, err, fault.KindConflict, "CONFLICT")
+				testkit.RequireFault(t, err, fault.KindConflict, "CONFLICT")
 			}
 		}
 		assert.Equal(t, 1, created)

@@ -69,21 +69,6 @@ func (e *env) account(t *testing.T, typ string) ports.ExternalAccount {
 	return a
 }
 
-func requireFault(t *testing.T, err error, kind fault.Kind, code string, fields ...string) {
-	t.Helper()
-	f, ok := fault.As(err)
-	require.Truef(t, ok, "%v", err)
-	assert.Equal(t, kind, f.Kind)
-	assert.Equal(t, code, f.Code)
-	var got []string
-	for _, fe := range f.Fields {
-		got = append(got, fe.Field)
-	}
-	for _, want := range fields {
-		assert.Contains(t, got, want)
-	}
-}
-
 func TestLookupByCustomer(t *testing.T) {
 	e := newEnv(t, "USD")
 	ctx := context.Background()
@@ -104,7 +89,7 @@ func TestLookupByCustomer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, l, stored, "the lookup is stored for the quote")
 	_, err = e.svc.Get(ctx, e.addPlatform(t, nil), l.ID)
-	requireFault(t, err, fault.KindNotFound, "LOOKUP_REQUEST_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "LOOKUP_REQUEST_NOT_FOUND")
 }
 
 func TestLookupByUmaAddress(t *testing.T) {
@@ -127,7 +112,7 @@ func TestLookupByUmaAddress(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, biz, l.CustomerID)
 	_, err = e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: acct.ID, CustomerID: biz, SenderUmaAddress: "$other@example.test"})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress")
 }
 
 func TestLookupSendingCurrencyFallbacks(t *testing.T) {
@@ -161,23 +146,23 @@ func TestLookupErrors(t *testing.T) {
 	cust := e.addCustomer(t, "INDIVIDUAL", "$ana@example.test", "USD")
 
 	_, err := e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: acct.ID})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress", "customerId")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress", "customerId")
 	_, err = e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: acct.ID, SenderUmaAddress: "ana@example.test"})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress")
 	_, err = e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: "ExternalAccount:00000000-0000-0000-0000-000000000000", CustomerID: cust})
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 	_, err = e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: acct.ID, CustomerID: "Customer:00000000-0000-0000-0000-000000000000"})
-	requireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
 	_, err = e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: acct.ID, SenderUmaAddress: "$nobody@example.test"})
-	requireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
 
 	// Another platform's account is unknown; a deleted one too.
 	other := e.addPlatform(t, nil)
 	_, err = e.svc.Lookup(ctx, other, lookup.Query{AccountID: acct.ID, CustomerID: cust})
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 	require.NoError(t, e.ext.Delete(ctx, e.platform, acct.ID, external.ScopeAll))
 	_, err = e.svc.Lookup(ctx, e.platform, lookup.Query{AccountID: acct.ID, CustomerID: cust})
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 
 	// A rate source that cannot quote the pair is an internal error.
 	broken := lookup.New(e.store, noRates{}, e.clock, system.IDs{})

@@ -12,6 +12,7 @@ import (
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit"
 )
 
 func TestLookupUma(t *testing.T) {
@@ -56,23 +57,23 @@ func TestLookupUmaErrors(t *testing.T) {
 
 	for _, bad := range []string{"", "success.usd@sandbox.local", "$Success@sandbox.local", "$a b@sandbox.local", "$x@", "$x@-", "$" + string(make([]byte, 300)) + "@x.y"} {
 		_, err := e.svc.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: bad, CustomerID: cust})
-		requireFault(t, err, fault.KindInvalid, "INVALID_UMA_ADDRESS", "receiverUmaAddress")
+		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_UMA_ADDRESS", "receiverUmaAddress")
 	}
 	_, err := e.svc.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: "$nobody@sandbox.local", CustomerID: cust})
-	requireFault(t, err, fault.KindNotFound, "UMA_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "UMA_NOT_FOUND")
 	_, err = e.svc.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: "$success.usd@elsewhere.example", CustomerID: cust})
-	requireFault(t, err, fault.KindNotFound, "UMA_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "UMA_NOT_FOUND")
 	_, err = e.svc.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: "$success.usd@sandbox.local"})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress", "customerId")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress", "customerId")
 	_, err = e.svc.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: "$success.usd@sandbox.local", SenderUmaAddress: "nope"})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderUmaAddress")
 	_, err = e.svc.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: "$success.usd@sandbox.local", CustomerID: "Customer:00000000-0000-0000-0000-000000000000"})
-	requireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
 
 	// A receiver taking only currencies corridor cannot pay.
 	odd := lookup.New(e.store, noRates{}, e.clock, system.IDs{}, lookup.WithUmaDirectory(fixedDir{r: ports.UmaReceiver{Address: "$odd@x.test", Currencies: []string{"XYZ"}}}))
 	_, err = odd.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: "$odd@x.test", CustomerID: cust})
-	requireFault(t, err, fault.KindInvalid, "INVALID_RECEIVER")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_RECEIVER")
 	// A directory that cannot answer is an internal error, not a 404.
 	down := lookup.New(e.store, noRates{}, e.clock, system.IDs{}, lookup.WithUmaDirectory(fixedDir{err: errors.New("timeout")}))
 	_, err = down.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: "$odd@x.test", CustomerID: cust})
@@ -82,7 +83,7 @@ func TestLookupUmaErrors(t *testing.T) {
 	// Without a directory (production without a UMA client) nobody is found.
 	none := lookup.New(e.store, noRates{}, e.clock, system.IDs{})
 	_, err = none.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: "$success.usd@sandbox.local", CustomerID: cust})
-	requireFault(t, err, fault.KindNotFound, "UMA_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "UMA_NOT_FOUND")
 }
 
 type fixedDir struct {

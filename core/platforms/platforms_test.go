@@ -35,16 +35,6 @@ func newEnv(t *testing.T) *env {
 	return &env{svc: platforms.New(st, l, clock, system.IDs{}), store: st, ledger: l, clock: clock}
 }
 
-func requireFault(t *testing.T, err error, kind fault.Kind, code string) *fault.Error {
-	t.Helper()
-	require.Error(t, err)
-	f, ok := fault.As(err)
-	require.Truef(t, ok, "want a fault, got %v", err)
-	assert.Equal(t, kind, f.Kind)
-	assert.Equal(t, code, f.Code)
-	return f
-}
-
 func platformAccounts(t *testing.T, e *env, platformID string) []ports.InternalAccount {
 	t.Helper()
 	rows, total, err := e.store.Read().InternalAccounts().List(context.Background(),
@@ -132,7 +122,7 @@ func TestCreateChosenCurrenciesAndValidation(t *testing.T) {
 			before, err := e.svc.List(ctx)
 			require.NoError(t, err)
 			_, err = e.svc.Create(ctx, tt.pname, "", tt.currencies)
-			f := requireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
+			f := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
 			var fields []string
 			for _, fe := range f.Fields {
 				fields = append(fields, fe.Field)
@@ -147,7 +137,7 @@ func TestCreateChosenCurrenciesAndValidation(t *testing.T) {
 
 func TestGetUnknownPlatform(t *testing.T) {
 	_, err := newEnv(t).svc.Get(context.Background(), "Platform:nope")
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 }
 
 func TestIssueCredentialAndAuthenticate(t *testing.T) {
@@ -196,13 +186,13 @@ func TestIssueCredentialAndAuthenticate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.svc.Authenticate(ctx, tt.token, tt.secret)
-			f := requireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
+			f := testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
 			assert.Equal(t, tt.reason, f.Reason)
 		})
 	}
 
 	_, _, err = e.svc.IssueCredential(ctx, "Platform:nope", "x")
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 }
 
 func TestAddCredential(t *testing.T) {
@@ -228,15 +218,15 @@ func TestAddCredential(t *testing.T) {
 	err = e.svc.AddCredential(ctx, q.ID, "configured", token, secret)
 	require.ErrorIs(t, err, platforms.ErrCredentialTaken)
 	_, err = e.svc.Authenticate(ctx, token, "another-secret-0123456")
-	requireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
+	testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
 
 	for _, bad := range []string{"", "with:colon", "with space", strings.Repeat("t", 256)} {
 		err := e.svc.AddCredential(ctx, p.ID, "x", bad, secret)
-		f := requireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
+		f := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
 		assert.Equal(t, "tokenId", f.Fields[0].Field, bad)
 	}
 	err = e.svc.AddCredential(ctx, p.ID, "x", "tok-2", "")
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
 	err = e.svc.AddCredential(ctx, "Platform:nope", "x", "tok-3", secret)
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 }

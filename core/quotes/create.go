@@ -248,7 +248,7 @@ func checkRequest(r CreateRequest) error {
 	var errs fault.Collector
 	switch r.Source.Type {
 	case SourceAccount:
-		checkID(&errs, "source.accountId", r.Source.AccountID, "InternalAccount:")
+		transfers.CheckID(&errs, "source.accountId", r.Source.AccountID, "InternalAccount:")
 		if r.Source.Currency != "" {
 			errs.Add("source.currency", "applies to REALTIME_FUNDING sources only")
 		}
@@ -272,7 +272,7 @@ func checkRequest(r CreateRequest) error {
 	}
 	switch r.Destination.Type {
 	case DestinationAccount:
-		checkID(&errs, "destination.accountId", r.Destination.AccountID, "ExternalAccount:")
+		transfers.CheckID(&errs, "destination.accountId", r.Destination.AccountID, "ExternalAccount:")
 		if r.Destination.UmaAddress != "" {
 			errs.Add("destination.umaAddress", "applies to UMA_ADDRESS destinations only")
 		}
@@ -344,7 +344,7 @@ func (s *Service) resolveSource(ctx context.Context, read ports.Tx, platformID s
 	}
 	a, err := internalAccount(ctx, read, res.parties, platformID, r.Source.AccountID)
 	if errors.Is(err, ports.ErrNotFound) {
-		return "", notFound("source.accountId", "internal account "+r.Source.AccountID+" not found")
+		return "", transfers.NotFound("source.accountId", "internal account "+r.Source.AccountID+" not found")
 	}
 	if err != nil {
 		return "", fmt.Errorf("quote: read internal account %s: %w", r.Source.AccountID, err)
@@ -409,7 +409,7 @@ func (s *Service) resolveDestination(ctx context.Context, read ports.Tx, platfor
 	}
 	a, err := externalAccount(ctx, read, res.parties, platformID, r.Destination.AccountID)
 	if errors.Is(err, ports.ErrNotFound) {
-		return notFound("destination.accountId", "external account "+r.Destination.AccountID+" not found")
+		return transfers.NotFound("destination.accountId", "external account "+r.Destination.AccountID+" not found")
 	}
 	if err != nil {
 		return fmt.Errorf("quote: read external account %s: %w", r.Destination.AccountID, err)
@@ -600,17 +600,4 @@ func (s *Service) Get(ctx context.Context, platformID, id string) (ports.Quote, 
 		return ports.Quote{}, fmt.Errorf("get quote %s: %w", id, err)
 	}
 	return q, nil
-}
-
-func checkID(errs *fault.Collector, field, id, prefix string) {
-	switch {
-	case id == "":
-		errs.Add(field, "is required")
-	case !strings.HasPrefix(id, prefix):
-		errs.Add(field, "must be an "+strings.TrimSuffix(prefix, ":")+" id")
-	}
-}
-
-func notFound(field, message string) error {
-	return &fault.Error{Kind: fault.KindNotFound, Code: "NOT_FOUND", Message: message, Details: map[string]any{"field": field}}
 }

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -107,7 +107,7 @@ func walletInstructions(accountType, network string) func(ports.Quote, string) m
 	return func(q ports.Quote, _ string) map[string]any {
 		addr := "0x" + hex.EncodeToString(seed(q, network)[:20])
 		if network == "SOLANA" {
-			addr = base58(seed(q, network))
+			addr = external.Base58Encode(seed(q, network))
 		}
 		return map[string]any{"accountType": accountType, "address": addr, "assetType": "USDC"}
 	}
@@ -117,7 +117,7 @@ func walletInstructions(accountType, network string) func(ports.Quote, string) m
 // derived from the quote.
 func sparkAddress(q ports.Quote) string {
 	payload := append([]byte{0x0a, 0x21, 0x02}, seed(q, "spark")...)
-	return bech32Encode("sparkrt", convert8to5(payload), bech32mConst)
+	return external.Bech32Encode("sparkrt", external.Bits5(payload), external.Bech32m)
 }
 
 // invoice is a regtest BOLT 11 invoice for the quote's sending amount (in
@@ -131,13 +131,13 @@ func invoice(q ports.Quote) string {
 	for i := 6; i >= 0; i-- {
 		data = append(data, byte(ts>>(5*uint(i))&31))
 	}
-	hash := convert8to5(seed(q, "payment-hash"))                   // 52 groups
+	hash := external.Bits5(seed(q, "payment-hash"))                // 52 groups
 	data = append(data, 1, byte(len(hash)>>5), byte(len(hash)&31)) // tag p, length
 	data = append(data, hash...)
 	sig := sha512.Sum512([]byte("signature|" + q.ID))
 	sigBytes := append(sig[:], seed(q, "signature-tail")[:1]...) // 65 bytes = 104 groups
-	data = append(data, convert8to5(sigBytes)...)
-	return bech32Encode(hrp, data, bech32Const)
+	data = append(data, external.Bits5(sigBytes)...)
+	return external.Bech32Encode(hrp, data, external.Bech32)
 }
 
 // payloadToSign is what an embedded wallet's holder authorises when it
@@ -184,91 +184,4 @@ func storedPayload(q ports.Quote) string {
 		}
 	}
 	return ""
-}
-
-// ---- encodings (sandbox addresses) ----
-
-const (
-	bech32Const  = 1
-	bech32mConst = 0x2bc830a3
-	bech32Chars  = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
-)
-
-func bech32Polymod(values []byte) uint32 {
-	gen := [5]uint32{0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3}
-	chk := uint32(1)
-	for _, v := range values {
-		top := chk >> 25
-		chk = (chk&0x1ffffff)<<5 ^ uint32(v)
-		for i := range 5 {
-			if (top>>uint(i))&1 == 1 {
-				chk ^= gen[i]
-			}
-		}
-	}
-	return chk
-}
-
-func bech32Encode(hrp string, data []byte, constant uint32) string {
-	values := make([]byte, 0, len(hrp)*2+1+len(data)+6)
-	for i := range len(hrp) {
-		values = append(values, hrp[i]>>5)
-	}
-	values = append(values, 0)
-	for i := range len(hrp) {
-		values = append(values, hrp[i]&31)
-	}
-	values = append(values, data...)
-	values = append(values, 0, 0, 0, 0, 0, 0)
-	mod := bech32Polymod(values) ^ constant
-	var b strings.Builder
-	b.WriteString(hrp)
-	b.WriteByte('1')
-	for _, d := range data {
-		b.WriteByte(bech32Chars[d])
-	}
-	for i := range 6 {
-		b.WriteByte(bech32Chars[(mod>>uint(5*(5-i)))&31])
-	}
-	return b.String()
-}
-
-// convert8to5 regroups bytes into 5-bit groups, padding the last.
-func convert8to5(in []byte) []byte {
-	var out []byte
-	acc, bits := uint32(0), 0
-	for _, b := range in {
-		acc = acc<<8 | uint32(b)
-		bits += 8
-		for bits >= 5 {
-			bits -= 5
-			out = append(out, byte(acc>>uint(bits)&31))
-		}
-	}
-	if bits > 0 {
-		out = append(out, byte(acc<<uint(5-bits)&31))
-	}
-	return out
-}
-
-const base58Chars = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-
-func base58(in []byte) string {
-	n := new(big.Int).SetBytes(in)
-	radix, mod := big.NewInt(58), new(big.Int)
-	var out []byte
-	for n.Sign() > 0 {
-		n.DivMod(n, radix, mod)
-		out = append(out, base58Chars[mod.Int64()])
-	}
-	for _, b := range in {
-		if b != 0 {
-			break
-		}
-		out = append(out, '1')
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return string(out)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/transactions"
+	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -228,13 +229,11 @@ func (s *Service) nextCheck(q ports.Quote, p jobPayload, res ports.RailResult, p
 	if res.ExternalRef != "" {
 		next.ExternalRef = res.ExternalRef
 	}
-	runAt := res.CheckAt.UTC()
-	if pending && next.Check > 1 && runAt.Before(now.Add(s.retry)) {
-		runAt = now.Add(s.retry)
+	var pause time.Duration // a return window's end needs no retry pause
+	if pending {
+		pause = s.retry
 	}
-	if runAt.Before(now) {
-		runAt = now
-	}
+	runAt := transfers.CheckAt(res.CheckAt, now, next.Check, pause)
 	payload, err := json.Marshal(next)
 	if err != nil {
 		return ports.Job{}, fmt.Errorf("quote %s: check payload: %w", q.ID, err)

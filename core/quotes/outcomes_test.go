@@ -17,6 +17,7 @@ import (
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit"
 )
 
 // expect is where a payout stands at one point of its life.
@@ -48,7 +49,7 @@ func (e *env) check(t *testing.T, pid, sourceID string, q ports.Quote, want expe
 	if want.txn == transactions.StatusCompleted {
 		assert.NotNil(t, tx.SettledAt)
 	}
-	src := e.account(sourceID)
+	src := e.LedgerAccount(sourceID)
 	var spent, held int64
 	if want.spent {
 		spent = q.TotalSendingAmount
@@ -58,7 +59,7 @@ func (e *env) check(t *testing.T, pid, sourceID string, q ports.Quote, want expe
 	}
 	assert.Equal(t, funded-spent-held, src.Available(), "available")
 	assert.Equal(t, held, src.DebitsPending, "held")
-	settlement := e.account(ledger.RailSettlementID(q.PaymentRail, q.ReceivingCurrency))
+	settlement := e.LedgerAccount(ledger.RailSettlementID(q.PaymentRail, q.ReceivingCurrency))
 	var paid int64
 	if want.settled {
 		paid = q.TotalReceivingAmount
@@ -121,11 +122,11 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 				q := e.executed(f.pid, usdToEUR(f.acct.ID, f.dest.ID))
 				assert.Equal(t, "SEPA_INSTANT", q.PaymentRail)
 				for i, s := range c.steps {
-					e.advance(s.after)
-					t.Logf("step %d at +%s", i, e.clock.Now().Sub(start))
+					e.Advance(s.after)
+					t.Logf("step %d at +%s", i, e.Clock.Now().Sub(start))
 					e.check(t, f.pid, f.acct.ID, q, s.want)
 				}
-				e.verify()
+				e.Verify()
 			})
 		}
 	}
@@ -141,8 +142,8 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 			e := newMemoryEnv(t)
 			pid := e.platform()
 			c, a := e.customer(pid)
-			e.fund(pid, a.ID, funded)
-			dest := e.external(pid, c.ID, "USD", usdAccount(suffix))
+			e.Fund(pid, a.ID, funded)
+			dest := e.External(pid, c.ID, "USD", usdAccount(suffix))
 			q := e.executed(pid, quotes.CreateRequest{
 				Source:       quotes.Source{Type: quotes.SourceAccount, AccountID: a.ID},
 				Destination:  quotes.Destination{Type: quotes.DestinationAccount, AccountID: dest.ID},
@@ -152,22 +153,22 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 			assert.Equal(t, "ACH", q.PaymentRail)
 			assert.Equal(t, int64(50_00), q.TotalReceivingAmount)
 			for _, s := range steps {
-				e.advance(s.after)
+				e.Advance(s.after)
 				e.check(t, pid, a.ID, q, s.want)
 			}
-			e.verify()
+			e.Verify()
 		})
 	}
 }
 
 // executed creates and executes a quote.
 func (e *env) executed(pid string, req quotes.CreateRequest) ports.Quote {
-	e.t.Helper()
+	e.T.Helper()
 	ctx := context.Background()
 	q, err := e.quotes.Create(ctx, pid, req)
-	require.NoError(e.t, err)
+	require.NoError(e.T, err)
 	q, err = e.quotes.Execute(ctx, pid, q.ID, "")
-	require.NoError(e.t, err)
+	require.NoError(e.T, err)
 	return q
 }
 
@@ -197,7 +198,7 @@ func TestUmaReceiverOutcomes(t *testing.T) {
 			ctx := context.Background()
 			pid := e.platform()
 			cust, a := e.customer(pid)
-			e.fund(pid, a.ID, funded)
+			e.Fund(pid, a.ID, funded)
 			addr := e.uma.Address(c.user)
 			l, err := e.lookup.LookupUma(ctx, pid, lookup.UmaQuery{ReceiverUmaAddress: addr, CustomerID: cust.ID})
 			require.NoError(t, err)
@@ -217,10 +218,10 @@ func TestUmaReceiverOutcomes(t *testing.T) {
 			assert.Equal(t, cust.UmaAddress, tx.Details.SourceUmaAddress)
 			assert.Equal(t, quotes.DestinationUMA, tx.Details.DestinationType)
 			for _, s := range c.steps {
-				e.advance(s.after)
+				e.Advance(s.after)
 				e.check(t, pid, a.ID, q, s.want)
 			}
-			e.verify()
+			e.Verify()
 		})
 	}
 }
@@ -241,17 +242,17 @@ func TestUmaDestinationRefusals(t *testing.T) {
 		LookupID:     l.ID,
 	}
 	_, err = e.quotes.Create(ctx, pid, base)
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "lookupId")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "lookupId")
 
 	base.Destination = quotes.Destination{Type: quotes.DestinationUMA, UmaAddress: addr, Currency: "MXN"}
 	base.SenderCustomerInfo = payerInfo
 	_, err = e.quotes.Create(ctx, pid, base)
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "destination.currency")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "destination.currency")
 
 	base.Destination.Currency = ""
 	base.SenderCustomerInfo = nil
 	_, err = e.quotes.Create(ctx, pid, base)
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderCustomerInfo.FULL_NAME", "senderCustomerInfo.POSTAL_ADDRESS")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderCustomerInfo.FULL_NAME", "senderCustomerInfo.POSTAL_ADDRESS")
 
 	base.SenderCustomerInfo = payerInfo
 	q, err := e.quotes.Create(ctx, pid, base)
@@ -302,14 +303,14 @@ func TestConcurrentExecutes(t *testing.T) {
 			assert.Equal(t, 1, executed)
 			assert.Equal(t, n-1, conflicts)
 			assert.Zero(t, other)
-			src := e.account(f.acct.ID)
+			src := e.LedgerAccount(f.acct.ID)
 			assert.Equal(t, funded-q.TotalSendingAmount, src.Available())
 			assert.Equal(t, q.TotalSendingAmount, src.DebitsPending)
 
-			e.runJobs()
+			e.RunJobs()
 			e.check(t, f.pid, f.acct.ID, q, completed)
-			assert.Equal(t, q.FeesIncluded, e.account(ledger.FeeRevenueID("USD")).Net())
-			e.verify()
+			assert.Equal(t, q.FeesIncluded, e.LedgerAccount(ledger.FeeRevenueID("USD")).Net())
+			e.Verify()
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit"
 )
 
 const funded = int64(1_000_00)
@@ -40,11 +41,11 @@ type fixture struct {
 }
 
 func (e *env) fixture(suffix string) fixture {
-	e.t.Helper()
+	e.T.Helper()
 	pid := e.platform()
 	c, a := e.customer(pid)
-	e.fund(pid, a.ID, funded)
-	return fixture{pid: pid, cust: c, acct: a, dest: e.external(pid, c.ID, "EUR", eurAccount(suffix))}
+	e.Fund(pid, a.ID, funded)
+	return fixture{pid: pid, cust: c, acct: a, dest: e.External(pid, c.ID, "EUR", eurAccount(suffix))}
 }
 
 func TestCreateQuote(t *testing.T) {
@@ -95,8 +96,8 @@ func TestCreateQuote(t *testing.T) {
 	assert.NotEmpty(t, tx.Reference)
 
 	// Nothing moved yet.
-	assert.Equal(t, funded, e.account(f.acct.ID).Available())
-	e.verify()
+	assert.Equal(t, funded, e.LedgerAccount(f.acct.ID).Available())
+	e.Verify()
 }
 
 func TestCreateRefusals(t *testing.T) {
@@ -105,7 +106,7 @@ func TestCreateRefusals(t *testing.T) {
 	ctx := context.Background()
 	other := e.platform()
 	_, otherAcct := e.customer(other)
-	otherDest := e.external(other, "", "EUR", eurAccount("111"))
+	otherDest := e.External(other, "", "EUR", eurAccount("111"))
 	cases := []struct {
 		name  string
 		edit  func(*quotes.CreateRequest)
@@ -177,7 +178,7 @@ func TestCreateRefusals(t *testing.T) {
 			if c.field != "" {
 				fields = append(fields, c.field)
 			}
-			requireFault(t, err, c.kind, c.code, fields...)
+			testkit.RequireFault(t, err, c.kind, c.code, fields...)
 		})
 	}
 }
@@ -192,7 +193,7 @@ func TestSenderCustomerInfo(t *testing.T) {
 	req.LookupID = l.ID
 	req.SenderCustomerInfo = map[string]any{"FULL_NAME": "Ada Lovelace"}
 	_, err = e.quotes.Create(ctx, f.pid, req)
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderCustomerInfo.POSTAL_ADDRESS")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderCustomerInfo.POSTAL_ADDRESS")
 
 	req.SenderCustomerInfo["POSTAL_ADDRESS"] = "1 Main St, Springfield"
 	q, err := e.quotes.Create(ctx, f.pid, req)
@@ -201,10 +202,10 @@ func TestSenderCustomerInfo(t *testing.T) {
 	assert.Equal(t, "1 Main St, Springfield", e.quote(f.pid, q.ID).SenderCustomerInfo["POSTAL_ADDRESS"])
 
 	// A lookup of another account does not vouch for this one.
-	otherDest := e.external(f.pid, f.cust.ID, "EUR", eurAccount("790"))
+	otherDest := e.External(f.pid, f.cust.ID, "EUR", eurAccount("790"))
 	req.Destination.AccountID = otherDest.ID
 	_, err = e.quotes.Create(ctx, f.pid, req)
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "lookupId")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "lookupId")
 }
 
 func TestExecuteMovesMoneyAsLinkedHolds(t *testing.T) {
@@ -219,32 +220,32 @@ func TestExecuteMovesMoneyAsLinkedHolds(t *testing.T) {
 	require.NotNil(t, q.ExecutedAt)
 	assert.Equal(t, transactions.StatusProcessing, e.txn(f.pid, q.TransactionID).Status)
 
-	src := e.account(f.acct.ID)
+	src := e.LedgerAccount(f.acct.ID)
 	assert.Equal(t, funded-q.TotalSendingAmount, src.Available())
 	assert.Equal(t, q.TotalSendingAmount, src.DebitsPending)
-	assert.Equal(t, q.FeesIncluded, e.account(ledger.FeeRevenueID("USD")).CreditsPending)
-	assert.Equal(t, q.TotalSendingAmount-q.FeesIncluded, e.account(ledger.FXPositionID("USD")).CreditsPending)
-	assert.Equal(t, q.TotalReceivingAmount, e.account(ledger.FXPositionID("EUR")).DebitsPending)
-	assert.Equal(t, q.TotalReceivingAmount, e.account(ledger.RailSettlementID("SEPA_INSTANT", "EUR")).CreditsPending)
+	assert.Equal(t, q.FeesIncluded, e.LedgerAccount(ledger.FeeRevenueID("USD")).CreditsPending)
+	assert.Equal(t, q.TotalSendingAmount-q.FeesIncluded, e.LedgerAccount(ledger.FXPositionID("USD")).CreditsPending)
+	assert.Equal(t, q.TotalReceivingAmount, e.LedgerAccount(ledger.FXPositionID("EUR")).DebitsPending)
+	assert.Equal(t, q.TotalReceivingAmount, e.LedgerAccount(ledger.RailSettlementID("SEPA_INSTANT", "EUR")).CreditsPending)
 
 	// Executing again is a conflict, not a second payment.
 	_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
-	requireFault(t, err, fault.KindConflict, "CONFLICT")
+	testkit.RequireFault(t, err, fault.KindConflict, "CONFLICT")
 	_, err = e.quotes.Execute(ctx, f.pid, "Quote:nope", "")
-	requireFault(t, err, fault.KindNotFound, quotes.CodeQuoteNotFound)
+	testkit.RequireFault(t, err, fault.KindNotFound, quotes.CodeQuoteNotFound)
 
-	e.runJobs()
+	e.RunJobs()
 	q = e.quote(f.pid, q.ID)
 	assert.Equal(t, quotes.StatusCompleted, q.Status)
 	tx := e.txn(f.pid, q.TransactionID)
 	assert.Equal(t, transactions.StatusCompleted, tx.Status)
 	assert.NotNil(t, tx.SettledAt)
-	src = e.account(f.acct.ID)
+	src = e.LedgerAccount(f.acct.ID)
 	assert.Equal(t, funded-q.TotalSendingAmount, src.Available())
 	assert.Zero(t, src.DebitsPending)
-	assert.Equal(t, q.FeesIncluded, e.account(ledger.FeeRevenueID("USD")).Net())
-	assert.Equal(t, q.TotalReceivingAmount, e.account(ledger.RailSettlementID("SEPA_INSTANT", "EUR")).Net())
-	e.verify()
+	assert.Equal(t, q.FeesIncluded, e.LedgerAccount(ledger.FeeRevenueID("USD")).Net())
+	assert.Equal(t, q.TotalReceivingAmount, e.LedgerAccount(ledger.RailSettlementID("SEPA_INSTANT", "EUR")).Net())
+	e.Verify()
 }
 
 func TestInsufficientBalance(t *testing.T) {
@@ -256,19 +257,19 @@ func TestInsufficientBalance(t *testing.T) {
 	q, err := e.quotes.Create(ctx, f.pid, req)
 	require.NoError(t, err)
 	_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
-	fe := requireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT")
+	fe := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT")
 	assert.Equal(t, funded, fe.Details["available"])
 	assert.Equal(t, quotes.StatusPending, e.quote(f.pid, q.ID).Status)
-	assert.Equal(t, funded, e.account(f.acct.ID).Available())
+	assert.Equal(t, funded, e.LedgerAccount(f.acct.ID).Available())
 
 	// Funded, the same quote executes.
-	e.fund(f.pid, f.acct.ID, 1)
+	e.Fund(f.pid, f.acct.ID, 1)
 	q, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
 	require.NoError(t, err)
 	assert.Equal(t, quotes.StatusProcessing, q.Status)
-	assert.Zero(t, e.account(f.acct.ID).Available())
-	e.runJobs()
-	e.verify()
+	assert.Zero(t, e.LedgerAccount(f.acct.ID).Available())
+	e.RunJobs()
+	e.Verify()
 }
 
 func TestImmediatelyExecute(t *testing.T) {
@@ -280,10 +281,10 @@ func TestImmediatelyExecute(t *testing.T) {
 	q, err := e.quotes.Create(ctx, f.pid, req)
 	require.NoError(t, err)
 	assert.Equal(t, quotes.StatusProcessing, q.Status)
-	assert.Equal(t, funded-q.TotalSendingAmount, e.account(f.acct.ID).Available())
-	e.runJobs()
+	assert.Equal(t, funded-q.TotalSendingAmount, e.LedgerAccount(f.acct.ID).Available())
+	e.RunJobs()
 	assert.Equal(t, quotes.StatusCompleted, e.quote(f.pid, q.ID).Status)
-	e.verify()
+	e.Verify()
 }
 
 func TestIdempotentCreate(t *testing.T) {
@@ -299,8 +300,8 @@ func TestIdempotentCreate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, q1.ID, q2.ID)
 	assert.Equal(t, quotes.QuoteID(f.pid, "k1"), q1.ID)
-	assert.Equal(t, funded-q1.TotalSendingAmount, e.account(f.acct.ID).Available(), "money moved once")
-	e.verify()
+	assert.Equal(t, funded-q1.TotalSendingAmount, e.LedgerAccount(f.acct.ID).Available(), "money moved once")
+	e.Verify()
 }
 
 func TestEmbeddedWalletSignature(t *testing.T) {
@@ -308,7 +309,7 @@ func TestEmbeddedWalletSignature(t *testing.T) {
 	f := e.fixture("789")
 	ctx := context.Background()
 	wallet := e.internal(f.pid, f.cust.ID, accounts.TypeEmbeddedWallet)
-	e.fund(f.pid, wallet.ID, funded)
+	e.Fund(f.pid, wallet.ID, funded)
 	q, err := e.quotes.Create(ctx, f.pid, usdToEUR(wallet.ID, f.dest.ID))
 	require.NoError(t, err)
 	require.Len(t, q.PaymentInstructions, 1)
@@ -319,19 +320,19 @@ func TestEmbeddedWalletSignature(t *testing.T) {
 	assert.Contains(t, payload, `"totalSendingAmount":10000`)
 
 	_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
-	requireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureMissing)
+	testkit.RequireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureMissing)
 	_, err = e.quotes.Execute(ctx, f.pid, q.ID, "forged")
-	requireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureInvalid)
+	testkit.RequireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureInvalid)
 	_, err = e.quotes.Execute(ctx, f.pid, q.ID, "bad signature")
-	requireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureMalformed)
-	assert.Equal(t, funded, e.account(wallet.ID).Available(), "a refused signature moves nothing")
+	testkit.RequireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureMalformed)
+	assert.Equal(t, funded, e.LedgerAccount(wallet.ID).Available(), "a refused signature moves nothing")
 
 	q, err = e.quotes.Execute(ctx, f.pid, q.ID, "sandbox-valid-signature")
 	require.NoError(t, err)
 	assert.Equal(t, quotes.StatusProcessing, q.Status)
-	e.runJobs()
-	assert.Equal(t, funded-q.TotalSendingAmount, e.account(wallet.ID).Available())
-	e.verify()
+	e.RunJobs()
+	assert.Equal(t, funded-q.TotalSendingAmount, e.LedgerAccount(wallet.ID).Available())
+	e.Verify()
 }
 
 // The expiry race on both backends: the execute's precondition (the quote
@@ -353,42 +354,42 @@ func testExpiry(t *testing.T, e *env) {
 	t.Run("one millisecond before expiresAt executes", func(t *testing.T) {
 		q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
 		require.NoError(t, err)
-		e.clock.Set(q.ExpiresAt.Add(-time.Millisecond))
+		e.Clock.Set(q.ExpiresAt.Add(-time.Millisecond))
 		q, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
 		require.NoError(t, err)
 		assert.Equal(t, quotes.StatusProcessing, q.Status)
-		e.advance(time.Millisecond) // the expiry job runs and leaves it be
+		e.Advance(time.Millisecond) // the expiry job runs and leaves it be
 		q = e.quote(f.pid, q.ID)
 		assert.Equal(t, quotes.StatusCompleted, q.Status)
 	})
 	t.Run("at expiresAt the quote expires", func(t *testing.T) {
-		before := e.account(f.acct.ID).Available()
+		before := e.LedgerAccount(f.acct.ID).Available()
 		q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
 		require.NoError(t, err)
-		e.clock.Set(q.ExpiresAt)
+		e.Clock.Set(q.ExpiresAt)
 		_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
-		requireFault(t, err, fault.KindConflict, quotes.CodeQuoteExpired)
+		testkit.RequireFault(t, err, fault.KindConflict, quotes.CodeQuoteExpired)
 		q = e.quote(f.pid, q.ID)
 		assert.Equal(t, quotes.StatusExpired, q.Status)
 		tx := e.txn(f.pid, q.TransactionID)
 		assert.Equal(t, transactions.StatusExpired, tx.Status)
 		assert.Equal(t, quotes.ReasonQuoteExpired, tx.FailureReason)
-		assert.Equal(t, before, e.account(f.acct.ID).Available())
+		assert.Equal(t, before, e.LedgerAccount(f.acct.ID).Available())
 		_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
-		requireFault(t, err, fault.KindConflict, quotes.CodeQuoteExpired)
-		e.runJobs()
+		testkit.RequireFault(t, err, fault.KindConflict, quotes.CodeQuoteExpired)
+		e.RunJobs()
 	})
 	t.Run("the expiry job expires an unexecuted quote", func(t *testing.T) {
 		q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
 		require.NoError(t, err)
-		e.clock.Set(q.ExpiresAt.Add(-time.Millisecond))
-		e.runJobs()
+		e.Clock.Set(q.ExpiresAt.Add(-time.Millisecond))
+		e.RunJobs()
 		assert.Equal(t, quotes.StatusPending, e.quote(f.pid, q.ID).Status)
-		e.advance(time.Millisecond)
+		e.Advance(time.Millisecond)
 		assert.Equal(t, quotes.StatusExpired, e.quote(f.pid, q.ID).Status)
 		assert.Equal(t, transactions.StatusExpired, e.txn(f.pid, q.TransactionID).Status)
 	})
-	e.verify()
+	e.Verify()
 }
 
 func lookupQuery(f fixture) lookup.Query {
@@ -408,13 +409,13 @@ func TestExecuteFollowsKYCStatus(t *testing.T) {
 			setKYC := func(s string) {
 				c := f.cust
 				c.KYCStatus = s
-				require.NoError(t, e.store.InTx(ctx, func(tx ports.Tx) error { return tx.Customers().Update(ctx, c) }))
+				require.NoError(t, e.Store.InTx(ctx, func(tx ports.Tx) error { return tx.Customers().Update(ctx, c) }))
 			}
 			setKYC(status)
 			_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
-			fe := requireFault(t, err, fault.KindForbidden, "USER_NOT_READY")
+			fe := testkit.RequireFault(t, err, fault.KindForbidden, "USER_NOT_READY")
 			assert.Equal(t, status, fe.Details["kycStatus"])
-			assert.Equal(t, funded, e.account(f.acct.ID).Available(), "nothing is held")
+			assert.Equal(t, funded, e.LedgerAccount(f.acct.ID).Available(), "nothing is held")
 			assert.Equal(t, quotes.StatusPending, e.quote(f.pid, q.ID).Status)
 
 			setKYC("APPROVED")
@@ -423,5 +424,5 @@ func TestExecuteFollowsKYCStatus(t *testing.T) {
 			assert.Equal(t, quotes.StatusProcessing, q.Status)
 		})
 	}
-	e.verify()
+	e.Verify()
 }

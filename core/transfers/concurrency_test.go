@@ -14,6 +14,8 @@ import (
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
+	"github.com/corridorpay/corridor/testkit/coretest"
+	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
 // 50 transfer-outs race for one account whose balance covers 20 of them:
@@ -31,7 +33,7 @@ func TestConcurrentTransferOuts(t *testing.T) {
 			c, acct := e.customer(pid)
 			dest := e.external(pid, c.ID, usdAccount("789"))
 			const amount, n, covered, remainder = 137, 50, 20, 100
-			e.fund(pid, acct.ID, covered*amount+remainder)
+			e.Fund(pid, acct.ID, covered*amount+remainder)
 
 			var (
 				wg       sync.WaitGroup
@@ -68,20 +70,20 @@ func TestConcurrentTransferOuts(t *testing.T) {
 			require.Empty(t, other)
 			assert.Len(t, accepted, covered)
 			assert.Equal(t, n-covered, refused)
-			la := e.ledgerAccount(acct.ID)
+			la := e.LedgerAccount(acct.ID)
 			assert.Equal(t, int64(remainder), la.Available())
 			assert.Equal(t, int64(covered*amount), la.DebitsPending)
 
-			e.runJobs()
-			e.advance(10 * time.Second)
+			e.RunJobs()
+			e.Advance(10 * time.Second)
 			page, err := e.txns.List(ctx, pid, transactions.Query{CustomerID: c.ID, Status: "COMPLETED"}, ports.Page{Limit: 100})
 			require.NoError(t, err)
 			assert.Equal(t, covered, page.Total)
-			la = e.ledgerAccount(acct.ID)
+			la = e.LedgerAccount(acct.ID)
 			assert.Equal(t, int64(remainder), la.Available())
 			assert.Equal(t, int64(remainder), la.Total())
 			assert.Zero(t, la.DebitsPending)
-			e.verify()
+			e.Verify()
 		})
 	}
 }
@@ -92,35 +94,35 @@ func TestConcurrentTransferOuts(t *testing.T) {
 // and restores the balance exactly.
 func TestPendingTransferSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtestDatabase(t)
+	dsn := pgtest.NewDatabase(t)
 	clock := testkit.NewFakeClock(start)
-	store, led, stop := pgBackend(t, dsn, clock)
-	e := newEnv(t, clock, store, led)
+	store, led, stop := coretest.OpenPostgres(t, dsn, clock)
+	e := newEnv(t, coretest.Backend{Clock: clock, Store: store, Ledger: led})
 	pid := e.platform()
 	c, acct := e.customer(pid)
 	dest := e.external(pid, c.ID, usdAccount("005"))
-	e.fund(pid, acct.ID, 5_000)
+	e.Fund(pid, acct.ID, 5_000)
 	tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 1_234})
 	require.NoError(t, err)
-	e.runJobs()
-	e.advance(20 * time.Second)
+	e.RunJobs()
+	e.Advance(20 * time.Second)
 	require.Equal(t, "PROCESSING", e.txn(pid, tx.ID).Status)
 	require.Equal(t, int64(5_000-1_234), e.available(acct.ID))
 	stop() // the process goes away with its memory; only the database remains
 
 	later := testkit.NewFakeClock(start.Add(31 * time.Second))
-	store2, led2, stop2 := pgBackend(t, dsn, later)
+	store2, led2, stop2 := coretest.OpenPostgres(t, dsn, later)
 	defer stop2()
-	e2 := newEnv(t, later, store2, led2)
+	e2 := newEnv(t, coretest.Backend{Clock: later, Store: store2, Ledger: led2})
 	assert.Equal(t, "PROCESSING", e2.txn(pid, tx.ID).Status)
-	assert.Equal(t, 1, e2.runJobs(), "the pending check, due at 30 s")
+	assert.Equal(t, 1, e2.RunJobs(), "the pending check, due at 30 s")
 	got := e2.txn(pid, tx.ID)
 	assert.Equal(t, "FAILED", got.Status)
 	assert.Equal(t, "COUNTERPARTY_POST_TX_FAILED", got.FailureReason)
-	la := e2.ledgerAccount(acct.ID)
+	la := e2.LedgerAccount(acct.ID)
 	assert.Equal(t, int64(5_000), la.Available(), "the hold is voided: the balance is restored exactly")
 	assert.Equal(t, int64(5_000), la.Total())
 	assert.Zero(t, la.DebitsPending)
-	assert.Zero(t, e2.runJobs())
-	e2.verify()
+	assert.Zero(t, e2.RunJobs())
+	e2.Verify()
 }

@@ -57,8 +57,8 @@ const (
 // (LedgerStore.PostWith).
 func (s *Service) TransferOut(ctx context.Context, platformID string, r OutRequest) (ports.Transaction, error) {
 	var errs fault.Collector
-	checkID(&errs, "source.accountId", r.SourceAccountID, "InternalAccount:")
-	checkID(&errs, "destination.accountId", r.DestinationAccountID, "ExternalAccount:")
+	CheckID(&errs, "source.accountId", r.SourceAccountID, "InternalAccount:")
+	CheckID(&errs, "destination.accountId", r.DestinationAccountID, "ExternalAccount:")
 	checkAmount(&errs, r.Amount)
 	if utf8.RuneCountInString(r.RemittanceInformation) > MaxRemittanceInformation {
 		errs.Add("remittanceInformation", fmt.Sprintf("must be at most %d characters", MaxRemittanceInformation))
@@ -91,7 +91,7 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 		DestinationCurrency:   dst.Currency,
 		PaymentRail:           rail.Spec().Name,
 		SenderIdentifiers:     []string{src.ID},
-		ReceiverIdentifiers:   identifiers(dst),
+		ReceiverIdentifiers:   transactions.AccountIdentifiers(dst),
 		SentAmount:            r.Amount,
 		ReceivedAmount:        r.Amount,
 		RemittanceInformation: r.RemittanceInformation,
@@ -166,8 +166,8 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 // external account; nothing moves in the ledger until the rail succeeds.
 func (s *Service) TransferIn(ctx context.Context, platformID string, r InRequest) (ports.Transaction, error) {
 	var errs fault.Collector
-	checkID(&errs, "source.accountId", r.SourceAccountID, "ExternalAccount:")
-	checkID(&errs, "destination.accountId", r.DestinationAccountID, "InternalAccount:")
+	CheckID(&errs, "source.accountId", r.SourceAccountID, "ExternalAccount:")
+	CheckID(&errs, "destination.accountId", r.DestinationAccountID, "InternalAccount:")
 	checkAmount(&errs, r.Amount)
 	if err := errs.Err(); err != nil {
 		return ports.Transaction{}, err
@@ -194,7 +194,7 @@ func (s *Service) TransferIn(ctx context.Context, platformID string, r InRequest
 		DestinationCurrency:  dst.Currency,
 		PaymentRail:          rail.Spec().Name,
 		RailSelectionMode:    RailAuto,
-		SenderIdentifiers:    identifiers(src),
+		SenderIdentifiers:    transactions.AccountIdentifiers(src),
 		ReceiverIdentifiers:  []string{dst.ID},
 		SentAmount:           r.Amount,
 		ReceivedAmount:       r.Amount,
@@ -334,7 +334,7 @@ func (s *Service) parties(ctx context.Context, platformID, internalID, externalI
 
 func checkInternal(a ports.InternalAccount, id, field string) error {
 	if a.ID == "" {
-		return notFound(field, "internal account "+id+" not found")
+		return NotFound(field, "internal account "+id+" not found")
 	}
 	if a.Status != accounts.StatusActive {
 		return fault.Invalid(field, "the internal account is "+a.Status+"; only ACTIVE accounts can transfer")
@@ -344,7 +344,7 @@ func checkInternal(a ports.InternalAccount, id, field string) error {
 
 func checkExternal(a ports.ExternalAccount, id, field string) error {
 	if a.ID == "" {
-		return notFound(field, "external account "+id+" not found")
+		return NotFound(field, "external account "+id+" not found")
 	}
 	if a.Status != external.StatusActive {
 		return fault.Invalid(field, "the external account is "+a.Status+"; only ACTIVE accounts can transfer")
@@ -370,17 +370,9 @@ func sameOwnerAndCurrency(in ports.InternalAccount, ex ports.ExternalAccount, fi
 	return nil
 }
 
-// identifiers are the values the transaction list's account-identifier
-// filters match for an external account: its id and primary identifier.
-func identifiers(a ports.ExternalAccount) []string {
-	out := []string{a.ID}
-	if p := external.PrimaryIdentifier(a.Info); p != "" && p != a.ID {
-		out = append(out, p)
-	}
-	return out
-}
-
-func checkID(errs *fault.Collector, field, id, prefix string) {
+// CheckID adds to errs when id, of field, is missing or not an id of
+// prefix's type ("InternalAccount:"). Quotes check their ids the same way.
+func CheckID(errs *fault.Collector, field, id, prefix string) {
 	switch {
 	case id == "":
 		errs.Add(field, "is required")
@@ -395,6 +387,8 @@ func checkAmount(errs *fault.Collector, amount int64) {
 	}
 }
 
-func notFound(field, message string) error {
+// NotFound is the 404 of a referenced resource: message, with the field
+// that named it in details.
+func NotFound(field, message string) error {
 	return &fault.Error{Kind: fault.KindNotFound, Code: "NOT_FOUND", Message: message, Details: map[string]any{"field": field}}
 }

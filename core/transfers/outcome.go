@@ -130,15 +130,7 @@ func (s *Service) pending(ctx context.Context, j ports.Job, p jobPayload, res po
 	if res.ExternalRef != "" {
 		next.ExternalRef = res.ExternalRef
 	}
-	runAt := res.CheckAt.UTC()
-	if next.Check > 1 && runAt.Before(now.Add(s.retry)) {
-		// A rail that keeps answering "pending, ask now" is asked again
-		// after a pause, not in a loop.
-		runAt = now.Add(s.retry)
-	}
-	if runAt.Before(now) {
-		runAt = now
-	}
+	runAt := CheckAt(res.CheckAt, now, next.Check, s.retry)
 	payload, err := json.Marshal(next)
 	if err != nil {
 		return fmt.Errorf("transfer %s: check payload: %w", p.TransactionID, err)
@@ -181,6 +173,21 @@ func (s *Service) pending(ctx context.Context, j ports.Job, p jobPayload, res po
 		}
 		return tx.Jobs().Enqueue(ctx, check)
 	})
+}
+
+// CheckAt is when the check-th status check of a payout runs: at the
+// rail's checkAt but not in the past, and after the first check not sooner
+// than pause from now, so a rail that keeps answering "pending, ask now" is
+// asked again after a pause, not in a loop.
+func CheckAt(checkAt, now time.Time, check int, pause time.Duration) time.Time {
+	runAt := checkAt.UTC()
+	if check > 1 && runAt.Before(now.Add(pause)) {
+		runAt = now.Add(pause)
+	}
+	if runAt.Before(now) {
+		runAt = now
+	}
+	return runAt
 }
 
 // succeed settles a transaction the rail completed: a transfer-out's hold

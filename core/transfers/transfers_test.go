@@ -13,6 +13,7 @@ import (
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit"
 )
 
 // step is one point of a sandbox scenario: after moving the clock by
@@ -52,7 +53,7 @@ func TestTransferOutSandboxSuffixes(t *testing.T) {
 func TestTransferOutSandboxSuffixesPostgres(t *testing.T) {
 	e := newPostgresEnv(t)
 	for _, sc := range outScenarios {
-		t.Run(sc.name, func(t *testing.T) { e.t = t; runOutScenario(t, e, sc.suffix, sc.steps, sc.paid) })
+		t.Run(sc.name, func(t *testing.T) { e.T = t; runOutScenario(t, e, sc.suffix, sc.steps, sc.paid) })
 	}
 }
 
@@ -61,9 +62,9 @@ func runOutScenario(t *testing.T, e *env, suffix string, steps []step, paid bool
 	pid := e.platform()
 	c, acct := e.customer(pid)
 	dest := e.external(pid, c.ID, usdAccount(suffix))
-	e.fund(pid, acct.ID, 10_000)
+	e.Fund(pid, acct.ID, 10_000)
 	settlement := ledger.RailSettlementID("ACH", "USD")
-	before := e.ledgerAccount(settlement)
+	before := e.LedgerAccount(settlement)
 
 	tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{
 		SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 2_500,
@@ -80,14 +81,14 @@ func runOutScenario(t *testing.T, e *env, suffix string, steps []step, paid bool
 	assert.Contains(t, tx.ReceiverIdentifiers, "12345678"+suffix)
 	// The hold is placed with the response: spendable drops, total stays.
 	assert.Equal(t, int64(7_500), e.available(acct.ID))
-	assert.Equal(t, int64(10_000), e.ledgerAccount(acct.ID).Total())
+	assert.Equal(t, int64(10_000), e.LedgerAccount(acct.ID).Total())
 	stored := e.txn(pid, tx.ID)
 	assert.Equal(t, "invoice 42", stored.RemittanceInformation)
 	assert.Equal(t, "GOODS_OR_SERVICES", stored.PurposeOfPayment)
 	assert.Equal(t, "AUTO", stored.RailSelectionMode)
 
 	for i, st := range steps {
-		e.advance(st.advance)
+		e.Advance(st.advance)
 		got := e.txn(pid, tx.ID)
 		require.Equalf(t, st.status, got.Status, "step %d", i)
 		assert.Equalf(t, st.reason, got.FailureReason, "step %d", i)
@@ -96,23 +97,23 @@ func runOutScenario(t *testing.T, e *env, suffix string, steps []step, paid bool
 		}
 	}
 	final := e.txn(pid, tx.ID)
-	la := e.ledgerAccount(acct.ID)
+	la := e.LedgerAccount(acct.ID)
 	assert.Zero(t, la.DebitsPending, "no hold left open")
 	if paid {
 		require.NotNil(t, final.SettledAt)
-		assert.Equal(t, e.clock.Now(), final.SettledAt.UTC())
+		assert.Equal(t, e.Clock.Now(), final.SettledAt.UTC())
 		assert.Equal(t, int64(7_500), la.Available())
-		assert.Equal(t, before.CreditsPosted+2_500, e.ledgerAccount(settlement).CreditsPosted)
+		assert.Equal(t, before.CreditsPosted+2_500, e.LedgerAccount(settlement).CreditsPosted)
 	} else {
 		assert.Nil(t, final.SettledAt)
 		assert.Equal(t, int64(10_000), la.Available(), "a failure restores the balance exactly")
-		assert.Equal(t, before.CreditsPosted, e.ledgerAccount(settlement).CreditsPosted)
+		assert.Equal(t, before.CreditsPosted, e.LedgerAccount(settlement).CreditsPosted)
 	}
 	// Nothing else is pending, and re-running settles nothing twice.
-	assert.Zero(t, e.runJobs())
-	e.advance(time.Hour)
+	assert.Zero(t, e.RunJobs())
+	e.Advance(time.Hour)
 	assert.Equal(t, final, e.txn(pid, tx.ID))
-	e.verify()
+	e.Verify()
 }
 
 // The sandbox suffix table, transfer-in over an ACH pull.
@@ -140,7 +141,7 @@ func TestTransferInSandboxSuffixes(t *testing.T) {
 			pid := e.platform()
 			c, acct := e.customer(pid)
 			src := e.external(pid, c.ID, usdAccount(sc.suffix))
-			e.fund(pid, acct.ID, 1_000)
+			e.Fund(pid, acct.ID, 1_000)
 
 			tx, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{
 				SourceAccountID: src.ID, DestinationAccountID: acct.ID, Amount: 4_000,
@@ -154,7 +155,7 @@ func TestTransferInSandboxSuffixes(t *testing.T) {
 			assert.Equal(t, []string{acct.ID}, tx.ReceiverIdentifiers)
 
 			for i, st := range sc.steps {
-				e.advance(st.advance)
+				e.Advance(st.advance)
 				got := e.txn(pid, tx.ID)
 				require.Equalf(t, st.status, got.Status, "step %d", i)
 				assert.Equalf(t, st.reason, got.FailureReason, "step %d", i)
@@ -168,9 +169,9 @@ func TestTransferInSandboxSuffixes(t *testing.T) {
 				assert.NotNil(t, e.txn(pid, tx.ID).SettledAt)
 			}
 			assert.Equal(t, want, e.available(acct.ID))
-			e.advance(time.Hour)
+			e.Advance(time.Hour)
 			assert.Equal(t, want, e.available(acct.ID), "credited once")
-			e.verify()
+			e.Verify()
 		})
 	}
 }
@@ -181,17 +182,17 @@ func TestTransferOutInstantRailSettlesOnNextRun(t *testing.T) {
 	pid := e.platform()
 	c, acct := e.customer(pid)
 	dest := e.external(pid, c.ID, usdAccount("111"))
-	e.fund(pid, acct.ID, 1_000)
+	e.Fund(pid, acct.ID, 1_000)
 	tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{
 		SourceAccountID: acct.ID, DestinationAccountID: dest.ID, PaymentRail: "RTP", Amount: 1_000})
 	require.NoError(t, err)
 	assert.Equal(t, "RTP", tx.PaymentRail)
 	assert.Equal(t, "MANUAL", tx.RailSelectionMode)
 	assert.Equal(t, "PENDING", e.txn(pid, tx.ID).Status, "nothing is decided inside the request")
-	e.runJobs()
+	e.RunJobs()
 	assert.Equal(t, "COMPLETED", e.txn(pid, tx.ID).Status)
 	assert.Zero(t, e.available(acct.ID))
-	e.verify()
+	e.Verify()
 }
 
 func TestPlatformTransfers(t *testing.T) {
@@ -200,36 +201,19 @@ func TestPlatformTransfers(t *testing.T) {
 	pid := e.platform()
 	acct := e.platformAccount(pid, "USD")
 	dest := e.external(pid, "", usdAccount("222"))
-	e.fund(pid, acct.ID, 500)
+	e.Fund(pid, acct.ID, 500)
 	out, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 200})
 	require.NoError(t, err)
 	assert.Empty(t, out.CustomerID)
 	assert.Empty(t, out.PlatformCustomerID)
 	in, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: dest.ID, DestinationAccountID: acct.ID, Amount: 50})
 	require.NoError(t, err)
-	e.runJobs()
-	e.advance(10 * time.Second)
+	e.RunJobs()
+	e.Advance(10 * time.Second)
 	assert.Equal(t, "COMPLETED", e.txn(pid, out.ID).Status)
 	assert.Equal(t, "COMPLETED", e.txn(pid, in.ID).Status)
 	assert.Equal(t, int64(350), e.available(acct.ID))
-	e.verify()
-}
-
-func requireFault(t *testing.T, err error, kind fault.Kind, code string, fields ...string) *fault.Error {
-	t.Helper()
-	require.Error(t, err)
-	f, ok := fault.As(err)
-	require.Truef(t, ok, "want a fault, got %v", err)
-	assert.Equal(t, kind, f.Kind, err.Error())
-	assert.Equal(t, code, f.Code, err.Error())
-	var got []string
-	for _, fe := range f.Fields {
-		got = append(got, fe.Field)
-	}
-	for _, want := range fields {
-		assert.Containsf(t, got, want, "fields of %v", err)
-	}
-	return f
+	e.Verify()
 }
 
 func TestTransferOutRefusals(t *testing.T) {
@@ -243,12 +227,12 @@ func TestTransferOutRefusals(t *testing.T) {
 	destOther := e.external(pid, c2.ID, usdAccount("788"))
 	mxn := e.external(pid, c.ID, ports.AccountInfo{AccountType: "MXN_ACCOUNT", ClabeNumber: "032180000118359719"})
 	foreign := e.external(other, "", usdAccount("787"))
-	e.fund(pid, acct.ID, 1_000)
+	e.Fund(pid, acct.ID, 1_000)
 	_ = acct2
 
 	inactive := e.external(pid, c.ID, usdAccount("786"))
 	inactive.Status = "UNDER_REVIEW"
-	require.NoError(t, e.store.InTx(ctx, func(tx ports.Tx) error { return tx.ExternalAccounts().Update(ctx, inactive) }))
+	require.NoError(t, e.Store.InTx(ctx, func(tx ports.Tx) error { return tx.ExternalAccounts().Update(ctx, inactive) }))
 
 	cases := []struct {
 		name   string
@@ -285,13 +269,13 @@ func TestTransferOutRefusals(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.transfers.TransferOut(ctx, pid, tc.req)
-			requireFault(t, err, tc.kind, tc.code, tc.fields...)
+			testkit.RequireFault(t, err, tc.kind, tc.code, tc.fields...)
 		})
 	}
 
 	t.Run("insufficient available balance", func(t *testing.T) {
 		_, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 1_001})
-		f := requireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT", "amount")
+		f := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT", "amount")
 		assert.Equal(t, "insufficient available balance", f.Message)
 		assert.Equal(t, map[string]any{"available": int64(1_000), "requested": int64(1_001), "currency": "USD"}, f.Details)
 	})
@@ -299,14 +283,14 @@ func TestTransferOutRefusals(t *testing.T) {
 		_, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 600})
 		require.NoError(t, err)
 		_, err = e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 600})
-		f := requireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT")
+		f := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT")
 		assert.Equal(t, int64(400), f.Details["available"])
 	})
 	// Nothing a refusal touched moved money or left a transaction.
 	page, err := e.txns.List(ctx, pid, transactions.Query{}, ports.Page{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.Total)
-	e.verify()
+	e.Verify()
 }
 
 func TestTransferInRefusals(t *testing.T) {
@@ -318,14 +302,14 @@ func TestTransferInRefusals(t *testing.T) {
 	sol := e.external(pid, c.ID, ports.AccountInfo{AccountType: "SOLANA_WALLET", Address: "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T"})
 
 	_, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: sol.ID, DestinationAccountID: acct.ID, Amount: 5})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId")
 	_, err = e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: ach.ID, DestinationAccountID: acct.ID})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "amount")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "amount")
 	_, err = e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: ach.ID, DestinationAccountID: "InternalAccount:missing", Amount: 5})
-	requireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 	usdc := e.external(pid, c.ID, ports.AccountInfo{AccountType: "BASE_WALLET", Address: "0x52908400098527886E0F7030069857D2E4169EE7"})
 	_, err = e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: usdc.ID, DestinationAccountID: acct.ID, Amount: 5})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId")
 }
 
 func TestIdempotencyKeyDerivesTheTransaction(t *testing.T) {
@@ -334,7 +318,7 @@ func TestIdempotencyKeyDerivesTheTransaction(t *testing.T) {
 	pid := e.platform()
 	c, acct := e.customer(pid)
 	dest := e.external(pid, c.ID, usdAccount("789"))
-	e.fund(pid, acct.ID, 1_000)
+	e.Fund(pid, acct.ID, 1_000)
 	req := transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 300, IdempotencyKey: "k-1"}
 
 	first, err := e.transfers.TransferOut(ctx, pid, req)
@@ -348,16 +332,16 @@ func TestIdempotencyKeyDerivesTheTransaction(t *testing.T) {
 	changed := req
 	changed.Amount = 301
 	_, err = e.transfers.TransferOut(ctx, pid, changed)
-	requireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
+	testkit.RequireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
 
 	// The same key on transfer-in is another transaction.
 	in, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: dest.ID, DestinationAccountID: acct.ID, Amount: 300, IdempotencyKey: "k-1"})
 	require.NoError(t, err)
 	assert.NotEqual(t, first.ID, in.ID)
-	e.runJobs()
-	e.advance(10 * time.Second)
+	e.RunJobs()
+	e.Advance(10 * time.Second)
 	assert.Equal(t, int64(1_000), e.available(acct.ID))
-	e.verify()
+	e.Verify()
 }
 
 // A crash after the hold and before the transaction commits: a retry with
@@ -377,11 +361,11 @@ func crashBetweenHoldAndTransaction(t *testing.T, e *env) {
 	pid := e.platform()
 	c, acct := e.customer(pid)
 	dest := e.external(pid, c.ID, usdAccount("789"))
-	e.fund(pid, acct.ID, 1_000)
+	e.Fund(pid, acct.ID, 1_000)
 
 	orphan := func(key string, amount int64) string {
 		id := transfers.TransactionID(pid, "transfer-out", key)
-		_, err := e.ledger.Post(ctx, ledger.Entry{ID: "hold:" + id, Ref: id, Transfers: []ledger.Transfer{{
+		_, err := e.Ledger.Post(ctx, ledger.Entry{ID: "hold:" + id, Ref: id, Transfers: []ledger.Transfer{{
 			ID: "hold:" + id, DebitAccountID: acct.ID, CreditAccountID: ledger.RailSettlementID("ACH", "USD"),
 			Amount: amount, Currency: "USD", Kind: ledger.Pending, Code: transfers.CodeTransferOut}}})
 		require.NoError(t, err)
@@ -399,11 +383,11 @@ func crashBetweenHoldAndTransaction(t *testing.T, e *env) {
 	n, err := e.transfers.ReapOrphanHolds(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a young hold may still get its transaction")
-	e.clock.Advance(transfers.OrphanHoldAge)
+	e.Clock.Advance(transfers.OrphanHoldAge)
 	n, err = e.transfers.ReapOrphanHolds(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
-	p, err := e.ledger.Pending(ctx, "hold:"+abandoned)
+	p, err := e.Ledger.Pending(ctx, "hold:"+abandoned)
 	require.NoError(t, err)
 	assert.Equal(t, ledger.PendingVoided, p.Status)
 	assert.Equal(t, int64(900), e.available(acct.ID), "the orphan's amount is back")
@@ -411,16 +395,16 @@ func crashBetweenHoldAndTransaction(t *testing.T, e *env) {
 	// A late retry of the abandoned key is refused rather than paid from a
 	// released hold.
 	_, err = e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 200, IdempotencyKey: "abandoned"})
-	requireFault(t, err, fault.KindConflict, "IDEMPOTENCY_KEY_REUSED")
+	testkit.RequireFault(t, err, fault.KindConflict, "IDEMPOTENCY_KEY_REUSED")
 
-	e.runJobs()
-	e.advance(10 * time.Second)
+	e.RunJobs()
+	e.Advance(10 * time.Second)
 	assert.Equal(t, "COMPLETED", e.txn(pid, retried).Status)
 	n, err = e.transfers.ReapOrphanHolds(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.Equal(t, int64(900), e.available(acct.ID))
-	e.verify()
+	e.Verify()
 }
 
 func TestReaperRunsAsAPeriodicJob(t *testing.T) {
@@ -428,24 +412,24 @@ func TestReaperRunsAsAPeriodicJob(t *testing.T) {
 	ctx := context.Background()
 	pid := e.platform()
 	_, acct := e.customer(pid)
-	e.fund(pid, acct.ID, 1_000)
+	e.Fund(pid, acct.ID, 1_000)
 	id := transfers.TransactionID(pid, "transfer-out", "lost")
-	_, err := e.ledger.Post(ctx, ledger.Entry{ID: "hold:" + id, Ref: id, Transfers: []ledger.Transfer{{
+	_, err := e.Ledger.Post(ctx, ledger.Entry{ID: "hold:" + id, Ref: id, Transfers: []ledger.Transfer{{
 		ID: "hold:" + id, DebitAccountID: acct.ID, CreditAccountID: ledger.RailSettlementID("ACH", "USD"),
 		Amount: 250, Currency: "USD", Kind: ledger.Pending}}})
 	require.NoError(t, err)
 
-	q := e.store.Read().Jobs()
-	require.NoError(t, e.transfers.ScheduleReaper(ctx, q, e.clock.Now()))
-	require.NoError(t, e.transfers.ScheduleReaper(ctx, q, e.clock.Now()), "a second instance starting")
-	assert.Equal(t, 1, e.runJobs(), "one job per slot")
+	q := e.Store.Read().Jobs()
+	require.NoError(t, e.transfers.ScheduleReaper(ctx, q, e.Clock.Now()))
+	require.NoError(t, e.transfers.ScheduleReaper(ctx, q, e.Clock.Now()), "a second instance starting")
+	assert.Equal(t, 1, e.RunJobs(), "one job per slot")
 	assert.Equal(t, int64(750), e.available(acct.ID))
 	for range 10 {
-		e.clock.Advance(transfers.ReapInterval)
-		assert.Equal(t, 1, e.runJobs(), "the reaper reschedules itself")
+		e.Clock.Advance(transfers.ReapInterval)
+		assert.Equal(t, 1, e.RunJobs(), "the reaper reschedules itself")
 	}
 	assert.Equal(t, int64(1_000), e.available(acct.ID))
-	e.verify()
+	e.Verify()
 }
 
 // Jobs run at least once: running a transfer's handlers again, in any
@@ -457,15 +441,15 @@ func TestHandlersAreIdempotent(t *testing.T) {
 	c, acct := e.customer(pid)
 	ok := e.external(pid, c.ID, usdAccount("789"))
 	bad := e.external(pid, c.ID, usdAccount("004"))
-	e.fund(pid, acct.ID, 1_000)
+	e.Fund(pid, acct.ID, 1_000)
 
 	// Capture every job the transfers schedule, then replay them all.
 	var seen []ports.Job
 	record := func(h func(context.Context, ports.Job) error) func(context.Context, ports.Job) error {
 		return func(ctx context.Context, j ports.Job) error { seen = append(seen, j); return h(ctx, j) }
 	}
-	e.runner.Handle(transfers.KindSubmit, record(e.transfers.HandleSubmit))
-	e.runner.Handle(transfers.KindCheck, record(e.transfers.HandleCheck))
+	e.Runner.Handle(transfers.KindSubmit, record(e.transfers.HandleSubmit))
+	e.Runner.Handle(transfers.KindCheck, record(e.transfers.HandleCheck))
 
 	paid, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: ok.ID, Amount: 100})
 	require.NoError(t, err)
@@ -473,16 +457,16 @@ func TestHandlersAreIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	in, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: ok.ID, DestinationAccountID: acct.ID, Amount: 50})
 	require.NoError(t, err)
-	e.runJobs()
-	e.advance(10 * time.Second)
+	e.RunJobs()
+	e.Advance(10 * time.Second)
 	require.Equal(t, "COMPLETED", e.txn(pid, paid.ID).Status)
 	require.Equal(t, "FAILED", e.txn(pid, failed.ID).Status)
 	require.Equal(t, "COMPLETED", e.txn(pid, in.ID).Status)
 	require.GreaterOrEqual(t, len(seen), 6)
 	wantTx := []ports.Transaction{e.txn(pid, paid.ID), e.txn(pid, failed.ID), e.txn(pid, in.ID)}
-	wantBal := e.ledgerAccount(acct.ID)
+	wantBal := e.LedgerAccount(acct.ID)
 
-	e.clock.Advance(time.Minute)
+	e.Clock.Advance(time.Minute)
 	for i := len(seen) - 1; i >= 0; i-- {
 		switch seen[i].Kind {
 		case transfers.KindSubmit:
@@ -492,9 +476,9 @@ func TestHandlersAreIdempotent(t *testing.T) {
 		}
 	}
 	assert.Equal(t, wantTx, []ports.Transaction{e.txn(pid, paid.ID), e.txn(pid, failed.ID), e.txn(pid, in.ID)})
-	assert.Equal(t, wantBal, e.ledgerAccount(acct.ID))
+	assert.Equal(t, wantBal, e.LedgerAccount(acct.ID))
 	assert.Equal(t, int64(950), wantBal.Available(), "100 paid out, 50 pulled in")
-	e.verify()
+	e.Verify()
 }
 
 // A customer under review or rejected may not send; an unverified or
@@ -512,16 +496,16 @@ func TestTransferOutFollowsKYCStatus(t *testing.T) {
 		t.Run(tc.status, func(t *testing.T) {
 			c, acct := e.customer(pid)
 			dest := e.external(pid, c.ID, usdAccount("789"))
-			e.fund(pid, acct.ID, 1_000)
+			e.Fund(pid, acct.ID, 1_000)
 			c.KYCStatus = tc.status
-			require.NoError(t, e.store.InTx(ctx, func(tx ports.Tx) error { return tx.Customers().Update(ctx, c) }))
+			require.NoError(t, e.Store.InTx(ctx, func(tx ports.Tx) error { return tx.Customers().Update(ctx, c) }))
 
 			_, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 100})
 			if tc.allowed {
 				require.NoError(t, err)
 				assert.Equal(t, int64(900), e.available(acct.ID))
 			} else {
-				f := requireFault(t, err, fault.KindForbidden, "USER_NOT_READY")
+				f := testkit.RequireFault(t, err, fault.KindForbidden, "USER_NOT_READY")
 				assert.Equal(t, tc.status, f.Details["kycStatus"])
 				assert.Equal(t, int64(1_000), e.available(acct.ID), "a refused transfer holds nothing")
 			}
@@ -529,5 +513,5 @@ func TestTransferOutFollowsKYCStatus(t *testing.T) {
 			require.NoError(t, err, "incoming money is never blocked")
 		})
 	}
-	e.verify()
+	e.Verify()
 }

@@ -101,21 +101,6 @@ func (e *env) verify(t *testing.T) {
 	assert.Empty(t, ledger.Verify(accts, pend, journal))
 }
 
-func requireFault(t *testing.T, err error, kind fault.Kind, code string, fields ...string) {
-	t.Helper()
-	f, ok := fault.As(err)
-	require.Truef(t, ok, "%v", err)
-	assert.Equal(t, kind, f.Kind)
-	assert.Equal(t, code, f.Code)
-	var got []string
-	for _, fe := range f.Fields {
-		got = append(got, fe.Field)
-	}
-	for _, want := range fields {
-		assert.Contains(t, got, want)
-	}
-}
-
 func TestReceiveIntoInternalAccount(t *testing.T) {
 	e := newEnv(t, true)
 	ctx := context.Background()
@@ -199,7 +184,7 @@ func TestReceiveIdempotent(t *testing.T) {
 	other := req
 	other.Amount = 800
 	_, err = e.svc.SimulateReceive(ctx, e.platform, other)
-	requireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
+	testkit.RequireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
 	other.IdempotencyKey = "k-2"
 	_, err = e.svc.SimulateReceive(ctx, e.platform, other)
 	require.NoError(t, err)
@@ -227,7 +212,7 @@ func TestReceiveToDefaultDepositAccount(t *testing.T) {
 
 	// The default account takes one currency.
 	_, err = e.svc.SimulateReceive(ctx, e.platform, uma.Receive{SenderUmaAddress: sender, CustomerID: c.ID, Currency: "USDC", Amount: 1})
-	requireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "receivingCurrencyCode")
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "receivingCurrencyCode")
 	e.verify(t)
 }
 
@@ -262,14 +247,14 @@ func TestReceiveErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := e.svc.SimulateReceive(ctx, e.platform, tc.r)
-			requireFault(t, err, tc.kind, tc.code, tc.fields...)
+			testkit.RequireFault(t, err, tc.kind, tc.code, tc.fields...)
 		})
 	}
 	// Another platform's customer is unknown.
 	p2, err := platforms.New(e.store, e.ledger, e.clock, system.IDs{}).Create(ctx, "q", "q.example", nil)
 	require.NoError(t, err)
 	_, err = e.svc.SimulateReceive(ctx, p2.ID, ok)
-	requireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
+	testkit.RequireFault(t, err, fault.KindNotFound, "USER_NOT_FOUND")
 
 	// Nothing moved.
 	assert.Zero(t, e.balance(t, e.account(t, c.ID, "USD").ID))
@@ -277,5 +262,5 @@ func TestReceiveErrors(t *testing.T) {
 	// Outside the sandbox the simulation is forbidden.
 	prod := newEnv(t, false)
 	_, err = prod.svc.SimulateReceive(ctx, prod.platform, ok)
-	requireFault(t, err, fault.KindForbidden, "FORBIDDEN")
+	testkit.RequireFault(t, err, fault.KindForbidden, "FORBIDDEN")
 }
