@@ -1,8 +1,4 @@
-//go:build ledgerchain
-
-// These tests need the writer to hash the journal: postLocked calling
-// chainLocked (see ledger_chain.go). Run them with -tags ledgerchain; drop
-// the build tag once the writer hashes.
+// The writer hashes the journal: postLocked calls chainLocked.
 
 package memory_test
 

@@ -75,28 +75,34 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // transaction per entry. Post queues the entry and waits; one writer
 // goroutine takes what is queued as a batch (up to MaxBatch entries, waiting
 // at most MaxDelay for more, and not at all when it is alone), and commits
-// the whole batch in ONE transaction on its own connection:
+// the whole batch in ONE transaction on its own connection, in two round
+// trips (on a busy machine each costs milliseconds, and the writer's pace
+// is its round trips, not the server's work):
 //
-//  1. lock the holds the batch resolves or opens (FOR UPDATE, in id order);
-//  2. read every account the batch touches in one statement: accounts with
-//     bound flags FOR UPDATE in id order (their counters decide), the others
-//     with a plain read (see "Hot accounts");
-//  3. read the entries whose ids the batch re-posts or reverses;
-//  4. load those rows into a ledger.Book and Apply each entry in queue
-//     order: the Book decides everything, and a refused entry changes nothing
-//     and does not affect its neighbours;
-//  5. take the journal lock (a transaction-scoped advisory lock) and write
-//     the accepted entries, their transfers, the holds they open or resolve
-//     and their outbox messages in one statement (multi-row inserts from
-//     unnest arrays);
-//  6. lock the unflagged touched accounts in id order, add each touched
-//     account's summed delta with one UPDATE, and write the per-account
-//     postings (the counters after each posting) from its RETURNING values,
-//     all in one statement;
-//  7. write the records (PostWith, WriteRecords): transactions and jobs
-//     inserted and jobs completed in one statement, status changes in one
-//     more;
-//  8. commit, and only then answer each caller with its own result.
+//  1. BEGIN and one load statement (postBatch, loadQuery): lock the quotes
+//     the records change, the holds the batch opens or resolves and the
+//     accounts whose flags make their balance decide (FOR UPDATE, each in
+//     id order), take the journal lock (a transaction-scoped advisory lock)
+//     and read the last committed entry's hash, and read the unflagged
+//     accounts without a lock (see "Hot accounts") and the entries whose
+//     ids the batch re-posts or reverses;
+//  2. in Go: load those rows into a ledger.Book and Apply each entry in
+//     queue order, after its call's quote preconditions (see "Records"):
+//     the Book decides everything, and a refused entry changes nothing and
+//     does not affect its neighbours; chain the accepted entries' hashes
+//     (ledger.Chain) after the loaded head;
+//  3. one simple query of several statements ending in COMMIT: the
+//     accepted entries, their transfers, holds and outbox messages, the
+//     unflagged accounts locked in id order, each touched account's summed
+//     delta added once and the per-account postings (the counters after
+//     each posting) from its RETURNING values, all in one statement; then
+//     the records (quotes, transactions and jobs inserted, jobs completed,
+//     quote and transaction status changes) in a few more. The server runs
+//     them in order and skips the rest, COMMIT included, after an error;
+//  4. only then answer each caller with its own result.
+//
+// A batch of records alone (WriteRecords) that changes no quote loads
+// nothing: BEGIN, its writes and COMMIT are one round trip.
 //
 // A deadlock, a serialization failure, a lost connection or a uniqueness race
 // with another instance (two instances posting the same entry id or opening
@@ -122,16 +128,17 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // # Hot accounts and lock order
 //
 // Accounts without flags never refuse a transfer for their balance, so the
-// batch reads them without a lock and only locks them in step 6, holding
-// their row lock just for the UPDATE and the commit: a hot settlement or
-// funding account is never held while a batch loads and decides. Flags never
-// change, so the writer caches them to know which accounts to lock before
-// reading them (an account not seen before has its flags read first, without
-// a lock). Locks are always taken in the same order — holds by id, flagged
-// accounts by id, the journal lock, unflagged accounts by id — so two writers
-// cannot deadlock on them. Because entries are inserted under the journal
-// lock, Seq follows commit order across instances: Journal(afterSeq) never
-// skips an entry that commits later with a lower Seq.
+// batch reads them without a lock and only locks them in step 3, holding
+// their row lock just for the write and the commit: a hot settlement or
+// funding account is never held while a batch loads and decides. The load
+// statement tells them apart by their flags column (flags never change).
+// Locks are always taken in the same order — quotes by id, holds by id,
+// flagged accounts by id, the journal lock, unflagged accounts by id, then
+// the transactions the records change by id — so two writers cannot
+// deadlock on them. Because entries are inserted under the journal lock,
+// Seq follows commit order across instances: Journal(afterSeq) never skips
+// an entry that commits later with a lower Seq. The same lock orders the
+// hash chain: each batch links to the hash the batch before it committed.
 //
 // # Records
 //
@@ -140,7 +147,11 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // at all, so a request that moves money pays for no unit of work (BEGIN,
 // inserts, a synchronous COMMIT) of its own; the batch's one commit serves
 // every caller. An entry refused by the Book, or already recorded, writes
-// none of its records.
+// none of its records. Quote changes are decided under the quotes' row
+// locks, call by call in queue order as if each ran alone (a call sees the
+// quotes created and changed by the calls accepted before it): a Required
+// change that does not hold refuses its call with ports.ErrPrecondition
+// before the Book sees the entry, so nothing of that call is written.
 //
 // # Callers and cancellation
 //
@@ -161,9 +172,6 @@ type Ledger struct {
 	queue  chan *postRequest
 	done   chan struct{} // closed when the writer has exited
 
-	// meta caches account flags (immutable once created); only the writer
-	// goroutine touches it.
-	meta map[string]ledger.AccountFlags
 	// conn is the writer's own session (see writerConn); only the writer
 	// goroutine touches it.
 	conn *bun.Conn
@@ -212,7 +220,6 @@ func NewLedger(db *bun.DB, clock ports.Clock, opts LedgerOptions) *Ledger {
 		log:   opts.Logger,
 		queue: make(chan *postRequest, 2*opts.MaxBatch),
 		done:  make(chan struct{}),
-		meta:  map[string]ledger.AccountFlags{},
 	}
 	go l.run()
 	return l
@@ -424,9 +431,11 @@ func (l *Ledger) commit(batch []*postRequest) {
 // 10,000 rows, on the hot path of every batch). Lock waits and statements are
 // bounded on the server, below batchTimeout, so a batch stuck behind another
 // session fails there (and is retried) instead of leaving a backend waiting
-// after the client gave up.
+// after the client gave up. Plans stay serial: the load statement's
+// branches must run one after the other, in lock order.
 var writerSession = []string{
 	"SET enable_seqscan = off",
+	"SET max_parallel_workers_per_gather = 0",
 	"SET lock_timeout = '10s'",
 	"SET statement_timeout = '20s'",
 }

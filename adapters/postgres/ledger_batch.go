@@ -3,6 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -16,21 +17,19 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/schema"
 
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
 
-// journalLock is the advisory lock key a batch holds from inserting its
-// entries until it commits, so Seq follows commit order across instances.
+// journalLock is the advisory lock key a batch holds from its load
+// statement (ledger_chain_head takes it) until it commits, so Seq follows
+// commit order across instances and each batch chains to the last.
 const journalLock = 7_042_025_2002
 
 // batchTimeout bounds one attempt at a batch.
 const batchTimeout = 30 * time.Second
-
-// metaCacheMax bounds the writer's account-flags cache; it is cleared when
-// full (it only saves a lock on accounts it has seen).
-const metaCacheMax = 1 << 20
 
 // errLedgerInternal marks a batch the writer itself found inconsistent.
 var errLedgerInternal = errors.New("postgres ledger: internal inconsistency")
@@ -41,11 +40,14 @@ type outcome struct {
 	err   error
 }
 
-// postBatch runs one attempt at a batch in one transaction (see Ledger).
-// maybe holds the indexes of entries that an earlier attempt of this batch
-// may have committed (its COMMIT failed with an unknown outcome): finding
-// them recorded now is their success, not ErrExists. postBatch adds to it
-// when its own commit fails that way.
+// postBatch runs one attempt at a batch in one transaction (see Ledger):
+// one round trip opens the transaction and loads (and locks) what the
+// batch reads, the Book decides in Go, and one more round trip writes
+// everything and commits. maybe holds the indexes of entries that an
+// earlier attempt of this batch may have committed (the round trip that
+// commits failed with an unknown outcome): finding them recorded now is
+// their success, not ErrExists. postBatch adds to it when its own write
+// fails that way.
 func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
@@ -57,111 +59,52 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	if err != nil {
 		return nil, err
 	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	done := false
+	open := true // a transaction may be open on conn
 	defer func() {
-		if !done {
-			_ = tx.Rollback()
+		if !open {
+			return
+		}
+		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer rcancel()
+		if _, err := conn.ExecContext(rctx, "ROLLBACK"); err != nil {
+			l.dropConn()
 		}
 	}()
 
-	book := ledger.NewBook()
-
-	// 0. Quotes the batch's records change, locked in id order: their
-	// changes are decided under these locks.
-	quotes, err := loadQuotes(ctx, tx, keys.quotes)
-	if err != nil {
+	// 1. BEGIN and the load statement, in one round trip. A batch of
+	// records alone that changes no quote reads nothing: its BEGIN goes
+	// with its writes, and the whole batch is one round trip.
+	ld := &batchLoad{quotes: quoteBook{}}
+	var q []byte
+	if len(keys.entries) == 0 && len(keys.quotes) == 0 {
+		q = append(q, "BEGIN;\n"...)
+	} else if ld, err = l.load(ctx, conn, keys); err != nil {
 		return nil, err
 	}
-
-	// 1. Holds the batch opens or resolves, locked in id order.
+	book := ledger.NewBook()
 	loadedPending := map[string]bool{}
-	if len(keys.pending) > 0 {
-		ps, err := queryPending(ctx, tx, `SELECT `+pendingCols+` FROM ledger_pending
-			WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE`, pgdialect.Array(keys.pending))
-		if err != nil {
-			return nil, fmt.Errorf("load holds: %w", err)
-		}
-		for _, p := range ps {
-			book.PutPending(p)
-			loadedPending[p.ID] = true
-			keys.addAccount(p.DebitAccountID)
-			keys.addAccount(p.CreditAccountID)
-		}
-	}
-
-	// 2. Accounts: flagged ones locked in id order, the rest read without a
-	// lock. Flags never change, so they are cached; accounts not seen before
-	// have their flags read first (without a lock, so the lock order holds).
-	var unseen []string
-	for _, id := range keys.accounts {
-		if _, ok := l.meta[id]; !ok {
-			unseen = append(unseen, id)
-		}
-	}
-	if len(unseen) > 0 {
-		if err := l.learnFlags(ctx, tx, unseen); err != nil {
-			return nil, err
-		}
-	}
-	var lock, plain []string
-	for _, id := range keys.accounts {
-		f, ok := l.meta[id]
-		switch {
-		case !ok:
-			// Does not exist: the Book refuses entries naming it.
-		case f == 0:
-			plain = append(plain, id)
-		default:
-			lock = append(lock, id)
-		}
+	for _, p := range ld.pending {
+		book.PutPending(p)
+		loadedPending[p.ID] = true
 	}
 	initial := map[string]ledger.Account{}
-	if len(lock)+len(plain) > 0 {
-		accts, err := queryAccounts(ctx, tx, `WITH l AS (
-				SELECT `+accountCols+` FROM ledger_accounts WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE)
-			SELECT `+accountCols+` FROM l
-			UNION ALL
-			SELECT `+accountCols+` FROM ledger_accounts WHERE id = ANY(?::text[])`,
-			pgdialect.Array(nonNil(lock)), pgdialect.Array(nonNil(plain)))
-		if err != nil {
-			return nil, fmt.Errorf("load accounts: %w", err)
-		}
-		for _, a := range accts {
-			book.PutAccount(a)
-			initial[a.ID] = a
-		}
+	for _, a := range ld.accounts {
+		book.PutAccount(a)
+		initial[a.ID] = a
 	}
-
-	// 3. Entries the batch re-posts or reverses, and their reversals.
 	stored := map[string]ledger.JournalEntry{}
-	if len(keys.entries) > 0 {
-		es, err := loadEntries(ctx, tx, `WHERE id = ANY(?::text[]) ORDER BY seq`, pgdialect.Array(keys.entries))
-		if err != nil {
-			return nil, fmt.Errorf("load entries: %w", err)
-		}
-		if len(keys.reversed) > 0 {
-			revs, err := loadEntries(ctx, tx, `WHERE reverses = ANY(?::text[]) ORDER BY seq`, pgdialect.Array(keys.reversed))
-			if err != nil {
-				return nil, fmt.Errorf("load reversals: %w", err)
-			}
-			es = append(es, revs...)
-		}
-		for _, e := range es {
-			book.PutEntry(e.Entry)
-			stored[e.ID] = e
-		}
+	for _, e := range ld.entries {
+		book.PutEntry(e.Entry)
+		stored[e.ID] = e
 	}
+	quotes := ld.quotes
 
-	seen := map[string]struct{}{} // entries accepted so far
-	// 4. The Book decides, entry by entry, in queue order, after the
+	// 2. The Book decides, entry by entry, in queue order, after the
 	// call's quote preconditions (an entry already recorded skips them:
 	// its caller learns ErrExists, and none of its records are written).
 	outcomes := make([]outcome, len(batch))
 	var accepted []ledger.Entry
+	seen := map[string]struct{}{} // entries accepted so far
 	recordsOnly := false
 	for i, r := range batch {
 		_, known := stored[r.entry.ID]
@@ -193,52 +136,65 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		}
 	}
 
-	seqs := map[string]int64{}
-	if len(accepted) > 0 {
-		w, err := newBatchWrites(book, accepted, initial, loadedPending, now)
-		if err != nil {
-			return nil, err
-		}
-		// 5. Journal rows, holds and outbox, under the journal lock.
-		if seqs, err = w.insertJournal(ctx, tx); err != nil {
-			return nil, err
-		}
-		// 6. Account deltas and postings.
-		if err := w.updateAccounts(ctx, tx); err != nil {
-			return nil, err
-		}
-	}
-	// 7. The records of the accepted entries (PostWith) and the records
-	// written alone (WriteRecords).
-	if len(accepted) > 0 || recordsOnly {
-		if err := insertRecords(ctx, tx, batch, outcomes, quotes); err != nil {
-			return nil, err
-		}
-	}
-
-	// 8. Commit (or, when nothing was accepted, just release the locks), then
-	// answer.
-	done = true
+	// 3. Nothing accepted: release the locks.
 	if len(accepted) == 0 && !recordsOnly {
-		if err := tx.Rollback(); err != nil {
+		open = false
+		if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+			l.dropConn()
 			return nil, fmt.Errorf("rollback: %w", err)
 		}
-	} else if err := tx.Commit(); err != nil {
+		return answers(batch, outcomes, stored, nil, nil, maybe), nil
+	}
+
+	// 4. Everything the batch writes, then COMMIT, in one round trip (see
+	// writeBatch).
+	var chained map[string]ledger.JournalEntry
+	var w *batchWrites
+	if len(accepted) > 0 {
+		if w, err = newBatchWrites(book, accepted, initial, loadedPending, now); err != nil {
+			return nil, err
+		}
+		chained = w.chain(ld.head)
+	}
+	if w != nil {
+		q = w.appendJournal(l.db.QueryGen(), q)
+	}
+	if q, err = appendRecords(l.db, q, batch, outcomes, quotes); err != nil {
+		return nil, err
+	}
+	q = append(q, "COMMIT"...)
+	seqs, err := writeBatch(ctx, conn, string(q), w)
+	open = false
+	if err != nil {
 		var pgErr pgdriver.Error
-		if !errors.As(err, &pgErr) {
+		if errors.As(err, &pgErr) {
+			// Refused by the server: the transaction did not commit.
+			open = true
+		} else {
 			for i, o := range outcomes {
 				if o.err == nil {
 					maybe[i] = true
 				}
 			}
 		}
-		return nil, fmt.Errorf("commit: %w", err)
+		return nil, err
 	}
+	return answers(batch, outcomes, stored, chained, seqs, maybe), nil
+}
 
+// answers turns the outcomes into each caller's result. chained holds the
+// recorded entries (with their hashes) and seqs their Seq, by id.
+func answers(batch []*postRequest, outcomes []outcome, stored, chained map[string]ledger.JournalEntry,
+	seqs map[string]int64, maybe map[int]bool) []postResult {
 	results := make([]postResult, len(batch))
 	for i, o := range outcomes {
 		if o.err == nil {
-			results[i] = postResult{je: ledger.JournalEntry{Entry: o.entry, Seq: seqs[o.entry.ID], PostedAt: now}}
+			je := ledger.JournalEntry{Entry: o.entry}
+			if c, ok := chained[o.entry.ID]; ok {
+				je = c
+				je.Seq = seqs[o.entry.ID]
+			}
+			results[i] = postResult{je: je}
 			continue
 		}
 		code := ledger.CodeOf(o.err)
@@ -247,8 +203,10 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 			continue
 		}
 		je := ledger.JournalEntry{Entry: o.entry}
-		if seq, ok := seqs[o.entry.ID]; ok {
-			je.Seq, je.PostedAt = seq, now
+		if c, ok := chained[o.entry.ID]; ok {
+			// Recorded earlier in this batch.
+			je = c
+			je.Seq = seqs[o.entry.ID]
 		} else if s, ok := stored[o.entry.ID]; ok {
 			je = s
 		}
@@ -259,71 +217,250 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		}
 		results[i] = postResult{je: je, err: o.err}
 	}
-	return results, nil
+	return results
 }
 
-// insertRecords writes the records that came with the accepted entries
-// (and with WriteRecords): transactions and jobs inserted and jobs
-// completed in one statement of multi-row CTEs, then the status changes in
-// one more. Transactions are inserted by platform and customer so
-// concurrent writers take the list counters' row locks (the insert
-// trigger's) in one order. A transaction id
-// already stored fails the batch (not retryable), so its entries are then
-// posted one by one and only the culprit fails; a queued job key is
-// skipped, as Enqueue does.
-func insertRecords(ctx context.Context, tx bun.Tx, batch []*postRequest, outcomes []outcome, quotes quoteBook) error {
-	var quoteRows []storeQuoteRow
-	var txns []storeTxnRow
-	var jobs []storeJobRow
-	var changes []ports.TransactionStatusChange
-	var doneJobs []string
-	for i, r := range batch {
-		if outcomes[i].err == nil {
-			quoteRows = append(quoteRows, r.quotes...)
-			txns = append(txns, r.txns...)
-			jobs = append(jobs, r.jobs...)
-			changes = append(changes, r.changes...)
-			doneJobs = append(doneJobs, r.doneJobs...)
+// batchLoad is what a batch reads before the Book decides.
+type batchLoad struct {
+	quotes   quoteBook
+	pending  []ledger.PendingTransfer
+	accounts []ledger.Account
+	entries  []ledger.JournalEntry
+	head     [32]byte // the hash of the last committed entry, or ZeroHash
+}
+
+// loadCols are the columns of the load statement's rows: a kind, then
+// columns each kind fills as loadSelect maps them (NULL elsewhere).
+var loadCols = []string{"k", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "n1", "n2", "n3", "n4", "n5", "t1", "b1", "b2"}
+
+var loadTypes = map[byte]string{'k': "text", 's': "text", 'n': "bigint", 't': "timestamptz", 'b': "bytea"}
+
+// loadSelect is one branch of the load statement: kind and the columns it
+// fills (loadCols name → expression), from tail.
+func loadSelect(kind string, cols map[string]string, tail string) string {
+	var b strings.Builder
+	b.WriteString("SELECT '" + kind + "'::text")
+	for _, c := range loadCols[1:] {
+		b.WriteString(", ")
+		if e, ok := cols[c]; ok {
+			b.WriteString("(" + e + ")::" + loadTypes[c[0]])
+		} else {
+			b.WriteString("NULL::" + loadTypes[c[0]])
 		}
 	}
-	// The inserts and the job completions go in one statement (as
-	// data-modifying CTEs): on a busy machine each round trip of the
-	// writer costs milliseconds, and the batch's commit waits for all of
-	// them. A completed job was queued (and claimed) before this batch, so
-	// the delete need not see the jobs inserted beside it.
-	q := tx.NewSelect().ColumnExpr("1")
-	writes := 0
-	if len(quoteRows) > 0 {
-		slices.SortStableFunc(quoteRows, func(a, b storeQuoteRow) int { return cmp.Compare(a.ID, b.ID) })
-		q = q.With("quotes_in", tx.NewInsert().Model(&quoteRows))
-		writes++
+	b.WriteString(" " + tail)
+	return b.String()
+}
+
+// loadQuery opens the batch's transaction and reads, in one statement,
+// everything the Book needs. Locks are taken in the writer's order, each
+// branch of the UNION ALL running to its end before the next starts (and
+// each locking CTE depending on the one before): quotes the records
+// change, holds the batch opens or resolves, the accounts whose flags
+// make their balance decide (FOR UPDATE, in id order each), then the
+// journal lock (ledger_chain_head, which reads the last committed hash
+// after the lock is granted). Unflagged accounts are read without a lock:
+// they never refuse a transfer, and the write statement adds deltas to
+// them under a lock held only until commit (see "Hot accounts" on Ledger).
+// Keys are matched with = ANY(ARRAY(…)) so each read is an index lookup
+// (an IN over a CTE lets the planner walk the whole index instead).
+//
+// loadQuery reads the reversals of the entries the batch reverses too;
+// loadQueryPlain, for the usual batch that reverses nothing, leaves that
+// condition out (an OR over two indexes costs the planner a millisecond a
+// batch).
+var loadQuery, loadQueryPlain = buildLoadQuery(`
+	UNION SELECT id, seq, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE reverses = ANY(?::text[])`),
+	buildLoadQuery("")
+
+func buildLoadQuery(reversals string) string {
+	return `BEGIN;
+WITH q AS MATERIALIZED (
+	SELECT id, platform_id, status, expires_at FROM quotes WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE),
+p AS MATERIALIZED (
+	SELECT ` + pendingCols + ` FROM ledger_pending
+	WHERE id = ANY(?::text[]) AND (SELECT count(*) FROM q) >= 0 ORDER BY id FOR UPDATE),
+ids AS MATERIALIZED (
+	SELECT unnest(?::text[]) AS id UNION SELECT debit_account_id FROM p UNION SELECT credit_account_id FROM p),
+fa AS MATERIALIZED (
+	SELECT ` + accountCols + ` FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids)) AND flags <> 0 ORDER BY id FOR UPDATE),
+h AS MATERIALIZED (
+	SELECT ledger_chain_head(?) AS hash FROM (SELECT count(*) FROM fa) c),
+e AS MATERIALIZED (
+	SELECT id, seq, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE id = ANY(?::text[])` + reversals + `)
+` + loadSelect("q", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status", "t1": "expires_at"}, "FROM q") + `
+UNION ALL ` + loadSelect("p", map[string]string{"s1": "id", "s2": "entry_id", "s3": "debit_account_id", "s4": "credit_account_id",
+		"s5": "currency", "s6": "code", "s7": "status", "n1": "amount", "n2": "timeout_ns", "n3": "posted_amount", "t1": "expires_at"}, "FROM p") + `
+UNION ALL ` + loadSelect("a", loadAccountCols, "FROM fa") + `
+UNION ALL ` + loadSelect("h", map[string]string{"b1": "hash"}, "FROM h") + `
+UNION ALL ` + loadSelect("a", loadAccountCols, "FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids EXCEPT SELECT id FROM fa)) AND flags = 0") + `
+UNION ALL ` + loadSelect("e", map[string]string{"s1": "id", "s2": "ref", "s3": "COALESCE(reverses, '')", "n1": "seq", "t1": "posted_at",
+		"b1": "hash", "b2": "prev_hash"}, "FROM e") + `
+UNION ALL ` + loadSelect("t", map[string]string{"s1": "entry_id", "s2": "id", "s3": "kind", "s4": "debit_account_id",
+		"s5": "credit_account_id", "s6": "currency", "s7": "pending_id", "s8": "code", "n1": "idx", "n2": "amount", "n3": "timeout_ns"},
+		"FROM ledger_transfers WHERE entry_id = ANY(ARRAY(SELECT id FROM e))") + `
+UNION ALL ` + loadSelect("o", map[string]string{"s1": "entry_id", "s2": "topic", "s3": "key", "n1": "id", "b1": "payload"},
+		"FROM outbox WHERE entry_id = ANY(ARRAY(SELECT id FROM e))")
+}
+
+var loadAccountCols = map[string]string{"s1": "id", "s2": "currency", "s3": "kind", "s4": "platform_id",
+	"n1": "flags", "n2": "debits_pending", "n3": "debits_posted", "n4": "credits_pending", "n5": "credits_posted", "t1": "created_at"}
+
+// load runs loadQuery for keys.
+func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*batchLoad, error) {
+	query, args := loadQueryPlain, []any{pgdialect.Array(nonNil(keys.quotes)), pgdialect.Array(nonNil(keys.pending)),
+		pgdialect.Array(nonNil(keys.accounts)), journalLock, pgdialect.Array(nonNil(keys.entries))}
+	if len(keys.reversed) > 0 {
+		query, args = loadQuery, append(args, pgdialect.Array(keys.reversed))
 	}
-	if len(txns) > 0 {
-		slices.SortStableFunc(txns, func(a, b storeTxnRow) int {
-			return cmp.Or(cmp.Compare(a.PlatformID, b.PlatformID), cmp.Compare(a.CustomerID, b.CustomerID))
-		})
-		q = q.With("txns", tx.NewInsert().Model(&txns))
-		writes++
+	rows, err := conn.QueryContext(ctx, l.db.QueryGen().FormatQuery(query, args...))
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
 	}
-	if len(jobs) > 0 {
-		q = q.With("jobs_in", tx.NewInsert().Model(&jobs).On("CONFLICT DO NOTHING"))
-		writes++
+	defer rows.Close()
+	ld := &batchLoad{quotes: quoteBook{}}
+	entryAt := map[string]int{}
+	type transferRow struct {
+		entry string
+		idx   int64
+		t     ledger.Transfer
 	}
-	if len(doneJobs) > 0 {
-		q = q.With("jobs_done", tx.NewDelete().Model((*storeJobRow)(nil)).Where("id = ANY(?::text[])", pgdialect.Array(doneJobs)))
-		writes++
+	type outboxRow struct {
+		entry string
+		id    int64
+		m     ledger.OutboxMessage
 	}
-	if writes > 0 {
-		if _, err := q.Exec(ctx); err != nil {
-			return fmt.Errorf("write transactions and jobs: %w", err)
+	var transfers []transferRow
+	var outbox []outboxRow
+	var kind string
+	var s [8]sql.NullString
+	var n [5]sql.NullInt64
+	var t sql.NullTime
+	var b1, b2 []byte
+	dest := []any{&kind, &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &n[0], &n[1], &n[2], &n[3], &n[4], &t, &b1, &b2}
+	for rows.Next() {
+		b1, b2 = nil, nil
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("load: %w", err)
+		}
+		switch kind {
+		case "q":
+			ld.quotes[s[0].String] = quoteState{platform: s[1].String, status: s[2].String, expires: t.Time}
+		case "p":
+			p := ledger.PendingTransfer{Transfer: ledger.Transfer{Kind: ledger.Pending, ID: s[0].String,
+				DebitAccountID: s[2].String, CreditAccountID: s[3].String, Currency: s[4].String, Code: s[5].String,
+				Amount: n[0].Int64, Timeout: time.Duration(n[1].Int64)}, EntryID: s[1].String, PostedAmount: n[2].Int64}
+			if p.Status, err = parsePendingStatus(s[6].String); err != nil {
+				return nil, fmt.Errorf("load: hold %s: %w", p.ID, err)
+			}
+			if t.Valid {
+				p.ExpiresAt = t.Time.UTC()
+			}
+			ld.pending = append(ld.pending, p)
+		case "a":
+			ld.accounts = append(ld.accounts, ledger.Account{ID: s[0].String, Currency: s[1].String, Kind: s[2].String,
+				PlatformID: s[3].String, Flags: ledger.AccountFlags(n[0].Int64), DebitsPending: n[1].Int64,
+				DebitsPosted: n[2].Int64, CreditsPending: n[3].Int64, CreditsPosted: n[4].Int64, CreatedAt: t.Time.UTC()})
+		case "h":
+			if err := readHash(&ld.head, b1); err != nil {
+				return nil, fmt.Errorf("load: chain head: %w", err)
+			}
+		case "e":
+			e := ledger.JournalEntry{Entry: ledger.Entry{ID: s[0].String, Ref: s[1].String, Reverses: s[2].String},
+				Seq: n[0].Int64, PostedAt: t.Time.UTC()}
+			if err := readHash(&e.Hash, b1); err != nil {
+				return nil, fmt.Errorf("load: entry %s: %w", e.ID, err)
+			}
+			if err := readHash(&e.PrevHash, b2); err != nil {
+				return nil, fmt.Errorf("load: entry %s: %w", e.ID, err)
+			}
+			entryAt[e.ID] = len(ld.entries)
+			ld.entries = append(ld.entries, e)
+		case "t":
+			tr := ledger.Transfer{ID: s[1].String, DebitAccountID: s[3].String, CreditAccountID: s[4].String,
+				Currency: s[5].String, PendingID: s[6].String, Code: s[7].String, Amount: n[1].Int64, Timeout: time.Duration(n[2].Int64)}
+			if tr.Kind, err = parseTransferKind(s[2].String); err != nil {
+				return nil, fmt.Errorf("load: transfer %s: %w", tr.ID, err)
+			}
+			transfers = append(transfers, transferRow{entry: s[0].String, idx: n[0].Int64, t: tr})
+		case "o":
+			outbox = append(outbox, outboxRow{entry: s[0].String, id: n[0].Int64,
+				m: ledger.OutboxMessage{Topic: s[1].String, Key: s[2].String, Payload: slices.Clone(b1)}})
+		default:
+			return nil, fmt.Errorf("%w: load row of kind %q", errLedgerInternal, kind)
 		}
 	}
-	// Status changes follow, so they see the quotes and transactions just
-	// created.
-	if err := quotes.write(ctx, tx); err != nil {
-		return err
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
 	}
-	return changeStatuses(ctx, tx, changes)
+	slices.SortFunc(ld.entries, func(a, b ledger.JournalEntry) int { return cmp.Compare(a.Seq, b.Seq) })
+	for i, e := range ld.entries {
+		entryAt[e.ID] = i
+	}
+	slices.SortFunc(transfers, func(a, b transferRow) int {
+		return cmp.Or(strings.Compare(a.entry, b.entry), cmp.Compare(a.idx, b.idx))
+	})
+	for _, tr := range transfers {
+		e := &ld.entries[entryAt[tr.entry]]
+		e.Transfers = append(e.Transfers, tr.t)
+	}
+	slices.SortFunc(outbox, func(a, b outboxRow) int { return cmp.Compare(a.id, b.id) })
+	for _, o := range outbox {
+		e := &ld.entries[entryAt[o.entry]]
+		e.Outbox = append(e.Outbox, o.m)
+	}
+	return ld, nil
+}
+
+// readHash copies a stored hash into h; NULL (an entry recorded before the
+// chain existed, or an empty journal) leaves ZeroHash.
+func readHash(h *[32]byte, b []byte) error {
+	switch len(b) {
+	case 0:
+		*h = ledger.ZeroHash
+	case len(h):
+		copy(h[:], b)
+	default:
+		return fmt.Errorf("%w: a hash of %d bytes", errLedgerInternal, len(b))
+	}
+	return nil
+}
+
+// writeBatch sends q, the batch's writes and its COMMIT, as one simple
+// query (one round trip; the server runs the statements in order and skips
+// the rest after an error, the COMMIT included). When the batch records
+// entries, the first statement (appendJournal) returns their Seq and the
+// counts it checks.
+func writeBatch(ctx context.Context, conn bun.Conn, q string, w *batchWrites) (map[string]int64, error) {
+	if w == nil {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("write records and commit: %w", err)
+		}
+		return nil, nil
+	}
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("write and commit: %w", err)
+	}
+	defer rows.Close()
+	seqs := make(map[string]int64, len(w.entryID))
+	for rows.Next() {
+		var id string
+		var seq int64
+		if err := rows.Scan(&id, &seq); err != nil {
+			return nil, fmt.Errorf("write and commit: %w", err)
+		}
+		seqs[id] = seq
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("write and commit: %w", err)
+	}
+	if len(seqs) != len(w.entryID) {
+		// Cannot happen (the insert writes every row or fails), and the
+		// batch is committed: report it loudly.
+		return nil, fmt.Errorf("%w: committed %d entries, got %d seqs", errLedgerInternal, len(w.entryID), len(seqs))
+	}
+	return seqs, nil
 }
 
 // quoteState is what a batch knows of a quote its records change: as
@@ -340,32 +477,6 @@ type quoteState struct {
 // call ran alone: a call sees the quotes created and changed by the calls
 // accepted before it.
 type quoteBook map[string]quoteState
-
-// loadQuotes locks and reads the quotes among ids (in id order).
-func loadQuotes(ctx context.Context, tx bun.Tx, ids []string) (quoteBook, error) {
-	qb := quoteBook{}
-	if len(ids) == 0 {
-		return qb, nil
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, platform_id, status, expires_at FROM quotes
-		WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE`, pgdialect.Array(ids))
-	if err != nil {
-		return nil, fmt.Errorf("load quotes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var s quoteState
-		if err := rows.Scan(&id, &s.platform, &s.status, &s.expires); err != nil {
-			return nil, fmt.Errorf("load quotes: %w", err)
-		}
-		qb[id] = s
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load quotes: %w", err)
-	}
-	return qb, nil
-}
 
 // try evaluates r's quote records against qb without changing it and
 // returns the states they leave, or an error matching ports.ErrPrecondition
@@ -410,9 +521,10 @@ func (qb quoteBook) commit(next map[string]quoteState) {
 	maps.Copy(qb, next)
 }
 
-// write stores the changed quotes' final states in one statement. Their
-// rows are locked (loaded FOR UPDATE) or created by this batch.
-func (qb quoteBook) write(ctx context.Context, tx bun.Tx) error {
+// appendWrite appends the statement that stores the changed quotes' final
+// states. Their rows are locked (loaded FOR UPDATE) or created by this
+// batch.
+func (qb quoteBook) appendWrite(gen schema.QueryGen, b []byte) []byte {
 	var ids []string
 	for id, s := range qb {
 		if s.changed {
@@ -420,7 +532,7 @@ func (qb quoteBook) write(ctx context.Context, tx bun.Tx) error {
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return b
 	}
 	slices.Sort(ids)
 	status, updated, executed := make([]string, len(ids)), make([]string, len(ids)), make([]string, len(ids))
@@ -431,23 +543,21 @@ func (qb quoteBook) write(ctx context.Context, tx bun.Tx) error {
 			executed[i] = formatTime(*s.executed)
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE quotes q SET status = u.status, updated_at = coalesce(NULLIF(u.updated_at, '')::timestamptz, q.updated_at),
+	b = gen.AppendQuery(b, `UPDATE quotes q SET status = u.status, updated_at = coalesce(NULLIF(u.updated_at, '')::timestamptz, q.updated_at),
 	executed_at = coalesce(NULLIF(u.executed_at, '')::timestamptz, q.executed_at)
 FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, status, updated_at, executed_at)
 WHERE q.id = u.id`, pgdialect.Array(ids), pgdialect.Array(status), pgdialect.Array(updated), pgdialect.Array(executed))
-	if err != nil {
-		return fmt.Errorf("change quote statuses: %w", err)
-	}
-	return nil
+	return append(b, ";\n"...)
 }
 
-// changeStatuses applies the status changes of a batch in one statement,
+// appendStatusChanges appends the statement that applies a batch's status
+// changes,
 // each only while the stored status is one of its From (statuses are
 // upper-case words, so From travels as one comma-separated text). Rows are
 // locked in id order, the order every batch uses.
-func changeStatuses(ctx context.Context, tx bun.Tx, changes []ports.TransactionStatusChange) error {
+func appendStatusChanges(gen schema.QueryGen, b []byte, changes []ports.TransactionStatusChange) []byte {
 	if len(changes) == 0 {
-		return nil
+		return b
 	}
 	slices.SortStableFunc(changes, func(a, b ports.TransactionStatusChange) int {
 		return cmp.Compare(a.TransactionID, b.TransactionID)
@@ -462,7 +572,7 @@ func changeStatuses(ctx context.Context, tx bun.Tx, changes []ports.TransactionS
 			settled[i] = storeTime(*c.SettledAt).Format(pgTimeLayout)
 		}
 	}
-	_, err := tx.ExecContext(ctx, `WITH u AS (
+	b = gen.AppendQuery(b, `WITH u AS (
 	SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
 		AS u(platform_id, id, from_statuses, status, updated_at, settled_at, failure_reason)),
 l AS MATERIALIZED (
@@ -476,40 +586,13 @@ FROM u JOIN l ON l.id = u.id
 WHERE t.id = u.id AND t.platform_id = u.platform_id AND t.status = ANY(string_to_array(u.from_statuses, ','))`,
 		pgdialect.Array(platform), pgdialect.Array(id), pgdialect.Array(from), pgdialect.Array(status),
 		pgdialect.Array(updated), pgdialect.Array(settled), pgdialect.Array(reason))
-	if err != nil {
-		return fmt.Errorf("change transaction statuses: %w", err)
-	}
-	return nil
-}
-
-// learnFlags caches the flags of the accounts among ids that exist.
-func (l *Ledger) learnFlags(ctx context.Context, tx bun.Tx, ids []string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, flags FROM ledger_accounts WHERE id = ANY(?::text[])`, pgdialect.Array(ids))
-	if err != nil {
-		return fmt.Errorf("load account flags: %w", err)
-	}
-	defer rows.Close()
-	if len(l.meta)+len(ids) > metaCacheMax {
-		clear(l.meta)
-	}
-	for rows.Next() {
-		var id string
-		var flags int64
-		if err := rows.Scan(&id, &flags); err != nil {
-			return fmt.Errorf("load account flags: %w", err)
-		}
-		l.meta[id] = ledger.AccountFlags(flags)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load account flags: %w", err)
-	}
-	return nil
+	return append(b, ";\n"...)
 }
 
 // batchKeys are the rows a batch needs, each id once, in first-seen order.
 type batchKeys struct {
 	entries, reversed, pending, accounts, quotes []string
-	seen                                 map[string]struct{}
+	seen                                         map[string]struct{}
 }
 
 func newBatchKeys(batch []*postRequest) *batchKeys {
@@ -577,6 +660,11 @@ type batchWrites struct {
 	unlocked []string
 	deltas   [][4]int64
 	postings []posting
+
+	// accepted are the entries as the Book recorded them, and entryHash
+	// and entryPrev their hashes once chained.
+	accepted             []ledger.Entry
+	entryHash, entryPrev [][]byte
 }
 
 // posting is one transfer's effect on one account. after holds, once
@@ -589,7 +677,7 @@ type posting struct {
 
 func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[string]ledger.Account,
 	loadedPending map[string]bool, now time.Time) (*batchWrites, error) {
-	w := &batchWrites{now: now, resolvedBy: map[string]string{}}
+	w := &batchWrites{now: now, resolvedBy: map[string]string{}, accepted: accepted}
 	sum := map[string]*[4]int64{}
 	post := func(account, entryID, transferID string, d [4]int64) {
 		w.postings = append(w.postings, posting{account: account, entryID: entryID, transferID: transferID, delta: d})
@@ -693,28 +781,52 @@ func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[stri
 	return w, nil
 }
 
-// insertJournal writes entries, transfers, holds and outbox messages in one
-// statement, under the journal lock, and returns the entries' Seq by id.
-func (w *batchWrites) insertJournal(ctx context.Context, tx bun.Tx) (map[string]int64, error) {
+// chain links the batch's entries into the journal's hash chain after
+// head (ledger.Chain) and returns them, as recorded, by id.
+func (w *batchWrites) chain(head [32]byte) map[string]ledger.JournalEntry {
+	jes := make([]ledger.JournalEntry, len(w.accepted))
+	for i, e := range w.accepted {
+		jes[i] = ledger.JournalEntry{Entry: e, PostedAt: w.now}
+	}
+	ledger.Chain(head, jes)
+	out := make(map[string]ledger.JournalEntry, len(jes))
+	w.entryHash, w.entryPrev = make([][]byte, len(jes)), make([][]byte, len(jes))
+	for i, je := range jes {
+		w.entryHash[i], w.entryPrev[i] = slices.Clone(je.Hash[:]), slices.Clone(je.PrevHash[:])
+		out[je.ID] = je
+	}
+	return out
+}
+
+// appendJournal appends the statement that writes the accepted entries
+// (with their hashes), transfers, holds and outbox messages, then locks
+// the touched accounts that are not locked yet (the unflagged ones) in id
+// order, adds each touched account's summed delta once, and writes the
+// postings with the counters after each; it returns the entries' Seq. The
+// journal lock is held since the load. The uncorrelated "(SELECT count(*)
+// FROM l)" condition is evaluated once before the UPDATE reads any row, so
+// every lock is taken in order first. The final WHERE checks that every
+// account and posting was written, failing the statement (a text that is
+// not a boolean) and so the batch before its COMMIT otherwise.
+func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte) []byte {
 	var q strings.Builder
-	args := []any{journalLock}
-	q.WriteString(`WITH j AS (SELECT pg_advisory_xact_lock(?) AS locked),
-e AS (
-	INSERT INTO ledger_entries (id, ref, reverses, posted_at)
-	SELECT u.id, u.ref, NULLIF(u.reverses, ''), ?::timestamptz
-	FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(id, ref, reverses, ord) CROSS JOIN j
+	args := []any{w.now,
+		pgdialect.Array(w.entryID), pgdialect.Array(w.entryRef), pgdialect.Array(w.entryReverses),
+		pgdialect.Array(w.entryHash), pgdialect.Array(w.entryPrev),
+		pgdialect.Array(w.trEntry), pgdialect.Array(w.trIdx), pgdialect.Array(w.trID), pgdialect.Array(w.trKind),
+		pgdialect.Array(w.trDebit), pgdialect.Array(w.trCredit), pgdialect.Array(w.trAmount),
+		pgdialect.Array(w.trCurrency), pgdialect.Array(w.trPending), pgdialect.Array(w.trTimeout), pgdialect.Array(w.trCode)}
+	q.WriteString(`WITH e AS (
+	INSERT INTO ledger_entries (id, ref, reverses, posted_at, hash, prev_hash)
+	SELECT u.id, u.ref, NULLIF(u.reverses, ''), ?::timestamptz, u.hash, u.prev_hash
+	FROM unnest(?::text[], ?::text[], ?::text[], ?::bytea[], ?::bytea[]) WITH ORDINALITY AS u(id, ref, reverses, hash, prev_hash, ord)
 	ORDER BY u.ord
 	RETURNING id, seq),
 t AS (
 	INSERT INTO ledger_transfers (entry_id, idx, id, kind, debit_account_id, credit_account_id, amount, currency, pending_id, timeout_ns, code)
 	SELECT u.entry_id, u.idx, u.id, u.kind, u.dr, u.cr, u.amount, u.currency, u.pending_id, u.timeout_ns, u.code
 	FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::text[])
-		AS u(entry_id, idx, id, kind, dr, cr, amount, currency, pending_id, timeout_ns, code) CROSS JOIN j)`)
-	args = append(args, w.now,
-		pgdialect.Array(w.entryID), pgdialect.Array(w.entryRef), pgdialect.Array(w.entryReverses),
-		pgdialect.Array(w.trEntry), pgdialect.Array(w.trIdx), pgdialect.Array(w.trID), pgdialect.Array(w.trKind),
-		pgdialect.Array(w.trDebit), pgdialect.Array(w.trCredit), pgdialect.Array(w.trAmount),
-		pgdialect.Array(w.trCurrency), pgdialect.Array(w.trPending), pgdialect.Array(w.trTimeout), pgdialect.Array(w.trCode))
+		AS u(entry_id, idx, id, kind, dr, cr, amount, currency, pending_id, timeout_ns, code))`)
 
 	if len(w.newPending) > 0 {
 		n := len(w.newPending)
@@ -734,7 +846,7 @@ pi AS (
 		u.status, NULLIF(u.expires_at, '')::timestamptz, u.posted_amount, NULLIF(u.resolved_by, ''), ?::timestamptz
 	FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::bigint[], ?::text[],
 		?::text[], ?::text[], ?::bigint[], ?::text[])
-		AS u(id, entry_id, dr, cr, amount, currency, timeout_ns, code, status, expires_at, posted_amount, resolved_by) CROSS JOIN j)`)
+		AS u(id, entry_id, dr, cr, amount, currency, timeout_ns, code, status, expires_at, posted_amount, resolved_by))`)
 		args = append(args, w.now, pgdialect.Array(id), pgdialect.Array(entry), pgdialect.Array(dr), pgdialect.Array(cr),
 			pgdialect.Array(amount), pgdialect.Array(cur), pgdialect.Array(timeout), pgdialect.Array(code),
 			pgdialect.Array(status), pgdialect.Array(expires), pgdialect.Array(posted), pgdialect.Array(resolved))
@@ -748,9 +860,9 @@ pi AS (
 		}
 		q.WriteString(`,
 pu AS (
-	UPDATE ledger_pending p SET status = u.status, posted_amount = u.posted_amount, resolved_by = NULLIF(u.resolved_by, '')
-	FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[]) AS u(id, status, posted_amount, resolved_by) CROSS JOIN j
-	WHERE p.id = u.id)`)
+	UPDATE ledger_pending hp SET status = u.status, posted_amount = u.posted_amount, resolved_by = NULLIF(u.resolved_by, '')
+	FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[]) AS u(id, status, posted_amount, resolved_by)
+	WHERE hp.id = u.id)`)
 		args = append(args, pgdialect.Array(id), pgdialect.Array(status), pgdialect.Array(posted), pgdialect.Array(resolved))
 	}
 	if len(w.obTopic) > 0 {
@@ -758,42 +870,11 @@ pu AS (
 o AS (
 	INSERT INTO outbox (topic, key, payload, entry_id, created_at)
 	SELECT u.topic, u.key, u.payload, u.entry_id, ?::timestamptz
-	FROM unnest(?::text[], ?::text[], ?::bytea[], ?::text[]) WITH ORDINALITY AS u(topic, key, payload, entry_id, ord) CROSS JOIN j
+	FROM unnest(?::text[], ?::text[], ?::bytea[], ?::text[]) WITH ORDINALITY AS u(topic, key, payload, entry_id, ord)
 	ORDER BY u.ord)`)
 		args = append(args, w.now, pgdialect.Array(w.obTopic), pgdialect.Array(w.obKey), pgdialect.Array(w.obPayload), pgdialect.Array(w.obEntry))
 	}
-	q.WriteString(`
-SELECT id, seq FROM e`)
 
-	rows, err := tx.QueryContext(ctx, q.String(), args...)
-	if err != nil {
-		return nil, fmt.Errorf("write journal: %w", err)
-	}
-	defer rows.Close()
-	seqs := make(map[string]int64, len(w.entryID))
-	for rows.Next() {
-		var id string
-		var seq int64
-		if err := rows.Scan(&id, &seq); err != nil {
-			return nil, fmt.Errorf("write journal: %w", err)
-		}
-		seqs[id] = seq
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("write journal: %w", err)
-	}
-	if len(seqs) != len(w.entryID) {
-		return nil, fmt.Errorf("%w: wrote %d entries, got %d seqs", errLedgerInternal, len(w.entryID), len(seqs))
-	}
-	return seqs, nil
-}
-
-// updateAccounts locks the touched accounts that are not locked yet (the
-// unflagged ones) in id order, then adds each touched account's summed delta
-// once, and writes the postings with the counters after each. The
-// uncorrelated "(SELECT count(*) FROM l)" condition is evaluated once before
-// the UPDATE reads any row, so every lock is taken in order first.
-func (w *batchWrites) updateAccounts(ctx context.Context, tx bun.Tx) error {
 	n := len(w.deltaIDs)
 	dp, dpo, cp, cpo := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, d := range w.deltas {
@@ -806,8 +887,8 @@ func (w *batchWrites) updateAccounts(ctx context.Context, tx bun.Tx) error {
 		pAcct[i], pEntry[i], pTransfer[i] = p.account, p.entryID, p.transferID
 		a0[i], a1[i], a2[i], a3[i] = p.after[0], p.after[1], p.after[2], p.after[3]
 	}
-	var updated, posted int
-	err := tx.QueryRowContext(ctx, `WITH d AS (
+	q.WriteString(`,
+d AS (
 	SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[]) AS d(id, dp, dpo, cp, cpo)),
 l AS MATERIALIZED (
 	SELECT a.id FROM ledger_accounts a WHERE a.id = ANY(?::text[]) ORDER BY a.id FOR UPDATE),
@@ -820,7 +901,7 @@ u AS (
 	FROM d
 	WHERE a.id = d.id AND (SELECT count(*) FROM l) >= 0
 	RETURNING a.id, a.debits_pending, a.debits_posted, a.credits_pending, a.credits_posted),
-p AS (
+po AS (
 	INSERT INTO ledger_postings (account_id, entry_id, transfer_id, posted_at, debits_pending, debits_posted, credits_pending, credits_posted)
 	SELECT x.account_id, x.entry_id, x.transfer_id, ?::timestamptz,
 		u.debits_pending - x.a0, u.debits_posted - x.a1, u.credits_pending - x.a2, u.credits_posted - x.a3
@@ -828,20 +909,81 @@ p AS (
 		WITH ORDINALITY AS x(account_id, entry_id, transfer_id, a0, a1, a2, a3, ord)
 	JOIN u ON u.id = x.account_id
 	ORDER BY x.ord
-	RETURNING 1)
-SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM p)`,
+	RETURNING 1),
+c AS (SELECT (SELECT count(*) FROM u) AS updated, (SELECT count(*) FROM po) AS posted)
+SELECT e.id, e.seq FROM e, c
+WHERE CASE WHEN c.updated = ? AND c.posted = ? THEN true
+	ELSE ('ledger batch: updated ' || c.updated || ' accounts of ' || ? || ', wrote ' || c.posted || ' postings of ' || ?)::boolean END;
+`)
+	args = append(args,
 		pgdialect.Array(w.deltaIDs), pgdialect.Array(dp), pgdialect.Array(dpo), pgdialect.Array(cp), pgdialect.Array(cpo),
 		pgdialect.Array(nonNil(w.unlocked)), w.now,
 		pgdialect.Array(pAcct), pgdialect.Array(pEntry), pgdialect.Array(pTransfer),
 		pgdialect.Array(a0), pgdialect.Array(a1), pgdialect.Array(a2), pgdialect.Array(a3),
-	).Scan(&updated, &posted)
-	if err != nil {
-		return fmt.Errorf("update accounts: %w", err)
+		n, m, n, m)
+	return gen.AppendQuery(b, q.String(), args...)
+}
+
+// appendRecords appends the statements that write the records of the
+// accepted calls (PostWith) and of the records written alone
+// (WriteRecords), each ending in ";": quotes, transactions and jobs
+// inserted, jobs completed, then the quote and transaction status changes
+// (later statements, so they see the rows just created). Transactions are
+// inserted by platform and customer so concurrent writers take the list
+// counters' row locks (the insert trigger's) in one order. A quote or
+// transaction id already stored fails the batch (not retryable), so its
+// calls are then posted one by one and only the culprit fails; a queued
+// job key is skipped, as Enqueue does. A completed job was queued (and
+// claimed) before this batch, so the delete need not see the jobs inserted
+// beside it.
+func appendRecords(db *bun.DB, b []byte, batch []*postRequest, outcomes []outcome, quotes quoteBook) ([]byte, error) {
+	var quoteRows []storeQuoteRow
+	var txns []storeTxnRow
+	var jobs []storeJobRow
+	var changes []ports.TransactionStatusChange
+	var doneJobs []string
+	for i, r := range batch {
+		if outcomes[i].err == nil {
+			quoteRows = append(quoteRows, r.quotes...)
+			txns = append(txns, r.txns...)
+			jobs = append(jobs, r.jobs...)
+			changes = append(changes, r.changes...)
+			doneJobs = append(doneJobs, r.doneJobs...)
+		}
 	}
-	if updated != n || posted != m {
-		return fmt.Errorf("%w: updated %d of %d accounts, wrote %d of %d postings", errLedgerInternal, updated, n, posted, m)
+	gen := db.QueryGen()
+	var err error
+	if len(quoteRows) > 0 {
+		slices.SortStableFunc(quoteRows, func(a, b storeQuoteRow) int { return cmp.Compare(a.ID, b.ID) })
+		if b, err = db.NewInsert().Model(&quoteRows).Returning("NULL").AppendQuery(gen, b); err != nil {
+			return nil, fmt.Errorf("write quotes: %w", err)
+		}
+		b = append(b, ";\n"...)
 	}
-	return nil
+	if len(txns) > 0 {
+		slices.SortStableFunc(txns, func(a, b storeTxnRow) int {
+			return cmp.Or(cmp.Compare(a.PlatformID, b.PlatformID), cmp.Compare(a.CustomerID, b.CustomerID))
+		})
+		if b, err = db.NewInsert().Model(&txns).Returning("NULL").AppendQuery(gen, b); err != nil {
+			return nil, fmt.Errorf("write transactions: %w", err)
+		}
+		b = append(b, ";\n"...)
+	}
+	if len(jobs) > 0 {
+		if b, err = db.NewInsert().Model(&jobs).On("CONFLICT DO NOTHING").Returning("NULL").AppendQuery(gen, b); err != nil {
+			return nil, fmt.Errorf("write jobs: %w", err)
+		}
+		b = append(b, ";\n"...)
+	}
+	if len(doneJobs) > 0 {
+		if b, err = db.NewDelete().Model((*storeJobRow)(nil)).Where("id = ANY(?::text[])", pgdialect.Array(doneJobs)).
+			Returning("NULL").AppendQuery(gen, b); err != nil {
+			return nil, fmt.Errorf("complete jobs: %w", err)
+		}
+		b = append(b, ";\n"...)
+	}
+	b = quotes.appendWrite(gen, b)
+	return appendStatusChanges(gen, b, changes), nil
 }
 
 // retryable reports whether re-running a whole batch may succeed: lock

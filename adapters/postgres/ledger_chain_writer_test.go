@@ -1,9 +1,5 @@
-//go:build ledgerchain
-
-// These tests need the group-commit writer to hash the journal: postBatch
-// calling chainBatch and insertJournal writing hash and prev_hash (see
-// ledger_chain.go). Run them with -tags ledgerchain; drop the build tag once
-// the writer hashes.
+// The group-commit writer hashes the journal: each batch chains to the
+// last committed hash, read in its load statement under the journal lock.
 
 package postgres_test
 

@@ -289,7 +289,7 @@ func queryPending(ctx context.Context, db bun.IDB, query string, args ...any) ([
 // messages) selected by tail, a WHERE … ORDER BY … clause over
 // ledger_entries.
 func loadEntries(ctx context.Context, db bun.IDB, tail string, args ...any) ([]ledger.JournalEntry, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, seq, ref, COALESCE(reverses, ''), posted_at FROM ledger_entries `+tail, args...)
+	rows, err := db.QueryContext(ctx, `SELECT id, seq, ref, COALESCE(reverses, ''), posted_at, hash, prev_hash FROM ledger_entries `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -297,9 +297,14 @@ func loadEntries(ctx context.Context, db bun.IDB, tail string, args ...any) ([]l
 	index := map[string]int{}
 	for rows.Next() {
 		var e ledger.JournalEntry
-		if err := rows.Scan(&e.ID, &e.Seq, &e.Ref, &e.Reverses, &e.PostedAt); err != nil {
+		var hash, prev []byte
+		if err := rows.Scan(&e.ID, &e.Seq, &e.Ref, &e.Reverses, &e.PostedAt, &hash, &prev); err != nil {
 			rows.Close()
 			return nil, err
+		}
+		if err := errors.Join(readHash(&e.Hash, hash), readHash(&e.PrevHash, prev)); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("entry %s: %w", e.ID, err)
 		}
 		e.PostedAt = e.PostedAt.UTC()
 		index[e.ID] = len(out)
