@@ -8,11 +8,7 @@ import "github.com/corridorpay/corridor/ledger"
 // l.mu must be held. The memory ledger records one entry at a time under
 // its mutex, so each entry is its own batch.
 //
-// The writer calls it in postLocked, on the new journal entry, right before
-// appending it:
-//
-//	je := ledger.JournalEntry{Entry: rec, Seq: int64(len(l.journal) + 1), PostedAt: now}
-//	l.chainLocked(&je)
+// postLocked calls it on each new journal entry right before appending it.
 func (l *Ledger) chainLocked(je *ledger.JournalEntry) {
 	prev := ledger.ZeroHash
 	if n := len(l.journal); n > 0 {
