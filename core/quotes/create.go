@@ -2,6 +2,7 @@ package quotes
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
+	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -196,7 +198,19 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 	t.Details.PaymentInstructions = q.PaymentInstructions
 
 	created := true
-	err = s.record(ctx, q, t)
+	if r.ImmediatelyExecute && q.SourceType == SourceAccount {
+		out, xerr := s.createExecuted(ctx, q, t, res)
+		if xerr == nil {
+			s.log.InfoContext(ctx, "quote created and executed", "quote", out.ID, "transaction", out.TransactionID)
+			return out, nil
+		}
+		if !errors.Is(xerr, errRecorded) {
+			return ports.Quote{}, xerr
+		}
+		err = ports.ErrConflict // a retry: answered from the stored quote below
+	} else {
+		err = s.record(ctx, q, t)
+	}
 	if errors.Is(err, ports.ErrConflict) && r.IdempotencyKey != "" {
 		// A retry of a keyed request whose first attempt committed.
 		prev, gerr := read.Quotes().Get(ctx, platformID, q.ID)
@@ -228,7 +242,7 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 // (ports.RecordsWriter), else in a unit of work. A quote id already
 // stored fails with ports.ErrConflict.
 func (s *Service) record(ctx context.Context, q ports.Quote, t ports.Transaction) error {
-	job := ports.Job{Kind: KindExpire, Key: KindExpire + ":" + q.ID, Payload: jobPayloadOf(q), RunAt: q.ExpiresAt}
+	job := expiryJob(q)
 	if w, ok := s.ledger.(ports.RecordsWriter); ok {
 		return w.WriteRecords(ctx, ports.Records{Quotes: []ports.Quote{q}, Transactions: []ports.Transaction{t}, Jobs: []ports.Job{job}})
 	}
@@ -600,4 +614,57 @@ func (s *Service) Get(ctx context.Context, platformID, id string) (ports.Quote, 
 		return ports.Quote{}, fmt.Errorf("get quote %s: %w", id, err)
 	}
 	return q, nil
+}
+
+// expiryJob expires q if it is still unexecuted at its expiresAt.
+func expiryJob(q ports.Quote) ports.Job {
+	return ports.Job{Kind: KindExpire, Key: KindExpire + ":" + q.ID, Payload: jobPayloadOf(q), RunAt: q.ExpiresAt}
+}
+
+// errRecorded says an immediate execution found its quote (or its holds)
+// already recorded: a retry of a keyed request whose first attempt
+// committed.
+var errRecorded = errors.New("quote already recorded")
+
+// createExecuted records a new ACCOUNT-sourced quote already executed
+// (immediatelyExecute): the quote and its transaction PROCESSING, the
+// holds, and the expiry and submission jobs, in ONE write of the ledger's
+// group commit. A refused hold (not enough available balance) leaves
+// nothing behind: no quote is stored, and the caller gets the refusal. A
+// new quote needs no precondition: nothing else can have executed it.
+func (s *Service) createExecuted(ctx context.Context, q ports.Quote, t ports.Transaction, res resolved) (ports.Quote, error) {
+	dest, err := s.checkSource(ctx, q, execution{account: true, parties: res.parties})
+	if err != nil {
+		return ports.Quote{}, err
+	}
+	req, err := s.railRequest(ctx, q, dest)
+	if err != nil {
+		return ports.Quote{}, err
+	}
+	payload, err := json.Marshal(jobPayload{PlatformID: q.PlatformID, QuoteID: q.ID, Request: req})
+	if err != nil {
+		return ports.Quote{}, fmt.Errorf("execute %s: job payload: %w", q.ID, err)
+	}
+	now := s.clock.Now().UTC()
+	q.Status, q.ExecutedAt, q.UpdatedAt = StatusProcessing, &now, now
+	t.Status, t.UpdatedAt = transactions.StatusProcessing, now
+	recs := ports.Records{
+		Quotes:       []ports.Quote{q},
+		Transactions: []ports.Transaction{t},
+		Jobs: []ports.Job{expiryJob(q),
+			{Kind: KindSubmit, Key: KindSubmit + ":" + q.ID, Payload: payload, RunAt: now}},
+	}
+	_, err = s.post(ctx, holdEntry(q), recs)
+	switch {
+	case err == nil:
+		return q, nil
+	case errors.Is(err, ports.ErrConflict), errors.Is(err, ledger.ErrExists), errors.Is(err, ledger.ErrExistsDifferent):
+		return ports.Quote{}, errRecorded
+	case errors.Is(err, ledger.ErrExceedsCredits):
+		return ports.Quote{}, transactions.Insufficient(ctx, s.ledger, "totalSendingAmount", q.SourceAccountID,
+			q.SendingCurrency, q.TotalSendingAmount)
+	case errors.Is(err, ledger.ErrAmountInvalid):
+		return ports.Quote{}, fault.New(fault.KindInvalid, transactions.CodeInvalidAmount, "the amount is too large")
+	}
+	return ports.Quote{}, fmt.Errorf("execute %s: hold: %w", q.ID, err)
 }

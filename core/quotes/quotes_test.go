@@ -282,8 +282,19 @@ func TestImmediatelyExecute(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, quotes.StatusProcessing, q.Status)
 	assert.Equal(t, funded-q.TotalSendingAmount, e.LedgerAccount(f.acct.ID).Available())
+	assert.Equal(t, transactions.StatusProcessing, e.txn(f.pid, q.TransactionID).Status)
 	e.RunJobs()
 	assert.Equal(t, quotes.StatusCompleted, e.quote(f.pid, q.ID).Status)
+
+	// Created and executed in one write: a refused hold leaves no quote,
+	// no transaction and nothing held.
+	req.LockedAmount = funded
+	_, err = e.quotes.Create(ctx, f.pid, req)
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_AMOUNT")
+	assert.Equal(t, funded-q.TotalSendingAmount, e.LedgerAccount(f.acct.ID).Available())
+	_, total, err := e.Store.Read().Transactions().List(ctx, ports.TransactionFilter{PlatformID: f.pid}, ports.Page{Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, 1, total, "only the executed quote's transaction exists")
 	e.Verify()
 }
 
