@@ -178,8 +178,9 @@ func (e ReportEntry) Key() EntryKey { return EntryKey{PostedAt: e.PostedAt, Seq:
 type SettlementExport struct {
 	Rail, Currency string
 	From, To       time.Time
-	// PlatformID, when set, keeps the rows whose counterparty account
-	// belongs to that platform (its own payments on the rail).
+	// PlatformID, when set, keeps that platform's rows: those whose
+	// transaction is the platform's (its own payments on the rail, quotes
+	// included), or, without a transaction, whose counterparty account is.
 	PlatformID string
 }
 

@@ -321,22 +321,25 @@ func (r *LedgerReports) ExportSettlement(ctx context.Context, f ports.Settlement
 		if !p.Debit {
 			counterparty = p.Transfer.DebitAccountID
 		}
-		if f.PlatformID != "" && owner[counterparty] != f.PlatformID {
-			continue
-		}
 		e := journal[p.Seq-1]
 		row := ports.SettlementRow{
 			Key: p.key(), AccountID: acct, Rail: f.Rail, Currency: f.Currency,
 			EntryID: p.EntryID, TransferID: p.Transfer.ID, Seq: p.Seq, Kind: p.Transfer.Kind, Code: p.Transfer.Code,
 			Amount: p.Transfer.Amount, Counterparty: counterparty, Posted: d.Net(), Pending: d.PendingNet(), Ref: e.Ref,
 		}
+		// The row belongs to its transaction's platform; a quote's payout
+		// leg has a system account (FX position) as counterparty.
+		rowOwner := owner[counterparty]
 		if strings.HasPrefix(e.Ref, "Transaction:") {
 			row.TransactionID = e.Ref
 			if r.s != nil {
 				if t, ok := r.s.reportTransaction(e.Ref); ok {
-					row.RailReference, row.Status = t.Reference, t.Status
+					row.RailReference, row.Status, rowOwner = t.Reference, t.Status, t.PlatformID
 				}
 			}
+		}
+		if f.PlatformID != "" && rowOwner != f.PlatformID {
+			continue
 		}
 		if err := fn(row); err != nil {
 			return err

@@ -468,7 +468,10 @@ func (r *LedgerReports) ExportSettlement(ctx context.Context, f ports.Settlement
 		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.posted_at, p.entry_id,
 				p.debits_pending, p.debits_posted, p.credits_pending, p.credits_posted,
 				e.seq, e.ref, t.id, t.kind, t.code, t.amount, t.debit_account_id, t.credit_account_id,
-				coalesce(x.reference, ''), coalesce(x.status, ''), coalesce(c.platform_id, '')
+				coalesce(x.reference, ''), coalesce(x.status, ''),
+				-- the transaction's platform (a quote's payout leg has a
+				-- system account as counterparty), else the counterparty's
+				coalesce(x.platform_id, c.platform_id, '')
 			FROM ledger_postings p
 			JOIN ledger_entries e ON e.id = p.entry_id
 			JOIN ledger_transfers t ON t.id = p.transfer_id

@@ -241,6 +241,7 @@ func testTrialBalance(f *fixture) {
 	now, err := r.TrialBalance(f.ctx, scopeAll, nil)
 	require.NoError(f.t, err)
 	zeroSum(now)
+	require.NotEmpty(f.t, now.Accounts)
 	for _, a := range now.Accounts {
 		live, err := f.env.Ledger.Account(f.ctx, a.ID)
 		require.NoError(f.t, err)
@@ -478,6 +479,12 @@ func testExport(f *fixture) {
 			Type: "OUTGOING", Status: "COMPLETED", PaymentRail: "ACH", SourceCurrency: "USD", DestinationCurrency: "USD",
 			SentAmount: 2_500, ReceivedAmount: 2_500, Reference: "REF-OUT1", CreatedAt: now, UpdatedAt: now})
 	}))
+	// So does the quote's (platform A's cross-currency payment).
+	require.NoError(f.t, f.env.Store.InTx(f.ctx, func(tx ports.Tx) error {
+		return tx.Transactions().Create(f.ctx, ports.Transaction{ID: "Transaction:q1", PlatformID: platformA,
+			Type: "OUTGOING", Status: "PROCESSING", PaymentRail: "SEPA", SourceCurrency: "USD", DestinationCurrency: "EUR",
+			SentAmount: 1_120, ReceivedAmount: 1_000, Reference: "REF-Q1", CreatedAt: now, UpdatedAt: now})
+	}))
 	at := f.story()
 	r := f.env.Reports
 	export := func(x ports.SettlementExport) []ports.SettlementRow {
@@ -539,6 +546,13 @@ func testExport(f *fixture) {
 	require.Len(f.t, sepa, 1)
 	assert.Equal(f.t, fxEUR, sepa[0].Counterparty)
 	assert.Equal(f.t, "quote_payout", sepa[0].Code)
+	// A quote's payout leg has a system account as counterparty; the row
+	// is still its platform's, through the transaction.
+	sepaA := export(ports.SettlementExport{Rail: "SEPA", Currency: "EUR", From: Epoch, To: at["end"], PlatformID: platformA})
+	require.Len(f.t, sepaA, 1)
+	assert.Equal(f.t, "Transaction:q1", sepaA[0].TransactionID)
+	assert.Equal(f.t, "REF-Q1", sepaA[0].RailReference)
+	assert.Empty(f.t, export(ports.SettlementExport{Rail: "SEPA", Currency: "EUR", From: Epoch, To: at["end"], PlatformID: platformB}))
 	assert.Empty(f.t, export(ports.SettlementExport{Rail: "WIRE", Currency: "USD", From: Epoch, To: at["end"]}))
 
 	// fn's error stops the export and comes back as it is.
