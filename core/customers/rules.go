@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -81,7 +82,7 @@ const (
 	MaxPostalCode       = 32
 	MaxIdentifier       = 64
 	MaxUmaUser          = 64
-	MaxUmaAddress       = 255
+	MaxUmaAddress       = lookup.MaxUmaAddress
 	MaxCurrencies       = 20
 	MaxListItems        = 250 // country lists
 	MaxCategoryItems    = 20  // category lists
@@ -91,7 +92,6 @@ const (
 var (
 	phoneRe      = regexp.MustCompile(`^\+[1-9]\d{1,14}$`)
 	naicsRe      = regexp.MustCompile(`^\d{2,6}$`)
-	umaRe        = regexp.MustCompile(`^\$([a-z0-9._-]{1,64})@([A-Za-z0-9.-]+)$`)
 	hostLabelRe  = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
 	usTaxIDRe    = regexp.MustCompile(`^\d{3}-?\d{2}-?\d{4}$`)
 	dateOnlySpec = "YYYY-MM-DD"
@@ -220,6 +220,16 @@ func (c *checker) email(field, v string) {
 	}
 }
 
+// ValidEmail reports whether v is an e-mail address as a customer's e-mail
+// is checked: at most MaxEmail bytes, a bare addr-spec with a dotted domain.
+func ValidEmail(v string) bool { return len(v) <= MaxEmail && validEmail(v) }
+
+// ValidPhone reports whether v is an E.164 phone number.
+func ValidPhone(v string) bool { return phoneRe.MatchString(v) }
+
+// ValidUSTaxID reports whether v looks like an SSN or ITIN (###-##-####).
+func ValidUSTaxID(v string) bool { return usTaxIDRe.MatchString(v) }
+
 // validEmail accepts a bare addr-spec (no display name) with a dotted domain.
 func validEmail(v string) bool {
 	a, err := mail.ParseAddress(v)
@@ -245,8 +255,7 @@ func (c *checker) umaAddress(field, v string) {
 		c.Add(field, fmt.Sprintf("must be at most %d characters", MaxUmaAddress))
 		return
 	}
-	m := umaRe.FindStringSubmatch(v)
-	if m == nil || !validDomain(m[2]) {
+	if !lookup.ValidUmaAddress(v) {
 		c.Add(field, "must be $<user>@<domain>, the user part 1-64 lowercase letters, digits, '.', '_' or '-'")
 	}
 }

@@ -77,8 +77,9 @@ type Query struct {
 }
 
 // umaRe is a UMA address: "$", a lower-case user part, "@", a domain of
-// dot-separated labels that start and end with a letter or digit.
-var umaRe = regexp.MustCompile(`^\$[a-z0-9._-]{1,64}@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+// dot-separated DNS labels (1-63 characters that start and end with a
+// letter or digit).
+var umaRe = regexp.MustCompile(`^\$[a-z0-9._-]{1,64}@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
 
 // MaxUmaAddress is the longest UMA address accepted.
 const MaxUmaAddress = 255

@@ -3,6 +3,7 @@ package lookup_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,7 +56,8 @@ func TestLookupUmaErrors(t *testing.T) {
 	ctx := context.Background()
 	cust := e.addCustomer(t, "INDIVIDUAL", "$ana@example.test", "USD")
 
-	for _, bad := range []string{"", "success.usd@sandbox.local", "$Success@sandbox.local", "$a b@sandbox.local", "$x@", "$x@-", "$" + string(make([]byte, 300)) + "@x.y"} {
+	for _, bad := range []string{"", "success.usd@sandbox.local", "$Success@sandbox.local", "$a b@sandbox.local", "$x@", "$x@-", "$" + string(make([]byte, 300)) + "@x.y",
+		"$x@" + strings.Repeat("a", 64) + ".example"} { // a DNS label is at most 63 characters {
 		_, err := e.svc.LookupUma(ctx, e.platform, lookup.UmaQuery{ReceiverUmaAddress: bad, CustomerID: cust})
 		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_UMA_ADDRESS", "receiverUmaAddress")
 	}
