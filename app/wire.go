@@ -201,8 +201,10 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 		verify = append(verify, external.WithVerifier(verifysandbox.Verifier{}))
 	}
 	s.external = external.New(b.store, clock, ids, verify...)
-	s.lookup = lookup.New(b.store, fxstatic.Default(clock), clock, ids, lookup.WithRails(b.rails), lookup.WithUmaDirectory(b.uma))
-	s.exchangeRates = fx.NewBoard(fxstatic.Default(clock), b.rails)
+	// One rate table for lookups, the rate board and quotes.
+	rates := fxstatic.Default(clock)
+	s.lookup = lookup.New(b.store, rates, clock, ids, lookup.WithRails(b.rails), lookup.WithUmaDirectory(b.uma))
+	s.exchangeRates = fx.NewBoard(rates, b.rails)
 	s.uma = uma.New(b.store, b.ledger, b.uma, b.rails, clock, ids, cfg.Sandbox)
 	// KYC/KYB: the sandbox provider decides by the spec's suffixes;
 	// without the sandbox every complete application waits for manual
@@ -219,7 +221,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 		// auth (without a verifier, embedded-wallet executions fail).
 		wallet = walletsandbox.Verifier{}
 	}
-	s.quotes = quotes.New(b.store, b.ledger, b.rails, fxstatic.Default(clock), wallet, clock, ids,
+	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, wallet, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)
 	s.reports = reports.New(b.reports, clock, reports.Options{OperatorToken: cfg.OperatorToken})
