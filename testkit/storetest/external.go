@@ -221,13 +221,7 @@ func testExternalAccountListFilters(t *testing.T, s ports.Store, _ LedgerReader)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, total, err := s.Read().ExternalAccounts().List(ctx, tc.f, ports.Page{Limit: 10})
-			require.NoError(t, err)
-			assert.Equal(t, len(tc.want), total)
-			assert.Equal(t, ids(tc.want, externalID), ids(rows, externalID))
-			for i := range rows {
-				assert.Equal(t, normExternal(tc.want[i]), rows[i])
-			}
+			checkList(t, ctx, s.Read().ExternalAccounts().List, tc.f, tc.want, externalID, normExternal)
 		})
 	}
 }

@@ -303,6 +303,22 @@ func walk[T any](t *testing.T, limit, wantTotal int, list func(ports.Page) ([]T,
 	}
 }
 
+// checkList lists with f (one page of 10) and checks the total and the
+// rows' ids in order; with norm, each row in full against norm(want).
+func checkList[F, T any](t *testing.T, ctx context.Context, list func(context.Context, F, ports.Page) ([]T, int, error),
+	f F, want []T, id func(T) string, norm func(T) T, msgAndArgs ...any) {
+	t.Helper()
+	rows, total, err := list(ctx, f, ports.Page{Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, len(want), total, msgAndArgs...)
+	require.Equal(t, ids(want, id), ids(rows, id), msgAndArgs...)
+	if norm != nil {
+		for i := range rows {
+			assert.Equal(t, norm(want[i]), rows[i], msgAndArgs...)
+		}
+	}
+}
+
 // ---- platforms ----
 
 func testPlatforms(t *testing.T, s ports.Store, _ LedgerReader) {
@@ -664,17 +680,9 @@ func testCustomerListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, tx := range []ports.Tx{s.Read()} {
-				rows, total, err := tx.Customers().List(ctx, tc.f, ports.Page{Limit: 10})
-				require.NoError(t, err)
-				assert.Equal(t, len(tc.want), total)
-				assert.Equal(t, ids(tc.want, customerID), ids(rows, customerID))
-			}
+			checkList(t, ctx, s.Read().Customers().List, tc.f, tc.want, customerID, nil)
 			inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
-				rows, total, err := tx.Customers().List(ctx, tc.f, ports.Page{Limit: 10})
-				require.NoError(t, err)
-				assert.Equal(t, len(tc.want), total)
-				assert.Equal(t, ids(tc.want, customerID), ids(rows, customerID), "in a unit of work")
+				checkList(t, ctx, tx.Customers().List, tc.f, tc.want, customerID, nil, "in a unit of work")
 				return nil
 			})
 		})
@@ -826,13 +834,7 @@ func testInternalAccountListFilters(t *testing.T, s ports.Store, _ LedgerReader)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, total, err := s.Read().InternalAccounts().List(ctx, tc.f, ports.Page{Limit: 10})
-			require.NoError(t, err)
-			assert.Equal(t, len(tc.want), total)
-			assert.Equal(t, ids(tc.want, accountID), ids(rows, accountID))
-			for i := range rows {
-				assert.Equal(t, normAccount(tc.want[i]), rows[i])
-			}
+			checkList(t, ctx, s.Read().InternalAccounts().List, tc.f, tc.want, accountID, normAccount)
 		})
 	}
 }
