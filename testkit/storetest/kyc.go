@@ -63,13 +63,15 @@ func testBeneficialOwners(t *testing.T, s ports.Store, _ LedgerReader) {
 		assert.Equal(t, normOwner(want), got)
 	}
 	// Copies: changing what Get returned changes nothing stored.
-	got, _ := s.Read().BeneficialOwners().Get(ctx, p.ID, full.ID)
+	got, err := s.Read().BeneficialOwners().Get(ctx, p.ID, full.ID)
+	require.NoError(t, err)
 	got.Roles[0] = "TRUSTEE"
 	got.PersonalInfo.Address.Line1 = "changed"
-	again, _ := s.Read().BeneficialOwners().Get(ctx, p.ID, full.ID)
+	again, err := s.Read().BeneficialOwners().Get(ctx, p.ID, full.ID)
+	require.NoError(t, err)
 	assert.Equal(t, normOwner(full), again)
 
-	_, err := s.Read().BeneficialOwners().Get(ctx, q.ID, full.ID)
+	_, err = s.Read().BeneficialOwners().Get(ctx, q.ID, full.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound, "another platform's owner")
 	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.BeneficialOwners().Create(ctx, full) })
 	require.ErrorIs(t, err, ports.ErrConflict, "same id twice")
