@@ -27,14 +27,20 @@ func testLookups(t *testing.T, s ports.Store, _ LedgerReader) {
 		CreatedAt:         at(1),
 	}
 	bare := ports.Lookup{ID: newID("Lookup"), PlatformID: p.ID, AccountID: newID("ExternalAccount"), CreatedAt: at(2)}
+	// A UMA receiver lookup: an address instead of an account.
+	uma := full
+	uma.ID, uma.AccountID, uma.ReceiverUmaAddress = newID("Lookup"), "", "$success.usd@sandbox.local"
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
 		require.NoError(t, tx.Lookups().Create(ctx, full))
 		got, err := tx.Lookups().Get(ctx, p.ID, full.ID)
 		require.NoError(t, err)
-		assert.Equal(t, full.Currencies, got.Currencies, "a unit of work reads its own writes")
+		want := full
+		want.CreatedAt = norm(want.CreatedAt)
+		assert.Equal(t, want, got, "a unit of work reads its own writes")
+		require.NoError(t, tx.Lookups().Create(ctx, uma))
 		return tx.Lookups().Create(ctx, bare)
 	})
-	for _, want := range []ports.Lookup{full, bare} {
+	for _, want := range []ports.Lookup{full, bare, uma} {
 		got, err := s.Read().Lookups().Get(ctx, p.ID, want.ID)
 		require.NoError(t, err)
 		want.CreatedAt = norm(want.CreatedAt)
