@@ -397,22 +397,30 @@ func idemConcurrentTakeover(t *testing.T, s ports.IdempotencyStore) {
 // RunResponseCache runs the ports.ResponseCache contract; newCache returns
 // a fresh cache and the hook that moves its time forward.
 func RunResponseCache(t *testing.T, newCache func(t *testing.T) (ports.ResponseCache, Advance)) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, c ports.ResponseCache, advance Advance)
-	}{
+	runParallel(t, newCache, []subtest[ports.ResponseCache]{
 		{"MissThenHit", rcMissThenHit},
 		{"KeysIsolate", rcKeysIsolate},
 		{"Overwrite", rcOverwrite},
 		{"TTL", rcTTL},
 		{"BadTTL", rcBadTTL},
 		{"Copies", rcCopies},
-	}
+	})
+}
+
+// subtest is one named check of an implementation S.
+type subtest[S any] struct {
+	name string
+	fn   func(t *testing.T, s S, advance Advance)
+}
+
+// runParallel runs each subtest in parallel on a fresh implementation from
+// newS.
+func runParallel[S any](t *testing.T, newS func(t *testing.T) (S, Advance), tests []subtest[S]) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, advance := newCache(t)
-			tc.fn(t, c, advance)
+			s, advance := newS(t)
+			tc.fn(t, s, advance)
 		})
 	}
 }
@@ -543,24 +551,14 @@ func rcCopies(t *testing.T, c ports.ResponseCache, _ Advance) {
 // RunSingleUse runs the ports.SingleUse contract; newSingleUse returns a
 // fresh holder and the hook that moves its time forward.
 func RunSingleUse(t *testing.T, newSingleUse func(t *testing.T) (ports.SingleUse, Advance)) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s ports.SingleUse, advance Advance)
-	}{
+	runParallel(t, newSingleUse, []subtest[ports.SingleUse]{
 		{"ConsumeOnce", suConsumeOnce},
 		{"Values", suValues},
 		{"Overwrite", suOverwrite},
 		{"TTL", suTTL},
 		{"BadTTL", suBadTTL},
 		{"ConcurrentConsumeOneWinner", suConcurrentConsume},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s, advance := newSingleUse(t)
-			tc.fn(t, s, advance)
-		})
-	}
+	})
 }
 
 func suConsumeOnce(t *testing.T, s ports.SingleUse, _ Advance) {
