@@ -9,7 +9,6 @@ import (
 
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/money"
-	"github.com/corridorpay/corridor/ports"
 )
 
 // ---- wire models ----
@@ -146,13 +145,9 @@ func registerAccounts(api huma.API, d Deps) {
 		Tags:        tags,
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
 	}, func(ctx context.Context, in *listCustomerAccountsInput) (*internalAccountListOutput, error) {
-		page := ports.Page{Limit: in.Limit}
-		if in.Cursor != "" {
-			pos, err := decodeCursor(d.CursorKey, in.Cursor)
-			if err != nil {
-				return nil, apiError(err)
-			}
-			page.After = pos
+		page, err := pageFrom(d, in.Limit, in.Cursor)
+		if err != nil {
+			return nil, err
 		}
 		res, err := d.Accounts.ListCustomerAccounts(ctx, principal(ctx).PlatformID, accounts.Filter{
 			CustomerID: in.CustomerID, Currency: in.Currency, Type: in.Type,
@@ -161,9 +156,7 @@ func registerAccounts(api huma.API, d Deps) {
 			return nil, apiError(err)
 		}
 		out := InternalAccountList{Data: internalAccountsOut(res.Accounts), HasMore: res.HasMore, TotalCount: res.Total}
-		if res.HasMore && res.Next != nil {
-			out.NextCursor = encodeCursor(d.CursorKey, *res.Next)
-		}
+		out.NextCursor = nextCursor(d, res.HasMore, res.Next)
 		return &internalAccountListOutput{Body: out}, nil
 	})
 

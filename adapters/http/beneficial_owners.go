@@ -202,27 +202,6 @@ type ownerOutput struct{ Body BeneficialOwner }
 
 type ownerListOutput struct{ Body BeneficialOwnerList }
 
-// pageFrom builds a store page from a list request's limit and cursor.
-func pageFrom(d Deps, limit int, cursor string) (ports.Page, error) {
-	page := ports.Page{Limit: limit}
-	if cursor != "" {
-		pos, err := decodeCursor(d.CursorKey, cursor)
-		if err != nil {
-			return ports.Page{}, apiError(err)
-		}
-		page.After = pos
-	}
-	return page, nil
-}
-
-// nextCursor is the cursor of the page after one ending at next.
-func nextCursor(d Deps, hasMore bool, next *ports.Position) string {
-	if !hasMore || next == nil {
-		return ""
-	}
-	return encodeCursor(d.CursorKey, *next)
-}
-
 func registerBeneficialOwners(api huma.API, d Deps) {
 	tags := []string{"KYC/KYB Verifications"}
 

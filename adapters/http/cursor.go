@@ -24,6 +24,15 @@ func cursorTag(key, payload []byte) []byte {
 	return m.Sum(nil)
 }
 
+// scopedCursorKey derives the cursor key of one list and its filters, so a
+// cursor sent to another list (or with other filters) is refused (400
+// cursor): HMAC-SHA256 under key of the scope parts joined with "|".
+func scopedCursorKey(key []byte, scope ...string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(strings.Join(scope, "|")))
+	return m.Sum(nil)
+}
+
 // encodeCursor makes the opaque cursor for position p.
 func encodeCursor(key []byte, p ports.Position) string {
 	payload := []byte(cursorVersion + "|" + strconv.FormatInt(p.CreatedAt.UnixNano(), 10) + "|" + p.ID)
@@ -51,4 +60,25 @@ func decodeCursor(key []byte, s string) (*ports.Position, error) {
 		return nil, bad
 	}
 	return &ports.Position{CreatedAt: time.Unix(0, nanos).UTC(), ID: parts[2]}, nil
+}
+
+// pageFrom builds a store page from a list request's limit and cursor.
+func pageFrom(d Deps, limit int, cursor string) (ports.Page, error) {
+	page := ports.Page{Limit: limit}
+	if cursor != "" {
+		pos, err := decodeCursor(d.CursorKey, cursor)
+		if err != nil {
+			return ports.Page{}, apiError(err)
+		}
+		page.After = pos
+	}
+	return page, nil
+}
+
+// nextCursor is the cursor of the page after one ending at next.
+func nextCursor(d Deps, hasMore bool, next *ports.Position) string {
+	if !hasMore || next == nil {
+		return ""
+	}
+	return encodeCursor(d.CursorKey, *next)
 }

@@ -60,3 +60,22 @@ func TestCursorRejectsForgeries(t *testing.T) {
 		})
 	}
 }
+
+func TestScopedCursorKey(t *testing.T) {
+	key := []byte("k1")
+	p := ports.Position{CreatedAt: time.Unix(100, 0), ID: "Transaction:a"}
+	desc := scopedCursorKey(key, "transactions", "desc")
+	_, err := decodeCursor(desc, encodeCursor(desc, p))
+	require.NoError(t, err, "a cursor opens under its own scope")
+	for _, other := range [][]byte{
+		scopedCursorKey(key, "transactions", "asc"),
+		scopedCursorKey(key, "ledger", "entries", "", "", "", ""),
+		scopedCursorKey([]byte("k2"), "transactions", "desc"),
+	} {
+		_, err := decodeCursor(other, encodeCursor(desc, p))
+		assert.Error(t, err, "another list, filter or server key refuses it")
+	}
+	// The parts are joined with "|" (the format cursors already handed out
+	// were signed under).
+	assert.Equal(t, scopedCursorKey(key, "ledger|accounts|USD"), scopedCursorKey(key, "ledger", "accounts", "USD"))
+}

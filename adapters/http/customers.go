@@ -208,6 +208,7 @@ func (f *CustomerFields) input(customerType string, platformCustomerID, region *
 		UmaAddress:         f.UmaAddress,
 		KYCStatus:          f.KycStatus,
 		KYBStatus:          f.KybStatus,
+		Address:            addressIn(f.Address),
 		Individual: customers.IndividualFields{
 			FullName:                         f.FullName,
 			BirthDate:                        f.BirthDate,
@@ -228,10 +229,6 @@ func (f *CustomerFields) input(customerType string, platformCustomerID, region *
 			PepStatus:                        f.PepStatus,
 		},
 	}
-	if a := f.Address; a != nil {
-		in.Address = &ports.Address{Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State,
-			PostalCode: a.PostalCode, Country: a.Country}
-	}
 	if e := f.EndUserTermsConsent; e != nil {
 		in.EndUserTermsConsent = &ports.EndUserTermsConsent{AcceptedAt: e.AcceptedAt, IPAddress: e.IPAddress,
 			TermsVersion: e.TermsVersion, AcceptanceMethod: e.AcceptanceMethod}
@@ -243,29 +240,10 @@ func (b *BusinessInfoUpdate) fields() *customers.BusinessFields {
 	if b == nil {
 		return nil
 	}
-	return &customers.BusinessFields{
-		LegalName:                        b.LegalName,
-		DoingBusinessAs:                  b.DoingBusinessAs,
-		Country:                          b.Country,
-		RegistrationNumber:               b.RegistrationNumber,
-		IncorporatedOn:                   b.IncorporatedOn,
-		EntityType:                       b.EntityType,
-		TaxID:                            b.TaxID,
-		CountriesOfOperation:             b.CountriesOfOperation,
-		BusinessType:                     b.BusinessType,
-		PurposeOfAccount:                 b.PurposeOfAccount,
-		SourceOfFunds:                    b.SourceOfFunds,
-		ExpectedMonthlyTransactionCount:  b.ExpectedMonthlyTransactionCount,
-		ExpectedMonthlyTransactionVolume: b.ExpectedMonthlyTransactionVolume,
-		ExpectedRecipientJurisdictions:   b.ExpectedRecipientJurisdictions,
-		NaicsCode:                        b.NaicsCode,
-		SourceOfFundsCategories:          b.SourceOfFundsCategories,
-		SourceOfFundsOtherDescription:    b.SourceOfFundsOtherDescription,
-		PurposeOfAccountOtherDescription: b.PurposeOfAccountOtherDescription,
-		ExpectedCounterpartyCountries:    b.ExpectedCounterpartyCountries,
-		PrimaryContactFirstName:          b.PrimaryContactFirstName,
-		PrimaryContactLastName:           b.PrimaryContactLastName,
-	}
+	// The wire and core field lists are the same, so a conversion copies
+	// every field (and stops compiling if they ever drift apart).
+	f := customers.BusinessFields(*b)
+	return &f
 }
 
 func (r *CustomerCreateRequest) input() customers.Input {
@@ -299,10 +277,7 @@ func customerOut(c ports.Customer) Customer {
 		CreatedAt:          c.CreatedAt.UTC(),
 		UpdatedAt:          c.UpdatedAt.UTC(),
 		IsDeleted:          c.IsDeleted,
-	}
-	if a := c.Address; a != nil {
-		out.Address = &Address{Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State,
-			PostalCode: a.PostalCode, Country: a.Country}
+		Address:            addressOut(c.Address),
 	}
 	if e := c.EndUserTermsConsent; e != nil {
 		out.EndUserTermsConsent = &EndUserTermsConsent{AcceptedAt: e.AcceptedAt.UTC(), IPAddress: e.IPAddress,
@@ -312,29 +287,8 @@ func customerOut(c ports.Customer) Customer {
 	case customers.TypeBusiness:
 		out.KybStatus = c.KYCStatus
 		if b := c.Business; b != nil {
-			out.BusinessInfo = &CustomerBusinessInfo{
-				LegalName:                        b.LegalName,
-				DoingBusinessAs:                  b.DoingBusinessAs,
-				Country:                          b.Country,
-				RegistrationNumber:               b.RegistrationNumber,
-				IncorporatedOn:                   b.IncorporatedOn,
-				EntityType:                       b.EntityType,
-				TaxID:                            b.TaxID,
-				CountriesOfOperation:             b.CountriesOfOperation,
-				BusinessType:                     b.BusinessType,
-				PurposeOfAccount:                 b.PurposeOfAccount,
-				SourceOfFunds:                    b.SourceOfFunds,
-				ExpectedMonthlyTransactionCount:  b.ExpectedMonthlyTransactionCount,
-				ExpectedMonthlyTransactionVolume: b.ExpectedMonthlyTransactionVolume,
-				ExpectedRecipientJurisdictions:   b.ExpectedRecipientJurisdictions,
-				NaicsCode:                        b.NaicsCode,
-				SourceOfFundsCategories:          b.SourceOfFundsCategories,
-				SourceOfFundsOtherDescription:    b.SourceOfFundsOtherDescription,
-				PurposeOfAccountOtherDescription: b.PurposeOfAccountOtherDescription,
-				ExpectedCounterpartyCountries:    b.ExpectedCounterpartyCountries,
-				PrimaryContactFirstName:          b.PrimaryContactFirstName,
-				PrimaryContactLastName:           b.PrimaryContactLastName,
-			}
+			bi := CustomerBusinessInfo(*b)
+			out.BusinessInfo = &bi
 		}
 	default:
 		out.KycStatus = c.KYCStatus
@@ -465,9 +419,7 @@ func registerCustomers(api huma.API, d Deps) {
 		if err := attachOwners(ctx, d, principal(ctx).PlatformID, out.Data); err != nil {
 			return nil, err
 		}
-		if res.HasMore && res.Next != nil {
-			out.NextCursor = encodeCursor(d.CursorKey, *res.Next)
-		}
+		out.NextCursor = nextCursor(d, res.HasMore, res.Next)
 		return &customerListOutput{Body: out}, nil
 	})
 

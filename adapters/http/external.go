@@ -317,32 +317,24 @@ func (b *Beneficiary) toPort() *ports.Beneficiary {
 	if b == nil {
 		return nil
 	}
-	out := &ports.Beneficiary{
+	return &ports.Beneficiary{
 		BeneficiaryType: b.BeneficiaryType, FullName: b.FullName, LegalName: b.LegalName,
 		RegistrationNumber: b.RegistrationNumber, TaxID: b.TaxID, BirthDate: b.BirthDate, Nationality: b.Nationality,
 		Email: b.Email, PhoneNumber: b.PhoneNumber, CountryOfResidence: b.CountryOfResidence,
-		DocumentType: b.DocumentType, DocumentNumber: b.DocumentNumber,
+		DocumentType: b.DocumentType, DocumentNumber: b.DocumentNumber, Address: addressIn(b.Address),
 	}
-	if a := b.Address; a != nil {
-		out.Address = &ports.Address{Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, PostalCode: a.PostalCode, Country: a.Country}
-	}
-	return out
 }
 
 func beneficiaryOut(b *ports.Beneficiary) *Beneficiary {
 	if b == nil {
 		return nil
 	}
-	out := &Beneficiary{
+	return &Beneficiary{
 		BeneficiaryType: b.BeneficiaryType, FullName: b.FullName, LegalName: b.LegalName,
 		RegistrationNumber: b.RegistrationNumber, TaxID: b.TaxID, BirthDate: b.BirthDate, Nationality: b.Nationality,
 		Email: b.Email, PhoneNumber: b.PhoneNumber, CountryOfResidence: b.CountryOfResidence,
-		DocumentType: b.DocumentType, DocumentNumber: b.DocumentNumber,
+		DocumentType: b.DocumentType, DocumentNumber: b.DocumentNumber, Address: addressOut(b.Address),
 	}
-	if a := b.Address; a != nil {
-		out.Address = &Address{Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, PostalCode: a.PostalCode, Country: a.Country}
-	}
-	return out
 }
 
 func (f accountInfoFields) toPort() ports.AccountInfo {
@@ -443,13 +435,9 @@ func registerExternal(api huma.API, d Deps) {
 	errs := []int{http.StatusBadRequest, http.StatusUnauthorized}
 
 	list := func(ctx context.Context, f external.Filter, limit int, cursor string) (*externalAccountListOutput, error) {
-		page := ports.Page{Limit: limit}
-		if cursor != "" {
-			pos, err := decodeCursor(d.CursorKey, cursor)
-			if err != nil {
-				return nil, apiError(err)
-			}
-			page.After = pos
+		page, err := pageFrom(d, limit, cursor)
+		if err != nil {
+			return nil, err
 		}
 		res, err := d.External.List(ctx, principal(ctx).PlatformID, f, page)
 		if err != nil {
@@ -459,9 +447,7 @@ func registerExternal(api huma.API, d Deps) {
 		for i, a := range res.Accounts {
 			out.Data[i] = externalAccountOut(a)
 		}
-		if res.HasMore && res.Next != nil {
-			out.NextCursor = encodeCursor(d.CursorKey, *res.Next)
-		}
+		out.NextCursor = nextCursor(d, res.HasMore, res.Next)
 		return &externalAccountListOutput{Body: out}, nil
 	}
 	create := func(ctx context.Context, in external.Input) (*externalAccountOutput, error) {

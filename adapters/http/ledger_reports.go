@@ -3,8 +3,6 @@ package httpapi
 import (
 	"bufio"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
@@ -318,14 +316,6 @@ type reconciliationInput struct {
 	Accept   string `header:"Accept" doc:"text/csv (default) or application/x-ndjson (one JSON object per line)"`
 }
 
-// ledgerCursorKey binds a cursor to its list and filters: a cursor sent to
-// another list, account or window is refused (400 cursor).
-func ledgerCursorKey(key []byte, parts ...string) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("ledger|" + strings.Join(parts, "|")))
-	return m.Sum(nil)
-}
-
 func registerLedgerReports(api huma.API, d Deps) {
 	api.OpenAPI().Tags = append(api.OpenAPI().Tags, &huma.Tag{Name: ledgerTag,
 		Description: "corridor's own extension for finance teams: ledger accounts (system accounts included for the " +
@@ -347,7 +337,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		if err != nil {
 			return nil, apiError(err)
 		}
-		key := ledgerCursorKey(d.CursorKey, "accounts", in.Currency, in.Kind)
+		key := scopedCursorKey(d.CursorKey, "ledger", "accounts", in.Currency, in.Kind)
 		q := reports.AccountQuery{Currency: in.Currency, Kind: in.Kind, Limit: in.Limit}
 		if in.Cursor != "" {
 			pos, err := decodeCursor(key, in.Cursor)
@@ -441,7 +431,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		if err != nil {
 			return nil, apiError(err)
 		}
-		key := ledgerCursorKey(d.CursorKey, "statement", in.AccountID, in.From, in.To)
+		key := scopedCursorKey(d.CursorKey, "ledger", "statement", in.AccountID, in.From, in.To)
 		q := reports.StatementQuery{From: in.From, To: in.To, Limit: in.Limit}
 		if in.Cursor != "" {
 			pos, err := decodeCursor(key, in.Cursor)
@@ -482,7 +472,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		if err != nil {
 			return nil, apiError(err)
 		}
-		key := ledgerCursorKey(d.CursorKey, "entries", in.AccountID, in.Ref, in.From, in.To)
+		key := scopedCursorKey(d.CursorKey, "ledger", "entries", in.AccountID, in.Ref, in.From, in.To)
 		q := reports.EntryQuery{AccountID: in.AccountID, Ref: in.Ref, From: in.From, To: in.To, Limit: in.Limit}
 		if in.Cursor != "" {
 			pos, err := decodeCursor(key, in.Cursor)

@@ -91,6 +91,8 @@ type server struct {
 	log *slog.Logger
 	mux *http.ServeMux
 	api huma.API
+	// private serves the authenticated routes (built once in New).
+	private http.Handler
 }
 
 // wallClock is the clock used when Deps.Clock is nil.
@@ -133,6 +135,7 @@ func New(d Deps) http.Handler {
 		_, _ = rand.Read(d.CursorKey)
 	}
 	s := &server{d: d, log: d.Logger, mux: http.NewServeMux()}
+	s.private = s.authenticate(http.HandlerFunc(s.limitBody))
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
 	registerAccounts(s.api, d)
 	registerCustomers(s.api, d)
@@ -250,7 +253,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 			s.route(w, r)
 			return
 		}
-		s.authenticate(http.HandlerFunc(s.limitBody)).ServeHTTP(w, r)
+		s.private.ServeHTTP(w, r)
 	}
 }
 

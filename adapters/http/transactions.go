@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"net/http"
 	"slices"
 	"time"
@@ -250,15 +248,6 @@ type transactionListOutput struct{ Body TransactionList }
 
 type transactionOutput struct{ Body Transaction }
 
-// transactionCursorKey binds a transaction-list cursor to its sort order:
-// a cursor made walking one way is refused (400 cursor) when sent with the
-// other sortOrder, instead of silently restarting or skipping.
-func transactionCursorKey(key []byte, sortOrder string) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("transactions|" + sortOrder))
-	return m.Sum(nil)
-}
-
 func registerTransactions(api huma.API, d Deps) {
 	tags := []string{"Transactions"}
 
@@ -278,7 +267,9 @@ func registerTransactions(api huma.API, d Deps) {
 		if order == "" {
 			order = "desc"
 		}
-		key := transactionCursorKey(d.CursorKey, order)
+		// A cursor made walking one way is refused (400 cursor) when sent
+		// with the other sortOrder, instead of silently restarting or skipping.
+		key := scopedCursorKey(d.CursorKey, "transactions", order)
 		page := ports.Page{Limit: in.Limit}
 		if in.Cursor != "" {
 			pos, err := decodeCursor(key, in.Cursor)
