@@ -34,3 +34,14 @@ func Post(ctx context.Context, led ports.LedgerStore, e ledger.Entry, recs ports
 		}
 	}
 }
+
+// Write writes recs without an entry in the ledger's group commit
+// (ports.RecordsWriter). Every ledger store of this service writes records;
+// one that does not is refused rather than given a unit of work of its own.
+func Write(ctx context.Context, led ports.LedgerStore, recs ports.Records) error {
+	w, ok := led.(ports.RecordsWriter)
+	if !ok {
+		return fmt.Errorf("ledger store %T does not write records", led)
+	}
+	return w.WriteRecords(ctx, recs)
+}
