@@ -15,6 +15,7 @@ import (
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ledger"
@@ -238,23 +239,10 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 }
 
 // record writes a new quote, its transaction and the job that expires it
-// together: in the ledger store's group commit when it writes records
-// (ports.RecordsWriter), else in a unit of work. A quote id already
-// stored fails with ports.ErrConflict.
+// together, in the ledger store's group commit. A quote id already stored
+// fails with ports.ErrConflict.
 func (s *Service) record(ctx context.Context, q ports.Quote, t ports.Transaction) error {
-	job := expiryJob(q)
-	if w, ok := s.ledger.(ports.RecordsWriter); ok {
-		return w.WriteRecords(ctx, ports.Records{Quotes: []ports.Quote{q}, Transactions: []ports.Transaction{t}, Jobs: []ports.Job{job}})
-	}
-	return s.store.InTx(ctx, func(tx ports.Tx) error {
-		if err := tx.Quotes().Create(ctx, q); err != nil {
-			return err
-		}
-		if err := tx.Transactions().Create(ctx, t); err != nil {
-			return err
-		}
-		return tx.Jobs().Enqueue(ctx, job)
-	})
+	return posting.Write(ctx, s.ledger, ports.Records{Quotes: []ports.Quote{q}, Transactions: []ports.Transaction{t}, Jobs: []ports.Job{expiryJob(q)}})
 }
 
 // checkRequest checks the request's own fields (no reads).

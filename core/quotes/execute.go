@@ -320,50 +320,29 @@ func walletError(code, message string) error {
 }
 
 // expire moves a PENDING quote and its transaction to EXPIRED
-// (failureReason QUOTE_EXPIRED), once: with the ledger store's records
-// when it writes them (removing job jobID too, when set; recorded reports
-// that it did), else in a unit of work. A quote no longer PENDING is left
-// as it is.
+// (failureReason QUOTE_EXPIRED), once, in the ledger store's group commit
+// (removing job jobID too, when set; recorded reports that it did). A
+// quote no longer PENDING is left as it is.
 func (s *Service) expire(ctx context.Context, q ports.Quote, now time.Time, jobID string) (recorded bool, err error) {
-	if w, ok := s.ledger.(ports.RecordsWriter); ok {
-		recs := ports.Records{
-			// Required: the transaction expires only with its quote.
-			QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
-				From: []string{StatusPending}, Status: StatusExpired, UpdatedAt: now, Required: true}},
-			StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
-				From: []string{transactions.StatusPending}, Status: transactions.StatusExpired, UpdatedAt: now,
-				FailureReason: ReasonQuoteExpired}},
-		}
-		if jobID != "" {
-			recs.CompletedJobs = []string{jobID}
-		}
-		err := w.WriteRecords(ctx, recs)
-		switch {
-		case err == nil:
-			return jobID != "", nil
-		case errors.Is(err, ports.ErrPrecondition):
-			return false, nil // executed or expired meanwhile
-		}
-		return false, fmt.Errorf("expire %s: %w", q.ID, err)
+	recs := ports.Records{
+		// Required: the transaction expires only with its quote.
+		QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
+			From: []string{StatusPending}, Status: StatusExpired, UpdatedAt: now, Required: true}},
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
+			From: []string{transactions.StatusPending}, Status: transactions.StatusExpired, UpdatedAt: now,
+			FailureReason: ReasonQuoteExpired}},
 	}
-	return false, s.store.InTx(ctx, func(tx ports.Tx) error {
-		cur, err := tx.Quotes().GetForUpdate(ctx, q.PlatformID, q.ID)
-		if err != nil {
-			return fmt.Errorf("expire %s: %w", q.ID, err)
-		}
-		if cur.Status != StatusPending {
-			return nil
-		}
-		t, err := tx.Transactions().GetForUpdate(ctx, q.PlatformID, q.TransactionID)
-		if err != nil {
-			return fmt.Errorf("expire %s: transaction %s: %w", q.ID, q.TransactionID, err)
-		}
-		cur.Status, cur.UpdatedAt = StatusExpired, now
-		if t.Status == transactions.StatusPending {
-			t.Status, t.FailureReason, t.UpdatedAt = transactions.StatusExpired, ReasonQuoteExpired, now
-		}
-		return s.save(ctx, tx, cur, t)
-	})
+	if jobID != "" {
+		recs.CompletedJobs = []string{jobID}
+	}
+	err = posting.Write(ctx, s.ledger, recs)
+	switch {
+	case err == nil:
+		return jobID != "", nil
+	case errors.Is(err, ports.ErrPrecondition):
+		return false, nil // executed or expired meanwhile
+	}
+	return false, fmt.Errorf("expire %s: %w", q.ID, err)
 }
 
 // refuseFunding fails a PENDING REALTIME_FUNDING quote whose sandbox send

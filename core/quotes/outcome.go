@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corridorpay/corridor/core/jobs"
+	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ledger"
@@ -243,21 +244,21 @@ func (s *Service) nextCheck(q ports.Quote, p jobPayload, res ports.RailResult, p
 }
 
 // schedule enqueues the next status check, with the removal of job j (when
-// set) in the ledger's group commit when the store writes records.
+// set), in the ledger's group commit.
 func (s *Service) schedule(ctx context.Context, j ports.Job, q ports.Quote, p jobPayload, res ports.RailResult, pending bool) error {
 	check, err := s.nextCheck(q, p, res, pending, s.clock.Now().UTC())
 	if err != nil {
 		return err
 	}
-	if w, ok := s.ledger.(ports.RecordsWriter); ok && j.ID != "" {
-		if err := w.WriteRecords(ctx, ports.Records{Jobs: []ports.Job{check}, CompletedJobs: []string{j.ID}}); err != nil {
-			return fmt.Errorf("quote %s: schedule check: %w", q.ID, err)
-		}
-		jobs.Completed(ctx)
-		return nil
+	recs := ports.Records{Jobs: []ports.Job{check}}
+	if j.ID != "" {
+		recs.CompletedJobs = []string{j.ID}
 	}
-	if err := s.store.Read().Jobs().Enqueue(ctx, check); err != nil {
+	if err := posting.Write(ctx, s.ledger, recs); err != nil {
 		return fmt.Errorf("quote %s: schedule check: %w", q.ID, err)
+	}
+	if j.ID != "" {
+		jobs.Completed(ctx)
 	}
 	return nil
 }

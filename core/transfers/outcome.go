@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corridorpay/corridor/core/jobs"
+	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
@@ -120,9 +121,7 @@ func (s *Service) apply(ctx context.Context, j ports.Job, p jobPayload, res port
 }
 
 // pending marks the transaction PROCESSING (submitted, not settled) and
-// schedules the next status check, atomically with the removal of job j
-// when the ledger store writes records (ports.RecordsWriter), else in one
-// unit of work.
+// schedules the next status check, atomically with the removal of job j.
 func (s *Service) pending(ctx context.Context, j ports.Job, p jobPayload, res ports.RailResult) error {
 	now := s.clock.Now().UTC()
 	next := p
@@ -139,40 +138,25 @@ func (s *Service) pending(ctx context.Context, j ports.Job, p jobPayload, res po
 		Kind: KindCheck, Key: KindCheck + ":" + p.TransactionID + ":" + strconv.Itoa(next.Check),
 		Payload: payload, RunAt: runAt,
 	}
-	if w, ok := s.ledger.(ports.RecordsWriter); ok && j.ID != "" {
-		// In the ledger's group commit: PROCESSING, the next check, and this
-		// job's removal, together. The job read the transaction as not
-		// terminal; should a concurrent run have finished it since, the
-		// status change does nothing and the check finds it terminal.
-		err := w.WriteRecords(ctx, ports.Records{
-			StatusChanges: []ports.TransactionStatusChange{{PlatformID: p.PlatformID, TransactionID: p.TransactionID,
-				From: []string{transactions.StatusPending}, Status: transactions.StatusProcessing, UpdatedAt: now}},
-			Jobs:          []ports.Job{check},
-			CompletedJobs: []string{j.ID},
-		})
-		if err != nil {
-			return fmt.Errorf("transfer %s: mark processing: %w", p.TransactionID, err)
-		}
-		jobs.Completed(ctx)
-		return nil
+	// In the ledger's group commit: PROCESSING, the next check, and this
+	// job's removal, together. The job read the transaction as not
+	// terminal; should a concurrent run have finished it since, the status
+	// change does nothing and the check finds it terminal.
+	recs := ports.Records{
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: p.PlatformID, TransactionID: p.TransactionID,
+			From: []string{transactions.StatusPending}, Status: transactions.StatusProcessing, UpdatedAt: now}},
+		Jobs: []ports.Job{check},
 	}
-	return s.store.InTx(ctx, func(tx ports.Tx) error {
-		t, err := tx.Transactions().GetForUpdate(ctx, p.PlatformID, p.TransactionID)
-		if err != nil {
-			return fmt.Errorf("transfer %s: %w", p.TransactionID, err)
-		}
-		if transactions.Terminal(t.Status) {
-			return nil
-		}
-		if t.Status == transactions.StatusPending {
-			t.Status = transactions.StatusProcessing
-			t.UpdatedAt = now
-			if err := tx.Transactions().Update(ctx, t); err != nil {
-				return fmt.Errorf("transfer %s: mark processing: %w", t.ID, err)
-			}
-		}
-		return tx.Jobs().Enqueue(ctx, check)
-	})
+	if j.ID != "" {
+		recs.CompletedJobs = []string{j.ID}
+	}
+	if err := posting.Write(ctx, s.ledger, recs); err != nil {
+		return fmt.Errorf("transfer %s: mark processing: %w", p.TransactionID, err)
+	}
+	if j.ID != "" {
+		jobs.Completed(ctx)
+	}
+	return nil
 }
 
 // CheckAt is when the check-th status check of a payout runs: at the
@@ -232,11 +216,11 @@ func (s *Service) succeed(ctx context.Context, j ports.Job, p jobPayload) error 
 		// The hold is gone (voided as an orphan): nothing was paid from it.
 		s.log.ErrorContext(ctx, "transfer settled by the rail but its hold was already released",
 			"transaction", id, "rail", p.Request.Rail)
-		return s.finish(ctx, p, transactions.StatusFailed, "QUOTE_EXECUTION_FAILED")
+		return s.finish(ctx, j, p, transactions.StatusFailed, "QUOTE_EXECUTION_FAILED")
 	default:
 		return fmt.Errorf("transfer %s: settle: %w", id, err)
 	}
-	return s.finish(ctx, p, transactions.StatusCompleted, "")
+	return s.finish(ctx, j, p, transactions.StatusCompleted, "")
 }
 
 // fail records a failed transaction: a transfer-out's hold is voided so
@@ -263,14 +247,14 @@ func (s *Service) fail(ctx context.Context, j ports.Job, p jobPayload, reason, d
 			// truth.
 			s.log.ErrorContext(ctx, "rail reported failure for a transfer already settled",
 				"transaction", id, "rail", p.Request.Rail)
-			return s.finish(ctx, p, transactions.StatusCompleted, "")
+			return s.finish(ctx, j, p, transactions.StatusCompleted, "")
 		default:
 			return fmt.Errorf("transfer %s: release hold: %w", id, err)
 		}
 	}
 	s.log.InfoContext(ctx, "transfer failed", "transaction", id, "rail", p.Request.Rail,
 		"reason", reason, "detail", detail)
-	return s.finish(ctx, p, transactions.StatusFailed, reason)
+	return s.finish(ctx, j, p, transactions.StatusFailed, reason)
 }
 
 func releaseEntry(txID, code string) ledger.Entry {
@@ -291,9 +275,8 @@ var openStatuses = func() []string {
 	return out
 }()
 
-// finishRecords are the records that finish a transaction with its ledger
-// entry: the terminal status (as finish writes it, once) and the removal
-// of job j.
+// finishRecords are the records that finish a transaction: the terminal
+// status (once: only from an open status) and the removal of job j.
 func (s *Service) finishRecords(j ports.Job, p jobPayload, status, reason string, now time.Time) ports.Records {
 	c := ports.TransactionStatusChange{PlatformID: p.PlatformID, TransactionID: p.TransactionID,
 		From: openStatuses, Status: status, UpdatedAt: now}
@@ -314,30 +297,17 @@ func (s *Service) finishRecords(j ports.Job, p jobPayload, status, reason string
 	return recs
 }
 
-// finish moves the transaction to a terminal status, once.
-func (s *Service) finish(ctx context.Context, p jobPayload, status, reason string) error {
-	now := s.clock.Now().UTC()
-	return s.store.InTx(ctx, func(tx ports.Tx) error {
-		t, err := tx.Transactions().GetForUpdate(ctx, p.PlatformID, p.TransactionID)
-		if err != nil {
-			return fmt.Errorf("transfer %s: %w", p.TransactionID, err)
-		}
-		if transactions.Terminal(t.Status) {
-			return nil
-		}
-		t.Status = status
-		t.UpdatedAt = now
-		switch status {
-		case transactions.StatusCompleted:
-			t.SettledAt = &now
-		case transactions.StatusFailed:
-			t.FailureReason = failureReason(t.Type, reason)
-		}
-		if err := tx.Transactions().Update(ctx, t); err != nil {
-			return fmt.Errorf("transfer %s: mark %s: %w", t.ID, status, err)
-		}
-		return nil
-	})
+// finish moves the transaction to a terminal status, once, and removes
+// job j: the records of finishRecords without a ledger entry (one already
+// recorded or none to record).
+func (s *Service) finish(ctx context.Context, j ports.Job, p jobPayload, status, reason string) error {
+	if err := posting.Write(ctx, s.ledger, s.finishRecords(j, p, status, reason, s.clock.Now().UTC())); err != nil {
+		return fmt.Errorf("transfer %s: mark %s: %w", p.TransactionID, status, err)
+	}
+	if j.ID != "" {
+		jobs.Completed(ctx)
+	}
+	return nil
 }
 
 // ReapOrphanHolds voids transfer-out holds older than OrphanHoldAge whose

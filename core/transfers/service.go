@@ -27,6 +27,7 @@ import (
 
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/rails"
+	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -120,32 +121,23 @@ var Purposes = []string{"GIFT", "SELF", "GOODS_OR_SERVICES", "EDUCATION", "HEALT
 // MaxRemittanceInformation bounds remittanceInformation, in characters.
 const MaxRemittanceInformation = 80
 
-// Outgoing and incoming failure reasons (reference enums).
-var (
-	outgoingReasons = map[string]bool{"QUOTE_EXPIRED": true, "QUOTE_RATE_UNAVAILABLE": true,
-		"QUOTE_EXECUTION_FAILED": true, "FUNDING_AMOUNT_MISMATCH": true, "SCA_NOT_COMPLETED": true,
-		"PAYOUT_RETURNED": true, "LIMIT_EXCEEDED": true, "ACCOUNT_CANNOT_RECEIVE": true,
-		"ACCOUNT_INVALID": true, "COMPLIANCE_REJECTED": true, "LIGHTNING_PAYMENT_FAILED": true,
-		"COUNTERPARTY_POST_TX_FAILED": true}
-	incomingReasons = map[string]bool{"LNURLP_FAILED": true, "PAY_REQUEST_FAILED": true,
-		"PAYMENT_APPROVAL_WEBHOOK_ERROR": true, "PAYMENT_APPROVAL_TIMED_OUT": true, "OFFRAMP_FAILED": true,
-		"MISSING_MANDATORY_PAYEE_DATA": true, "QUOTE_EXPIRED": true, "QUOTE_EXECUTION_FAILED": true,
-		"COMPLIANCE_REJECTED": true, "COLLECTION_FAILED": true}
-)
+// incomingReasons are the reference's IncomingTransactionFailureReason
+// values.
+var incomingReasons = map[string]bool{"LNURLP_FAILED": true, "PAY_REQUEST_FAILED": true,
+	"PAYMENT_APPROVAL_WEBHOOK_ERROR": true, "PAYMENT_APPROVAL_TIMED_OUT": true, "OFFRAMP_FAILED": true,
+	"MISSING_MANDATORY_PAYEE_DATA": true, "QUOTE_EXPIRED": true, "QUOTE_EXECUTION_FAILED": true,
+	"COMPLIANCE_REJECTED": true, "COLLECTION_FAILED": true}
 
 // failureReason keeps a rail's reason when the transaction's type allows
 // it, and otherwise falls back to the type's generic reason.
 func failureReason(txType, reason string) string {
-	if txType == "INCOMING" {
+	if txType == transactions.TypeIncoming {
 		if incomingReasons[reason] {
 			return reason
 		}
 		return "COLLECTION_FAILED"
 	}
-	if outgoingReasons[reason] {
-		return reason
-	}
-	return "QUOTE_EXECUTION_FAILED"
+	return transactions.OutgoingFailureReason(reason)
 }
 
 var (

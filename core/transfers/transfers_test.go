@@ -515,3 +515,38 @@ func TestTransferOutFollowsKYCStatus(t *testing.T) {
 	}
 	e.Verify()
 }
+
+// A hold an earlier run (or a concurrent one) already settled finishes the
+// transaction without its entry: COMPLETED on the rail's success, and
+// COMPLETED too when the rail then reports a failure (the ledger is the
+// truth), the job removed with the status either way.
+func TestOutcomeOnHoldAlreadySettled(t *testing.T) {
+	for _, suffix := range []string{"789", "004"} {
+		t.Run(suffix, func(t *testing.T) {
+			e := newMemoryEnv(t)
+			ctx := context.Background()
+			pid := e.platform()
+			c, acct := e.customer(pid)
+			dest := e.external(pid, c.ID, usdAccount(suffix))
+			e.Fund(pid, acct.ID, 1_000)
+			tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 100})
+			require.NoError(t, err)
+			e.RunJobs()
+			require.Equal(t, "PROCESSING", e.txn(pid, tx.ID).Status)
+
+			_, err = e.Ledger.Post(ctx, ledger.Entry{ID: "settle:" + tx.ID, Ref: tx.ID, Transfers: []ledger.Transfer{{
+				ID: "settle:" + tx.ID, Kind: ledger.PostPending, PendingID: "hold:" + tx.ID, Code: transfers.CodeTransferOut}}})
+			require.NoError(t, err)
+			e.Advance(10 * time.Second)
+
+			got := e.txn(pid, tx.ID)
+			assert.Equal(t, "COMPLETED", got.Status)
+			assert.Empty(t, got.FailureReason)
+			require.NotNil(t, got.SettledAt)
+			assert.Equal(t, e.Clock.Now(), got.SettledAt.UTC())
+			assert.Equal(t, int64(900), e.available(acct.ID), "paid once")
+			assert.Zero(t, e.RunJobs(), "the check job went with the status")
+			e.Verify()
+		})
+	}
+}
