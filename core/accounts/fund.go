@@ -8,7 +8,9 @@ import (
 	"fmt"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
 )
 
 // MaxFundAmount is the most one sandbox funding may add, in minor units.
@@ -49,13 +51,12 @@ func (s *Service) Fund(ctx context.Context, platformID, accountID string, amount
 	if idempotencyKey != "" {
 		entryID = FundEntryID(platformID, idempotencyKey)
 	}
-	source := ledger.SandboxFundingID(a.Currency)
 	entry := ledger.Entry{
 		ID:  entryID,
 		Ref: a.ID,
 		Transfers: []ledger.Transfer{{
 			ID:              entryID + "/1",
-			DebitAccountID:  source,
+			DebitAccountID:  ledger.SandboxFundingID(a.Currency),
 			CreditAccountID: a.ID,
 			Amount:          amount,
 			Currency:        a.Currency,
@@ -63,16 +64,9 @@ func (s *Service) Fund(ctx context.Context, platformID, accountID string, amount
 			Code:            CodeSandboxFunding,
 		}},
 	}
-	_, err = s.ledger.Post(ctx, entry)
-	var lerr *ledger.Error
-	if errors.As(err, &lerr) && lerr.Code == ledger.CodeAccountNotFound && lerr.AccountID == source {
-		// The funding source is created with the platform; create it for a
-		// currency added since, and try once more.
-		if cerr := s.ledger.CreateAccounts(ctx, ledger.Account{ID: source, Currency: a.Currency, Kind: ledger.KindSandboxFunding}); cerr != nil {
-			return Account{}, fmt.Errorf("create sandbox funding account %s: %w", source, cerr)
-		}
-		_, err = s.ledger.Post(ctx, entry)
-	}
+	// The funding source is created with the platform; posting creates it
+	// for a currency added since.
+	_, err = posting.Post(ctx, s.ledger, entry, ports.Records{})
 	switch {
 	case err == nil, errors.Is(err, ledger.ErrExists):
 		// Posted now, or by an earlier attempt with the same key.
