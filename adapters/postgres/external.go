@@ -14,8 +14,7 @@ import (
 // ---- external accounts (migrations/0004_external_accounts_transactions_jobs.sql) ----
 
 // storeExternalRow is an external_accounts row. accountInfo (with its
-// beneficiary) is stored whole as jsonb; account_type is copied out of it
-// for reading the table.
+// beneficiary) is stored whole as jsonb.
 type storeExternalRow struct {
 	bun.BaseModel `bun:"table:external_accounts"`
 
@@ -26,7 +25,6 @@ type storeExternalRow struct {
 	Status                        string            `bun:"status"`
 	PlatformAccountID             string            `bun:"platform_account_id"`
 	OwnershipType                 string            `bun:"ownership_type"`
-	AccountType                   string            `bun:"account_type"`
 	Info                          ports.AccountInfo `bun:"info,type:jsonb"`
 	DefaultUmaDepositAccount      bool              `bun:"default_uma_deposit_account"`
 	BeneficiaryVerificationStatus string            `bun:"beneficiary_verification_status"`
@@ -39,7 +37,7 @@ type storeExternalRow struct {
 func storeExternalToRow(a ports.ExternalAccount) storeExternalRow {
 	return storeExternalRow{
 		ID: a.ID, PlatformID: a.PlatformID, CustomerID: a.CustomerID, Currency: a.Currency, Status: a.Status,
-		PlatformAccountID: a.PlatformAccountID, OwnershipType: a.OwnershipType, AccountType: a.Info.AccountType,
+		PlatformAccountID: a.PlatformAccountID, OwnershipType: a.OwnershipType,
 		Info: a.Info, DefaultUmaDepositAccount: a.DefaultUmaDepositAccount,
 		BeneficiaryVerificationStatus: a.BeneficiaryVerificationStatus, BeneficiaryVerifiedName: a.BeneficiaryVerifiedName,
 		IsDeleted: a.IsDeleted, CreatedAt: storeTime(a.CreatedAt), UpdatedAt: storeTime(a.UpdatedAt),
