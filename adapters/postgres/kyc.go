@@ -19,15 +19,6 @@ func (tx *storeTx) Verifications() ports.VerificationRepo       { return storeVe
 func (tx *storeTx) Documents() ports.DocumentRepo               { return storeDocuments{tx} }
 func (tx *storeTx) Events() ports.EventRepo                     { return storeEvents{tx} }
 
-// storeKYCTime is storeTime for an optional time.
-func storeKYCTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := storeTime(*t)
-	return &u
-}
-
 // ---- beneficial owners ----
 
 type storePersonalInfoJSON struct {
@@ -102,27 +93,6 @@ func (r storeOwnerRow) toPort() ports.BeneficialOwner {
 	}
 }
 
-// insert writes row (a pointer to a row model) under a savepoint: a
-// duplicate is a *ports.ConflictError with the unit of work still usable.
-func (tx *storeTx) insert(ctx context.Context, what string, row any) error {
-	_, err := tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return tx.db.NewInsert().Model(row).Exec(ctx)
-	})
-	return err
-}
-
-// updateColumns writes cols of row (a pointer to a row model) to the
-// platform's row with its key: ports.ErrNotFound when there is none.
-func (tx *storeTx) updateColumns(ctx context.Context, what string, row any, platformID string, cols ...string) error {
-	res, err := tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return tx.db.NewUpdate().Model(row).Column(cols...).WherePK().Where("platform_id = ?", platformID).Exec(ctx)
-	})
-	if err != nil {
-		return err
-	}
-	return storeUpdated(res, what)
-}
-
 type storeOwners struct{ tx *storeTx }
 
 func (r storeOwners) Create(ctx context.Context, o ports.BeneficialOwner) error {
@@ -187,7 +157,7 @@ func storeVerificationToRow(v ports.Verification) storeVerificationRow {
 	}
 	return storeVerificationRow{
 		ID: v.ID, PlatformID: v.PlatformID, CustomerID: v.CustomerID, Status: v.Status, Errors: errs,
-		SubmittedAt: storeKYCTime(v.SubmittedAt), CreatedAt: storeTime(v.CreatedAt), UpdatedAt: storeTime(v.UpdatedAt),
+		SubmittedAt: storeTimePtr(v.SubmittedAt), CreatedAt: storeTime(v.CreatedAt), UpdatedAt: storeTime(v.UpdatedAt),
 	}
 }
 
@@ -198,7 +168,7 @@ func (r storeVerificationRow) toPort() ports.Verification {
 	}
 	return ports.Verification{
 		ID: r.ID, PlatformID: r.PlatformID, CustomerID: r.CustomerID, Status: r.Status, Errors: errs,
-		SubmittedAt: storeKYCTime(r.SubmittedAt), CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		SubmittedAt: storeTimePtr(r.SubmittedAt), CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
 	}
 }
 

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -77,10 +76,7 @@ type storeLookups struct{ tx *storeTx }
 
 func (r storeLookups) Create(ctx context.Context, l ports.Lookup) error {
 	row := storeLookupToRow(l)
-	_, err := r.tx.exec(ctx, "create lookup "+l.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create lookup "+l.ID, &row)
 }
 
 func (r storeLookups) Get(ctx context.Context, platformID, id string) (ports.Lookup, error) {

@@ -80,14 +80,6 @@ func storeInstructions(l []ports.PaymentInstruction, write bool) []ports.Payment
 	return l
 }
 
-func storeTimePtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	s := storeTime(*t)
-	return &s
-}
-
 func storeQuoteToRow(q ports.Quote) storeQuoteRow {
 	return storeQuoteRow{
 		ID: q.ID, PlatformID: q.PlatformID, CustomerID: q.CustomerID, Status: q.Status, TransactionID: q.TransactionID,

@@ -149,6 +149,27 @@ func (tx *storeTx) execPlain(ctx context.Context, what string, write func(ctx co
 	return res, nil
 }
 
+// insert writes row (a pointer to a row model) under a savepoint: a
+// duplicate is a *ports.ConflictError with the unit of work still usable.
+func (tx *storeTx) insert(ctx context.Context, what string, row any) error {
+	_, err := tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return tx.db.NewInsert().Model(row).Exec(ctx)
+	})
+	return err
+}
+
+// updateColumns writes cols of row (a pointer to a row model) to the
+// platform's row with its key: ports.ErrNotFound when there is none.
+func (tx *storeTx) updateColumns(ctx context.Context, what string, row any, platformID string, cols ...string) error {
+	res, err := tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return tx.db.NewUpdate().Model(row).Column(cols...).WherePK().Where("platform_id = ?", platformID).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
 // storeGet reads one row into dst, mapping no rows to ports.ErrNotFound.
 func storeGet(ctx context.Context, q *bun.SelectQuery, what string) error {
 	if err := q.Scan(ctx); err != nil {
@@ -173,12 +194,17 @@ func storeUpdated(res sql.Result, what string) error {
 }
 
 // storePage adds the keyset position and the limit (Limit+1 rows, to tell
-// hasMore; every row when Limit <= 0) to a list ordered by (created_at, id).
-func storePage(q *bun.SelectQuery, page ports.Page) *bun.SelectQuery {
-	if page.After != nil {
-		q = q.Where("(created_at, id) > (?, ?)", storeTime(page.After.CreatedAt), page.After.ID)
+// hasMore; every row when Limit <= 0) to a list ordered by (created_at, id),
+// descending when desc.
+func storePage(q *bun.SelectQuery, page ports.Page, desc bool) *bun.SelectQuery {
+	cmp, order := ">", "created_at, id"
+	if desc {
+		cmp, order = "<", "created_at DESC, id DESC"
 	}
-	q = q.OrderExpr("created_at, id")
+	if page.After != nil {
+		q = q.Where("(created_at, id) "+cmp+" (?, ?)", storeTime(page.After.CreatedAt), page.After.ID)
+	}
+	q = q.OrderExpr(order)
 	if page.Limit > 0 {
 		q = q.Limit(int64(page.Limit) + 1)
 	}
@@ -194,7 +220,7 @@ func storeList[R interface{ toPort() P }, P any](ctx context.Context, db bun.IDB
 		return nil, 0, fmt.Errorf("count %s: %w", what, err)
 	}
 	var rows []R
-	if err := storePage(filter(db.NewSelect().Model(&rows)), page).Scan(ctx); err != nil {
+	if err := storePage(filter(db.NewSelect().Model(&rows)), page, false).Scan(ctx); err != nil {
 		return nil, 0, fmt.Errorf("list %s: %w", what, err)
 	}
 	out := make([]P, len(rows))
@@ -233,10 +259,7 @@ type storePlatforms struct{ tx *storeTx }
 
 func (r storePlatforms) Create(ctx context.Context, p ports.Platform) error {
 	row := storePlatformToRow(p)
-	_, err := r.tx.exec(ctx, "create platform "+p.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create platform "+p.ID, &row)
 }
 
 func (r storePlatforms) Get(ctx context.Context, id string) (ports.Platform, error) {
@@ -261,10 +284,7 @@ func (r storePlatforms) List(ctx context.Context) ([]ports.Platform, error) {
 
 func (r storePlatforms) CreateCredential(ctx context.Context, c ports.APICredential) error {
 	row := storeCredentialToRow(c)
-	_, err := r.tx.exec(ctx, "create credential", func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create credential", &row)
 }
 
 func (r storePlatforms) CredentialByTokenID(ctx context.Context, tokenID string) (ports.APICredential, error) {
@@ -281,10 +301,7 @@ type storeCustomers struct{ tx *storeTx }
 
 func (r storeCustomers) Create(ctx context.Context, c ports.Customer) error {
 	row := storeCustomerToRow(c)
-	_, err := r.tx.exec(ctx, "create customer "+c.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create customer "+c.ID, &row)
 }
 
 func (r storeCustomers) get(ctx context.Context, platformID, id, lock string) (ports.Customer, error) {
@@ -365,10 +382,7 @@ type storeAccounts struct{ tx *storeTx }
 
 func (r storeAccounts) Create(ctx context.Context, a ports.InternalAccount) error {
 	row := storeAccountToRow(a)
-	_, err := r.tx.exec(ctx, "create internal account "+a.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create internal account "+a.ID, &row)
 }
 
 func (r storeAccounts) Get(ctx context.Context, platformID, id string) (ports.InternalAccount, error) {
@@ -402,10 +416,7 @@ type storeAuthMethods struct{ tx *storeTx }
 
 func (r storeAuthMethods) Create(ctx context.Context, m ports.AuthMethod) error {
 	row := storeAuthMethodToRow(m)
-	_, err := r.tx.exec(ctx, "create auth method "+m.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
+	return r.tx.insert(ctx, "create auth method "+m.ID, &row)
 }
 
 func (r storeAuthMethods) Get(ctx context.Context, platformID, id string) (ports.AuthMethod, error) {

@@ -260,3 +260,12 @@ func (r storeAuthMethodRow) toPort() ports.AuthMethod {
 // storeTime is how every time is stored and read back: UTC, to the
 // microsecond (PostgreSQL's precision; the memory store does the same).
 func storeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// storeTimePtr is storeTime for an optional time.
+func storeTimePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	s := storeTime(*t)
+	return &s
+}

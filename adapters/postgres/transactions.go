@@ -63,7 +63,7 @@ func storeIdentifiers(ids []string, write bool) []string {
 }
 
 func storeTxnToRow(t ports.Transaction) storeTxnRow {
-	r := storeTxnRow{
+	return storeTxnRow{
 		ID: t.ID, PlatformID: t.PlatformID, CustomerID: t.CustomerID, PlatformCustomerID: t.PlatformCustomerID,
 		Type: t.Type, Status: t.Status,
 		SourceAccountID: t.SourceAccountID, SourceCurrency: t.SourceCurrency,
@@ -74,18 +74,13 @@ func storeTxnToRow(t ports.Transaction) storeTxnRow {
 		SentAmount:          t.SentAmount, ReceivedAmount: t.ReceivedAmount, Fees: t.Fees, ExchangeRate: t.ExchangeRate,
 		Reference: t.Reference, Description: t.Description, RemittanceInformation: t.RemittanceInformation,
 		PurposeOfPayment: t.PurposeOfPayment, FailureReason: t.FailureReason, QuoteID: t.QuoteID, AgentID: t.AgentID,
-		Details:   storeDetailsTimes(t.Details),
+		Details: storeDetailsTimes(t.Details), SettledAt: storeTimePtr(t.SettledAt),
 		CreatedAt: storeTime(t.CreatedAt), UpdatedAt: storeTime(t.UpdatedAt),
 	}
-	if t.SettledAt != nil {
-		s := storeTime(*t.SettledAt)
-		r.SettledAt = &s
-	}
-	return r
 }
 
 func (r storeTxnRow) toPort() ports.Transaction {
-	t := ports.Transaction{
+	return ports.Transaction{
 		ID: r.ID, PlatformID: r.PlatformID, CustomerID: r.CustomerID, PlatformCustomerID: r.PlatformCustomerID,
 		Type: r.Type, Status: r.Status,
 		SourceAccountID: r.SourceAccountID, SourceCurrency: r.SourceCurrency,
@@ -96,14 +91,9 @@ func (r storeTxnRow) toPort() ports.Transaction {
 		SentAmount:          r.SentAmount, ReceivedAmount: r.ReceivedAmount, Fees: r.Fees, ExchangeRate: r.ExchangeRate,
 		Reference: r.Reference, Description: r.Description, RemittanceInformation: r.RemittanceInformation,
 		PurposeOfPayment: r.PurposeOfPayment, FailureReason: r.FailureReason, QuoteID: r.QuoteID, AgentID: r.AgentID,
-		Details:   storeDetailsTimes(r.Details),
+		Details: storeDetailsTimes(r.Details), SettledAt: storeTimePtr(r.SettledAt),
 		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
 	}
-	if r.SettledAt != nil {
-		s := storeTime(*r.SettledAt)
-		t.SettledAt = &s
-	}
-	return t
 }
 
 // storeDetailsTimes returns d with its times as the timestamptz columns
@@ -255,19 +245,7 @@ func (r storeTxns) List(ctx context.Context, f ports.TransactionFilter, page por
 		return nil, 0, err
 	}
 	var rows []storeTxnRow
-	q := storeTxnFilter(r.tx.db.NewSelect().Model(&rows), f)
-	cmp, order := ">", "created_at, id"
-	if f.Desc {
-		cmp, order = "<", "created_at DESC, id DESC"
-	}
-	if page.After != nil {
-		q = q.Where("(created_at, id) "+cmp+" (?, ?)", storeTime(page.After.CreatedAt), page.After.ID)
-	}
-	q = q.OrderExpr(order)
-	if page.Limit > 0 {
-		q = q.Limit(int64(page.Limit) + 1)
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := storePage(storeTxnFilter(r.tx.db.NewSelect().Model(&rows), f), page, f.Desc).Scan(ctx); err != nil {
 		return nil, 0, fmt.Errorf("list transactions: %w", err)
 	}
 	out := make([]ports.Transaction, len(rows))
