@@ -75,12 +75,7 @@ func (r storeExternals) Update(_ context.Context, a ports.ExternalAccount) error
 }
 
 func (r storeExternals) List(_ context.Context, f ports.ExternalAccountFilter, page ports.Page) ([]ports.ExternalAccount, int, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer done()
-	rows := storeAll(r.tx, pickExternals, func(a ports.ExternalAccount) bool {
+	return storeListCopies(r.tx, pickExternals, func(a ports.ExternalAccount) bool {
 		switch {
 		case a.PlatformID != f.PlatformID,
 			a.IsDeleted,
@@ -89,12 +84,7 @@ func (r storeExternals) List(_ context.Context, f ports.ExternalAccountFilter, p
 			return false
 		}
 		return true
-	})
-	rows, total := storePage(rows, func(a ports.ExternalAccount) (time.Time, string) { return a.CreatedAt, a.ID }, page)
-	for i := range rows {
-		rows[i] = storeCopyExternal(rows[i])
-	}
-	return rows, total, nil
+	}, func(a ports.ExternalAccount) (time.Time, string) { return a.CreatedAt, a.ID }, storeCopyExternal, page)
 }
 
 func storeCopyExternal(a ports.ExternalAccount) ports.ExternalAccount {

@@ -110,22 +110,6 @@ func (r storeOwners) List(_ context.Context, f ports.BeneficialOwnerFilter, page
 	}, func(o ports.BeneficialOwner) (time.Time, string) { return o.CreatedAt, o.ID }, storeCopyOwner, page)
 }
 
-// storeListCopies is a List: the rows keep accepts, in key order (creation
-// time, id), one page, each copied out by cp.
-func storeListCopies[V any](tx *storeTx, pick func(*storeState) map[string]V, keep func(V) bool,
-	key func(V) (time.Time, string), cp func(V) V, page ports.Page) ([]V, int, error) {
-	done, err := tx.begin(false)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer done()
-	rows, total := storePage(storeAll(tx, pick, keep), key, page)
-	for i := range rows {
-		rows[i] = cp(rows[i])
-	}
-	return rows, total, nil
-}
-
 func storeCopyOwner(o ports.BeneficialOwner) ports.BeneficialOwner {
 	o.Roles = slices.Clone(o.Roles)
 	if o.PersonalInfo.Address != nil {

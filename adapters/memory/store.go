@@ -244,6 +244,22 @@ func storePage[V any](rows []V, key func(V) (time.Time, string), page ports.Page
 	return rows, total
 }
 
+// storeListCopies is a List: the rows keep accepts, in key order (creation
+// time, id), one page, each copied out by cp.
+func storeListCopies[V any](tx *storeTx, pick func(*storeState) map[string]V, keep func(V) bool,
+	key func(V) (time.Time, string), cp func(V) V, page ports.Page) ([]V, int, error) {
+	done, err := tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	rows, total := storePage(storeAll(tx, pick, keep), key, page)
+	for i := range rows {
+		rows[i] = cp(rows[i])
+	}
+	return rows, total, nil
+}
+
 // storeOwnerMatches applies a list's owner filter to a row owned by
 // customerID: one customer's rows, the platform's own rows (no customer),
 // or, with neither, every customer's rows.
@@ -311,17 +327,9 @@ func (r storePlatforms) Get(_ context.Context, id string) (ports.Platform, error
 }
 
 func (r storePlatforms) List(_ context.Context) ([]ports.Platform, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	rows := storeAll(r.tx, pickPlatforms, func(ports.Platform) bool { return true })
-	rows, _ = storePage(rows, func(p ports.Platform) (time.Time, string) { return p.CreatedAt, p.ID }, ports.Page{})
-	for i := range rows {
-		rows[i] = storeCopyPlatform(rows[i])
-	}
-	return rows, nil
+	rows, _, err := storeListCopies(r.tx, pickPlatforms, func(ports.Platform) bool { return true },
+		func(p ports.Platform) (time.Time, string) { return p.CreatedAt, p.ID }, storeCopyPlatform, ports.Page{})
+	return rows, err
 }
 
 func (r storePlatforms) CreateCredential(_ context.Context, c ports.APICredential) error {
@@ -428,17 +436,8 @@ func (r storeCustomers) Update(_ context.Context, c ports.Customer) error {
 }
 
 func (r storeCustomers) List(_ context.Context, f ports.CustomerFilter, page ports.Page) ([]ports.Customer, int, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer done()
-	rows := storeAll(r.tx, pickCustomers, func(c ports.Customer) bool { return storeCustomerMatches(c, f) })
-	rows, total := storePage(rows, func(c ports.Customer) (time.Time, string) { return c.CreatedAt, c.ID }, page)
-	for i := range rows {
-		rows[i] = storeCopyCustomer(rows[i])
-	}
-	return rows, total, nil
+	return storeListCopies(r.tx, pickCustomers, func(c ports.Customer) bool { return storeCustomerMatches(c, f) },
+		func(c ports.Customer) (time.Time, string) { return c.CreatedAt, c.ID }, storeCopyCustomer, page)
 }
 
 func storeCustomerMatches(c ports.Customer, f ports.CustomerFilter) bool {
@@ -490,12 +489,7 @@ func (r storeAccounts) Get(_ context.Context, platformID, id string) (ports.Inte
 }
 
 func (r storeAccounts) List(_ context.Context, f ports.InternalAccountFilter, page ports.Page) ([]ports.InternalAccount, int, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer done()
-	rows := storeAll(r.tx, pickAccounts, func(a ports.InternalAccount) bool {
+	return storeListCopies(r.tx, pickAccounts, func(a ports.InternalAccount) bool {
 		switch {
 		case a.PlatformID != f.PlatformID,
 			!storeOwnerMatches(a.CustomerID, f.CustomerID, f.PlatformOnly),
@@ -504,9 +498,7 @@ func (r storeAccounts) List(_ context.Context, f ports.InternalAccountFilter, pa
 			return false
 		}
 		return true
-	})
-	rows, total := storePage(rows, func(a ports.InternalAccount) (time.Time, string) { return a.CreatedAt, a.ID }, page)
-	return rows, total, nil
+	}, func(a ports.InternalAccount) (time.Time, string) { return a.CreatedAt, a.ID }, storeCopyAccount, page)
 }
 
 // ---- auth methods ----
@@ -577,16 +569,10 @@ func (r storeAuthMethods) Get(_ context.Context, platformID, id string) (ports.A
 }
 
 func (r storeAuthMethods) ListByAccount(_ context.Context, platformID, accountID string) ([]ports.AuthMethod, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	rows := storeAll(r.tx, pickAuthMethods, func(m ports.AuthMethod) bool {
+	rows, _, err := storeListCopies(r.tx, pickAuthMethods, func(m ports.AuthMethod) bool {
 		return m.PlatformID == platformID && m.AccountID == accountID
-	})
-	rows, _ = storePage(rows, func(m ports.AuthMethod) (time.Time, string) { return m.CreatedAt, m.ID }, ports.Page{})
-	return rows, nil
+	}, func(m ports.AuthMethod) (time.Time, string) { return m.CreatedAt, m.ID }, storeCopyAuthMethod, ports.Page{})
+	return rows, err
 }
 
 // ---- ledger accounts ----
