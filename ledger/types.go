@@ -126,6 +126,21 @@ type Entry struct {
 	Outbox []OutboxMessage
 }
 
+// Clone returns a copy of e that shares no slice (transfers, outbox
+// messages, payloads) with it.
+func (e Entry) Clone() Entry {
+	c := e
+	c.Transfers = append([]Transfer(nil), e.Transfers...)
+	if e.Outbox != nil {
+		c.Outbox = make([]OutboxMessage, len(e.Outbox))
+		for i, m := range e.Outbox {
+			m.Payload = append([]byte(nil), m.Payload...)
+			c.Outbox[i] = m
+		}
+	}
+	return c
+}
+
 // OutboxMessage is an event recorded atomically with money movement.
 type OutboxMessage struct {
 	Topic   string

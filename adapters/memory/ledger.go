@@ -91,7 +91,7 @@ func (l *Ledger) Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry,
 	if err := ctx.Err(); err != nil {
 		return ledger.JournalEntry{}, fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
 	}
-	e = ledgerCopyEntry(e)
+	e = e.Clone()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.postLocked(e, l.clock.Now().UTC())
@@ -426,18 +426,9 @@ func (l *Ledger) Outbox() []ledger.OutboxMessage {
 	return ledgerCopyOutbox(l.outbox)
 }
 
-func ledgerCopyEntry(e ledger.Entry) ledger.Entry {
-	c := e
-	if e.Transfers != nil {
-		c.Transfers = append([]ledger.Transfer(nil), e.Transfers...)
-	}
-	c.Outbox = ledgerCopyOutbox(e.Outbox)
-	return c
-}
-
 func ledgerCopyJournalEntry(je ledger.JournalEntry) ledger.JournalEntry {
 	c := je
-	c.Entry = ledgerCopyEntry(je.Entry)
+	c.Entry = je.Entry.Clone()
 	return c
 }
 

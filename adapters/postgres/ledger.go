@@ -165,7 +165,6 @@ type Ledger struct {
 	db    *bun.DB
 	clock ports.Clock
 	opts  LedgerOptions
-	log   *slog.Logger
 
 	mu     sync.RWMutex // guards closed; held for reading while enqueueing
 	closed bool
@@ -217,7 +216,6 @@ func NewLedger(db *bun.DB, clock ports.Clock, opts LedgerOptions) *Ledger {
 		db:    db,
 		clock: clock,
 		opts:  opts,
-		log:   opts.Logger,
 		queue: make(chan *postRequest, 2*opts.MaxBatch),
 		done:  make(chan struct{}),
 	}
@@ -270,12 +268,13 @@ func (l *Ledger) WriteRecords(ctx context.Context, recs ports.Records) error {
 }
 
 // enqueue hands a copy of e and recs to the writer (recs alone when
-// recordsOnly).
+// recordsOnly), so a caller that gives up waiting may reuse them without
+// racing the writer.
 func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records, at time.Time, recordsOnly bool) (*postRequest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("postgres ledger: post %s: %w", e.ID, err)
 	}
-	r := &postRequest{entry: copyEntry(e), at: at, recordsOnly: recordsOnly, done: make(chan postResult, 1)}
+	r := &postRequest{entry: e.Clone(), at: at, recordsOnly: recordsOnly, done: make(chan postResult, 1)}
 	for _, t := range recs.Transactions {
 		row := storeTxnToRow(t)
 		row.SenderIdentifiers = slices.Clone(row.SenderIdentifiers)
@@ -414,7 +413,7 @@ func (l *Ledger) commit(batch []*postRequest) {
 		batch[0].done <- postResult{err: entryError(batch[0].entry.ID, err)}
 		return
 	}
-	l.log.Warn("ledger batch failed; posting its entries one by one", "entries", len(batch), "err", err)
+	l.opts.Logger.Warn("ledger batch failed; posting its entries one by one", "entries", len(batch), "err", err)
 	for _, r := range batch {
 		res, err := l.postWithRetry([]*postRequest{r})
 		if err != nil {
@@ -507,7 +506,7 @@ func (l *Ledger) postWithRetry(batch []*postRequest) ([]postResult, error) {
 		if !retryable(err) {
 			return nil, err
 		}
-		l.log.Debug("ledger batch retried", "attempt", attempt, "entries", len(batch), "err", err)
+		l.opts.Logger.Debug("ledger batch retried", "attempt", attempt, "entries", len(batch), "err", err)
 		time.Sleep(backoff(attempt))
 	}
 	return nil, fmt.Errorf("gave up after %d attempts: %w", l.opts.MaxAttempts, err)
@@ -518,19 +517,4 @@ func (l *Ledger) postWithRetry(batch []*postRequest) ([]postResult, error) {
 func backoff(attempt int) time.Duration {
 	d := min(500*time.Microsecond<<min(attempt-1, 7), 50*time.Millisecond)
 	return d/2 + rand.N(d/2+1)
-}
-
-// copyEntry copies the slices of e so a caller that gives up waiting may
-// reuse its entry without racing the writer.
-func copyEntry(e ledger.Entry) ledger.Entry {
-	c := e
-	c.Transfers = append([]ledger.Transfer(nil), e.Transfers...)
-	if e.Outbox != nil {
-		c.Outbox = make([]ledger.OutboxMessage, len(e.Outbox))
-		for i, m := range e.Outbox {
-			m.Payload = append([]byte(nil), m.Payload...)
-			c.Outbox[i] = m
-		}
-	}
-	return c
 }

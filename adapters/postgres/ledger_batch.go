@@ -104,15 +104,12 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	// its caller learns ErrExists, and none of its records are written).
 	outcomes := make([]outcome, len(batch))
 	var accepted []ledger.Entry
-	seen := map[string]struct{}{} // entries accepted so far
 	recordsOnly := false
 	for i, r := range batch {
-		_, known := stored[r.entry.ID]
-		if !r.recordsOnly && !known {
-			_, known = seen[r.entry.ID]
-		}
 		var next map[string]quoteState
-		if r.recordsOnly || !known {
+		// known: loaded, or accepted earlier in this batch (records alone
+		// have no entry).
+		if _, known := book.Entry(r.entry.ID); r.recordsOnly || !known {
 			if next, err = quotes.try(r); err != nil {
 				outcomes[i] = outcome{entry: r.entry, err: fmt.Errorf("postgres ledger: post %s: %w", r.entry.ID, err)}
 				continue
@@ -131,7 +128,6 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		outcomes[i] = outcome{entry: rec, err: err}
 		if err == nil {
 			accepted = append(accepted, rec)
-			seen[rec.ID] = struct{}{}
 			quotes.commit(next)
 		}
 	}
@@ -155,8 +151,6 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 			return nil, err
 		}
 		chained = w.chain(ld.head)
-	}
-	if w != nil {
 		q = w.appendJournal(l.db.QueryGen(), q)
 	}
 	if q, err = appendRecords(l.db, q, batch, outcomes, quotes); err != nil {
@@ -374,7 +368,6 @@ func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*bat
 			if err := readHash(&e.PrevHash, b2); err != nil {
 				return nil, fmt.Errorf("load: entry %s: %w", e.ID, err)
 			}
-			entryAt[e.ID] = len(ld.entries)
 			ld.entries = append(ld.entries, e)
 		case "t":
 			tr := ledger.Transfer{ID: s[1].String, DebitAccountID: s[3].String, CreditAccountID: s[4].String,
@@ -658,7 +651,7 @@ type batchWrites struct {
 	// them (not locked yet), and the postings in batch order.
 	deltaIDs []string
 	unlocked []string
-	deltas   [][4]int64
+	deltas   []ledger.Counters
 	postings []posting
 
 	// accepted are the entries as the Book recorded them, and entryHash
@@ -672,23 +665,16 @@ type batchWrites struct {
 // suffix sum), so the counters after it are the final counters minus after.
 type posting struct {
 	account, entryID, transferID string
-	delta, after                 [4]int64
+	delta, after                 ledger.Counters
 }
 
 func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[string]ledger.Account,
 	loadedPending map[string]bool, now time.Time) (*batchWrites, error) {
 	w := &batchWrites{now: now, resolvedBy: map[string]string{}, accepted: accepted}
-	sum := map[string]*[4]int64{}
-	post := func(account, entryID, transferID string, d [4]int64) {
+	sum := map[string]ledger.Counters{}
+	post := func(account, entryID, transferID string, d ledger.Counters) {
 		w.postings = append(w.postings, posting{account: account, entryID: entryID, transferID: transferID, delta: d})
-		s, ok := sum[account]
-		if !ok {
-			s = &[4]int64{}
-			sum[account] = s
-		}
-		for i := range d {
-			s[i] += d[i]
-		}
+		sum[account] = sum[account].Add(d)
 	}
 	for _, e := range accepted {
 		w.entryID = append(w.entryID, e.ID)
@@ -706,29 +692,18 @@ func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[stri
 			w.trPending = append(w.trPending, t.PendingID)
 			w.trTimeout = append(w.trTimeout, int64(t.Timeout))
 			w.trCode = append(w.trCode, t.Code)
-			// Counter order: debits pending, debits posted, credits pending,
-			// credits posted.
-			a := t.Amount
-			switch t.Kind {
-			case ledger.Single:
-				post(t.DebitAccountID, e.ID, t.ID, [4]int64{0, a, 0, 0})
-				post(t.CreditAccountID, e.ID, t.ID, [4]int64{0, 0, 0, a})
-			case ledger.Pending:
-				post(t.DebitAccountID, e.ID, t.ID, [4]int64{a, 0, 0, 0})
-				post(t.CreditAccountID, e.ID, t.ID, [4]int64{0, 0, a, 0})
-			case ledger.PostPending, ledger.VoidPending:
+			var held int64
+			if t.Kind == ledger.PostPending || t.Kind == ledger.VoidPending {
 				p, ok := book.Pending(t.PendingID)
 				if !ok {
 					return nil, fmt.Errorf("%w: entry %s resolves unknown hold %s", errLedgerInternal, e.ID, t.PendingID)
 				}
 				w.resolvedBy[p.ID] = e.ID
-				posted := int64(0)
-				if t.Kind == ledger.PostPending {
-					posted = a
-				}
-				post(t.DebitAccountID, e.ID, t.ID, [4]int64{-p.Amount, posted, 0, 0})
-				post(t.CreditAccountID, e.ID, t.ID, [4]int64{0, 0, -p.Amount, posted})
+				held = p.Amount
 			}
+			dr, cr := ledger.TransferEffect(t, held)
+			post(t.DebitAccountID, e.ID, t.ID, dr)
+			post(t.CreditAccountID, e.ID, t.ID, cr)
 		}
 		for _, m := range e.Outbox {
 			w.obTopic = append(w.obTopic, m.Topic)
@@ -750,10 +725,9 @@ func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[stri
 		if !ok || !loaded {
 			return nil, fmt.Errorf("%w: account %s changed without postings", errLedgerInternal, a.ID)
 		}
-		d := [4]int64{a.DebitsPending - b.DebitsPending, a.DebitsPosted - b.DebitsPosted,
-			a.CreditsPending - b.CreditsPending, a.CreditsPosted - b.CreditsPosted}
-		if d != *s {
-			return nil, fmt.Errorf("%w: account %s: book delta %v, postings %v", errLedgerInternal, a.ID, d, *s)
+		d := a.Counters().Sub(b.Counters())
+		if d != s {
+			return nil, fmt.Errorf("%w: account %s: book delta %v, postings %v", errLedgerInternal, a.ID, d, s)
 		}
 		w.deltaIDs = append(w.deltaIDs, a.ID) // Changes is ordered by id
 		w.deltas = append(w.deltas, d)
@@ -761,15 +735,11 @@ func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[stri
 			w.unlocked = append(w.unlocked, a.ID)
 		}
 	}
-	running := map[string][4]int64{}
+	running := map[string]ledger.Counters{}
 	for i := len(w.postings) - 1; i >= 0; i-- {
 		p := &w.postings[i]
 		p.after = running[p.account]
-		r := p.after
-		for j := range r {
-			r[j] += p.delta[j]
-		}
-		running[p.account] = r
+		running[p.account] = p.after.Add(p.delta)
 	}
 	for _, p := range pend {
 		if loadedPending[p.ID] {
@@ -878,14 +848,14 @@ o AS (
 	n := len(w.deltaIDs)
 	dp, dpo, cp, cpo := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, d := range w.deltas {
-		dp[i], dpo[i], cp[i], cpo[i] = d[0], d[1], d[2], d[3]
+		dp[i], dpo[i], cp[i], cpo[i] = d.DebitsPending, d.DebitsPosted, d.CreditsPending, d.CreditsPosted
 	}
 	m := len(w.postings)
 	pAcct, pEntry, pTransfer := make([]string, m), make([]string, m), make([]string, m)
 	a0, a1, a2, a3 := make([]int64, m), make([]int64, m), make([]int64, m), make([]int64, m)
 	for i, p := range w.postings {
 		pAcct[i], pEntry[i], pTransfer[i] = p.account, p.entryID, p.transferID
-		a0[i], a1[i], a2[i], a3[i] = p.after[0], p.after[1], p.after[2], p.after[3]
+		a0[i], a1[i], a2[i], a3[i] = p.after.DebitsPending, p.after.DebitsPosted, p.after.CreditsPending, p.after.CreditsPosted
 	}
 	q.WriteString(`,
 d AS (
