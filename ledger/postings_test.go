@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func TestPostingReplayMatchesTheBook(t *testing.T) {
 	var open []string
 	for i := range 300 {
 		r.now = r.now.Add(time.Second)
-		id := "e" + itoa(i)
+		id := "e" + strconv.Itoa(i)
 		switch rng.IntN(5) {
 		case 0:
 			_, _ = r.post(entry(id, single(id, alice, bob, rng.Int64N(500)+1)))
@@ -76,12 +77,4 @@ func TestPostingReplayMatchesTheBook(t *testing.T) {
 		assert.Equal(t, a.Total(), a.Counters().Total())
 		assert.Equal(t, a.Net(), a.Counters().Net())
 	}
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
 }

@@ -51,201 +51,196 @@ func findPending(ps []ledger.PendingTransfer, id string) *ledger.PendingTransfer
 	return nil
 }
 
+// snapshot is what Verify checks, for a test case to tamper with.
+type snapshot struct {
+	a []ledger.Account
+	p []ledger.PendingTransfer
+	j []ledger.JournalEntry
+}
+
 func TestVerifyDetectsBreaks(t *testing.T) {
 	tests := []struct {
 		name     string
-		tamper   func(accts []ledger.Account, ps []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry)
+		tamper   func(s *snapshot)
 		kind     string
 		contains string
 	}{
 		{
 			name: "posted credit added out of thin air",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findAccount(a, bob).CreditsPosted += 7
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findAccount(s.a, bob).CreditsPosted += 7
 			},
 			kind:     ledger.ViolationZeroSum,
 			contains: "currency USD",
 		},
 		{
 			name: "balanced but not what the journal says",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findAccount(a, bob).CreditsPosted += 7
-				findAccount(a, fundUSD).CreditsPosted -= 7
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findAccount(s.a, bob).CreditsPosted += 7
+				findAccount(s.a, fundUSD).CreditsPosted -= 7
 			},
 			kind:     ledger.ViolationCounter,
 			contains: "account " + bob + " creditsPosted: journal replay gives 130, account has 137",
 		},
 		{
 			name: "pending sides do not cancel",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findAccount(a, bob).CreditsPending = 0
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findAccount(s.a, bob).CreditsPending = 0
 			},
 			kind:     ledger.ViolationZeroSum,
 			contains: "credits pending",
 		},
 		{
 			name: "protected account overdrawn",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findAccount(a, alice).DebitsPosted += 10_000
-				findAccount(a, bob).CreditsPosted += 10_000
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findAccount(s.a, alice).DebitsPosted += 10_000
+				findAccount(s.a, bob).CreditsPosted += 10_000
 			},
 			kind:     ledger.ViolationBound,
 			contains: "account " + alice + " must not have debits exceed credits",
 		},
 		{
 			name: "mirror bound broken",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findAccount(a, limitAcc).CreditsPosted += 1
-				findAccount(a, fundUSD).DebitsPosted += 1
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findAccount(s.a, limitAcc).CreditsPosted += 1
+				findAccount(s.a, fundUSD).DebitsPosted += 1
 			},
 			kind:     ledger.ViolationBound,
 			contains: "must not have credits exceed debits",
 		},
 		{
 			name: "negative counter",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findAccount(a, whaleA).DebitsPosted = -3
-				findAccount(a, whaleB).DebitsPosted = 3
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findAccount(s.a, whaleA).DebitsPosted = -3
+				findAccount(s.a, whaleB).DebitsPosted = 3
 			},
 			kind:     ledger.ViolationBound,
 			contains: "debitsPosted is negative: -3",
 		},
 		{
 			name: "hold missing from the snapshot",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
+			tamper: func(s *snapshot) {
 				var out []ledger.PendingTransfer
-				for _, x := range p {
+				for _, x := range s.p {
 					if x.ID != "h-open" {
 						out = append(out, x)
 					}
 				}
-				return a, out, j
+				s.p = out
 			},
 			kind:     ledger.ViolationHolds,
 			contains: "hold h-open",
 		},
 		{
 			name: "hold amount differs from the counters",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findPending(p, "h-open").Amount = 49
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findPending(s.p, "h-open").Amount = 49
 			},
 			kind:     ledger.ViolationHolds,
 			contains: "account " + alice + " debitsPending: open holds sum to 49, account has 50",
 		},
 		{
 			name: "hold status differs from the journal",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findPending(p, "h-exp").Status = ledger.PendingVoided
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findPending(s.p, "h-exp").Status = ledger.PendingVoided
 			},
 			kind:     ledger.ViolationHolds,
 			contains: "h-exp status: journal replay gives expired, snapshot has voided",
 		},
 		{
 			name: "posted amount differs from the journal",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findPending(p, "h-post").PostedAmount = 70
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findPending(s.p, "h-post").PostedAmount = 70
 			},
 			kind:     ledger.ViolationHolds,
 			contains: "posted amount",
 		},
 		{
 			name: "journal missing an entry",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
+			tamper: func(s *snapshot) {
 				var out []ledger.JournalEntry
-				for _, e := range j {
+				for _, e := range s.j {
 					if e.ID != "pay" {
 						out = append(out, e)
 					}
 				}
-				return a, p, out
+				s.j = out
 			},
 			kind:     ledger.ViolationCounter,
 			contains: "account " + alice + " debitsPosted: journal replay gives 30, account has 130",
 		},
 		{
 			name: "journal out of order",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				j[2].Seq, j[3].Seq = j[3].Seq, j[2].Seq
-				return a, p, j
+			tamper: func(s *snapshot) {
+				s.j[2].Seq, s.j[3].Seq = s.j[3].Seq, s.j[2].Seq
 			},
 			kind:     ledger.ViolationJournal,
 			contains: "not after the previous entry's seq",
 		},
 		{
 			name: "hold resolved before it was opened",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
+			tamper: func(s *snapshot) {
 				var out []ledger.JournalEntry
-				for _, e := range j {
+				for _, e := range s.j {
 					if e.ID != "h-void" {
 						out = append(out, e)
 					}
 				}
-				return a, p, out
+				s.j = out
 			},
 			kind:     ledger.ViolationJournal,
 			contains: "resolves hold h-void, which no earlier entry opened",
 		},
 		{
 			name: "hold resolved twice",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				dup := j[len(j)-1]
+			tamper: func(s *snapshot) {
+				dup := s.j[len(s.j)-1]
 				dup.Seq++
 				dup.ID = "again"
-				return a, p, append(j, dup)
+				s.j = append(s.j, dup)
 			},
 			kind:     ledger.ViolationJournal,
 			contains: "which is already expired",
 		},
 		{
 			name: "journal moves an unknown account",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
+			tamper: func(s *snapshot) {
 				var out []ledger.Account
-				for _, x := range a {
+				for _, x := range s.a {
 					if x.ID != fundEUR {
 						out = append(out, x)
 					}
 				}
-				return out, p, j
+				s.a = out
 			},
 			kind:     ledger.ViolationJournal,
 			contains: "account " + fundEUR + ", which is not in the snapshot",
 		},
 		{
 			name: "account in another currency than the journal",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				findAccount(a, bob).Currency = "EUR"
-				return a, p, j
+			tamper: func(s *snapshot) {
+				findAccount(s.a, bob).Currency = "EUR"
 			},
 			kind:     ledger.ViolationJournal,
 			contains: "account " + bob + " is in EUR but the journal moves USD on it",
 		},
 		{
 			name: "account listed twice",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				return append(a, *findAccount(a, carol)), p, j
+			tamper: func(s *snapshot) {
+				s.a = append(s.a, *findAccount(s.a, carol))
 			},
 			kind:     ledger.ViolationJournal,
 			contains: "appears twice",
 		},
 		{
 			name: "post of more than was held",
-			tamper: func(a []ledger.Account, p []ledger.PendingTransfer, j []ledger.JournalEntry) ([]ledger.Account, []ledger.PendingTransfer, []ledger.JournalEntry) {
-				for i := range j {
-					if j[i].ID == "p" {
-						j[i].Transfers = []ledger.Transfer{j[i].Transfers[0]}
-						j[i].Transfers[0].Amount = 71
+			tamper: func(s *snapshot) {
+				for i := range s.j {
+					if s.j[i].ID == "p" {
+						s.j[i].Transfers = []ledger.Transfer{s.j[i].Transfers[0]}
+						s.j[i].Transfers[0].Amount = 71
 					}
 				}
-				return a, p, j
 			},
 			kind:     ledger.ViolationJournal,
 			contains: "posts 71 of hold h-post, which holds 70",
@@ -256,8 +251,9 @@ func TestVerifyDetectsBreaks(t *testing.T) {
 			r := verifyRig(t)
 			journal := make([]ledger.JournalEntry, len(r.journal))
 			copy(journal, r.journal)
-			a, p, j := tt.tamper(r.b.Accounts(), r.b.PendingTransfers(), journal)
-			got := ledger.Verify(a, p, j)
+			snap := &snapshot{a: r.b.Accounts(), p: r.b.PendingTransfers(), j: journal}
+			tt.tamper(snap)
+			got := ledger.Verify(snap.a, snap.p, snap.j)
 			require.NotEmpty(t, got)
 			var kinds []string
 			found := false
