@@ -79,8 +79,8 @@ type Records struct {
 
 // RecordsWriter is implemented by ledger stores that can write Records
 // without an entry, in the same group commit as entries (with the
-// semantics of PostWith's records). Use cases type-assert a LedgerStore
-// for it and fall back to a unit of work of their own.
+// semantics of PostWith's records). Both stores implement it; use cases
+// write through core/posting.Write, which refuses a store without it.
 type RecordsWriter interface {
 	WriteRecords(ctx context.Context, recs Records) error
 }
