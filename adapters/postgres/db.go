@@ -21,7 +21,7 @@ import (
 
 // Open connects to dsn (a postgres:// URL) and checks the connection.
 func Open(ctx context.Context, dsn string) (*bun.DB, error) {
-	connector := pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTimeout(10*time.Second))
+	connector := pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTimeout(10*time.Second), genericPlans)
 	sqldb := sql.OpenDB(connector)
 	sqldb.SetMaxOpenConns(32)
 	sqldb.SetMaxIdleConns(32)
@@ -34,6 +34,23 @@ func Open(ctx context.Context, dsn string) (*bun.DB, error) {
 		return nil, fmt.Errorf("postgres: ping: %w", err)
 	}
 	return db, nil
+}
+
+// genericPlans makes the connections' prepared statements (preparedStmts:
+// key lookups only) run one generic plan from their first execution
+// instead of planning each call; PostgreSQL's default plans the first five
+// and then keeps planning when a generic plan's estimate looks costlier,
+// which for a lookup through LEFT JOINs it does. Statements sent as text
+// are planned as before. A plan_cache_mode given in the DSN wins.
+func genericPlans(conf *pgdriver.Config) {
+	if _, set := conf.ConnParams["plan_cache_mode"]; set {
+		return
+	}
+	params := map[string]any{"plan_cache_mode": "force_generic_plan"}
+	for k, v := range conf.ConnParams {
+		params[k] = v
+	}
+	conf.ConnParams = params
 }
 
 // migrationLock is the advisory lock key that serialises migration runs of
