@@ -253,6 +253,16 @@ func testRecordsConcurrent(f *recFixture) {
 	assert.Equal(t, 15, accepted)
 	assert.Len(t, js, 15)
 	assert.Equal(t, int64(0), f.account(alice).Available())
+	// The list's counts follow transactions written many to a statement.
+	for _, filter := range []ports.TransactionFilter{
+		{PlatformID: recPlatform},
+		{PlatformID: recPlatform, CustomerID: "Customer:ledgertest"},
+		{PlatformID: recPlatform, CustomerID: "Customer:ledgertest", Status: "PENDING", Type: "OUTGOING"},
+	} {
+		_, total, err := f.store.Read().Transactions().List(f.ctx, filter, ports.Page{Limit: 1})
+		require.NoError(t, err)
+		assert.Equal(t, 15, total, "totalCount of %+v", filter)
+	}
 	f.verify()
 }
 
