@@ -553,9 +553,9 @@ func storePartiesQuery(d schema.Dialect) string {
 		storePartiesSQL.sql = `SELECT ` + cols("a", reflect.TypeFor[storeAccountRow]()) + `, ` +
 			cols("e", reflect.TypeFor[storeExternalRow]()) + `, ` + cols("c", reflect.TypeFor[storeCustomerRow]()) + `
 	FROM (SELECT 1) AS one
-	LEFT JOIN internal_accounts AS a ON a.id = $1 AND a.platform_id = $2
-	LEFT JOIN external_accounts AS e ON e.id = $3 AND e.platform_id = $2 AND NOT e.is_deleted
-	LEFT JOIN customers AS c ON a.customer_id <> '' AND c.id = a.customer_id AND c.platform_id = a.platform_id`
+	LEFT JOIN internal_accounts AS a ON a.id = $1
+	LEFT JOIN external_accounts AS e ON e.id = $2
+	LEFT JOIN customers AS c ON a.customer_id <> '' AND c.id = a.customer_id`
 	})
 	return storePartiesSQL.sql
 }
@@ -563,11 +563,25 @@ func storePartiesQuery(d schema.Dialect) string {
 type storeParties struct{ tx *storeTx }
 
 // Get reads the three rows in one prepared statement (one round trip
-// instead of three on the transfer path, and no planning).
+// instead of three on the transfer path, and no planning). The statement
+// matches primary keys only, and the platform and deletion are checked
+// here: its one generic plan (see genericPlans) then has nothing to choose
+// but the primary keys, whatever the tables' statistics when it is made (a
+// platform_id or is_deleted condition lets the planner of an empty,
+// unanalysed table pick an index that walks the platform's rows).
 func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string) (ports.Parties, error) {
 	var row storePartiesRow
-	if err := r.tx.stmts.query(ctx, r.tx.db, &row, storePartiesQuery(r.tx.db.Dialect()), internalID, platformID, externalID); err != nil {
+	if err := r.tx.stmts.query(ctx, r.tx.db, &row, storePartiesQuery(r.tx.db.Dialect()), internalID, externalID); err != nil {
 		return ports.Parties{}, fmt.Errorf("read parties %s, %s: %w", internalID, externalID, err)
+	}
+	if row.Internal.PlatformID != platformID {
+		row.Internal = storeAccountRow{}
+	}
+	if row.Internal.ID == "" || row.Customer.PlatformID != platformID {
+		row.Customer = storeCustomerRow{}
+	}
+	if row.External.PlatformID != platformID || row.External.IsDeleted {
+		row.External = storeExternalRow{}
 	}
 	var p ports.Parties
 	if row.Internal.ID != "" {
