@@ -1,5 +1,14 @@
 package postgres
 
+import "github.com/uptrace/bun"
+
 // JournalLockKey lets tests hold the journal lock to line up races between
 // writers.
 const JournalLockKey = journalLock
+
+// PartiesQueries are the parties statements (single call, group), for the
+// plan test.
+func PartiesQueries(db *bun.DB) (one, many string) { return storePartiesQueries(db.Dialect()) }
+
+// TextArray is the text[] parameter literal of prepared statements.
+var TextArray = textArray

@@ -55,3 +55,30 @@ func (p *preparedStmts) stmt(ctx context.Context, query string) (*sql.Stmt, erro
 	}
 	return s, nil
 }
+
+// textArray is the literal of a text[] parameter of a prepared statement
+// ('{…}'): each element double-quoted, with '"' and '\' escaped, so any
+// text is safe; the statement casts it ($1::text[]). Nil is the empty
+// array.
+func textArray(v []string) string {
+	n := 2
+	for _, s := range v {
+		n += len(s) + 3
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, s := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		for j := 0; j < len(s); j++ {
+			if c := s[j]; c == '"' || c == '\\' {
+				b = append(b, '\\')
+			}
+			b = append(b, s[j])
+		}
+		b = append(b, '"')
+	}
+	return string(append(b, '}'))
+}

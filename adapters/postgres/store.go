@@ -5,14 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"reflect"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
-	"github.com/uptrace/bun/schema"
 
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
@@ -32,8 +28,9 @@ import (
 // a failure there aborts the unit of work (its error, a conflict included,
 // is still returned mapped).
 type Store struct {
-	db    *bun.DB
-	stmts *preparedStmts
+	db      *bun.DB
+	stmts   *preparedStmts
+	parties *combiner[*partiesCall]
 }
 
 var (
@@ -49,7 +46,10 @@ const storeMaxAttempts = 5
 var errStoreReadOnly = errors.New("postgres store: write outside InTx (Read() is read-only)")
 
 // NewStore returns a store on db (migrated).
-func NewStore(db *bun.DB) *Store { return &Store{db: db, stmts: newPreparedStmts(db)} }
+func NewStore(db *bun.DB) *Store {
+	stmts := newPreparedStmts(db)
+	return &Store{db: db, stmts: stmts, parties: newPartiesCombiner(stmts)}
+}
 
 // Ping checks the database is reachable.
 func (s *Store) Ping(ctx context.Context) error {
@@ -80,7 +80,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx ports.Tx) error) error {
 
 // Read returns repositories reading committed rows outside any transaction;
 // their writes fail.
-func (s *Store) Read() ports.Tx { return &storeTx{db: s.db, stmts: s.stmts} }
+func (s *Store) Read() ports.Tx { return &storeTx{db: s.db, stmts: s.stmts, parties: s.parties} }
 
 func storeRetryable(err error) bool {
 	var pg pgdriver.Error
@@ -107,9 +107,10 @@ func storeConflict(err error) error {
 // storeTx implements ports.Tx and every repository on a transaction (write)
 // or on the pool (Read).
 type storeTx struct {
-	db    bun.IDB
-	write bool
-	stmts *preparedStmts
+	db      bun.IDB
+	write   bool
+	stmts   *preparedStmts
+	parties *combiner[*partiesCall] // grouped reads; nil inside a unit of work
 }
 
 // exec runs a write under a savepoint: on failure the savepoint is rolled
@@ -522,76 +523,3 @@ func (r storeLedgerAccounts) Create(ctx context.Context, accts ...ledger.Account
 }
 
 // ---- parties (ports.PartyReader) ----
-
-// storePartiesRow is one row of the parties query: each table's columns
-// under its own prefix, NULL (zero) where the row is absent.
-type storePartiesRow struct {
-	Internal storeAccountRow  `bun:"embed:a__"`
-	External storeExternalRow `bun:"embed:e__"`
-	Customer storeCustomerRow `bun:"embed:c__"`
-}
-
-// storePartiesSQL is built once from the row models, so a column added to
-// a model is read here too.
-var storePartiesSQL struct {
-	once sync.Once
-	sql  string
-}
-
-func storePartiesQuery(d schema.Dialect) string {
-	storePartiesSQL.once.Do(func() {
-		cols := func(alias string, typ reflect.Type) string {
-			var b strings.Builder
-			for i, f := range d.Tables().Get(typ).Fields {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "%s.%s AS %s__%s", alias, f.SQLName, alias, f.Name)
-			}
-			return b.String()
-		}
-		storePartiesSQL.sql = `SELECT ` + cols("a", reflect.TypeFor[storeAccountRow]()) + `, ` +
-			cols("e", reflect.TypeFor[storeExternalRow]()) + `, ` + cols("c", reflect.TypeFor[storeCustomerRow]()) + `
-	FROM (SELECT 1) AS one
-	LEFT JOIN internal_accounts AS a ON a.id = $1
-	LEFT JOIN external_accounts AS e ON e.id = $2
-	LEFT JOIN customers AS c ON a.customer_id <> '' AND c.id = a.customer_id`
-	})
-	return storePartiesSQL.sql
-}
-
-type storeParties struct{ tx *storeTx }
-
-// Get reads the three rows in one prepared statement (one round trip
-// instead of three on the transfer path, and no planning). The statement
-// matches primary keys only, and the platform and deletion are checked
-// here: its one generic plan (see genericPlans) then has nothing to choose
-// but the primary keys, whatever the tables' statistics when it is made (a
-// platform_id or is_deleted condition lets the planner of an empty,
-// unanalysed table pick an index that walks the platform's rows).
-func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string) (ports.Parties, error) {
-	var row storePartiesRow
-	if err := r.tx.stmts.query(ctx, r.tx.db, &row, storePartiesQuery(r.tx.db.Dialect()), internalID, externalID); err != nil {
-		return ports.Parties{}, fmt.Errorf("read parties %s, %s: %w", internalID, externalID, err)
-	}
-	if row.Internal.PlatformID != platformID {
-		row.Internal = storeAccountRow{}
-	}
-	if row.Internal.ID == "" || row.Customer.PlatformID != platformID {
-		row.Customer = storeCustomerRow{}
-	}
-	if row.External.PlatformID != platformID || row.External.IsDeleted {
-		row.External = storeExternalRow{}
-	}
-	var p ports.Parties
-	if row.Internal.ID != "" {
-		p.Internal = row.Internal.toPort()
-	}
-	if row.External.ID != "" {
-		p.External = row.External.toPort()
-	}
-	if row.Customer.ID != "" {
-		p.Customer = row.Customer.toPort()
-	}
-	return p, nil
-}

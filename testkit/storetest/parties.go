@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,6 +63,34 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 	got, err = s.Read().Parties().Get(ctx, other.ID, in.ID, ex.ID)
 	require.NoError(t, err)
 	assert.Zero(t, got, "another platform's accounts are absent")
+
+	// Concurrent reads (which a store may group) each get their own
+	// answer, the one a lone read gives.
+	type call struct{ platform, in, ex string }
+	calls := []call{{p.ID, in.ID, ex.ID}, {p.ID, platformIn.ID, ex.ID}, {p.ID, in.ID, gone.ID},
+		{p.ID, newID("InternalAccount"), ex.ID}, {other.ID, in.ID, ex.ID}, {p.ID, platformIn.ID, newID("ExternalAccount")}}
+	want := make([]ports.Parties, len(calls))
+	for i, c := range calls {
+		want[i], err = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex)
+		require.NoError(t, err)
+	}
+	const rounds = 8
+	results := make([]ports.Parties, rounds*len(calls))
+	errs := make([]error, len(results))
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := calls[i%len(calls)]
+			results[i], errs[i] = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex)
+		}()
+	}
+	wg.Wait()
+	for i := range results {
+		require.NoError(t, errs[i])
+		assert.Equal(t, want[i%len(calls)], results[i], "concurrent read %d", i)
+	}
 
 	// A deleted customer is read as stored.
 	dc := wantC
