@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -75,11 +76,12 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // transaction per entry. Post queues the entry and waits; one writer
 // goroutine takes what is queued as a batch (up to MaxBatch entries, waiting
 // at most MaxDelay for more, and not at all when it is alone), and commits
-// the whole batch in ONE transaction on its own connection, in two round
+// the whole batch in ONE transaction on its own connection, in three round
 // trips (on a busy machine each costs milliseconds, and the writer's pace
-// is its round trips, not the server's work):
+// is its round trips and the server's planning, not the server's work):
 //
-//  1. BEGIN and one load statement (postBatch, loadQuery): lock the quotes
+//  1. BEGIN, then one load statement (postBatch, loadStatements; prepared
+//     on the writer's session, so it is planned once): lock the quotes
 //     the records change, the holds the batch opens or resolves and the
 //     accounts whose flags make their balance decide (FOR UPDATE, each in
 //     id order), take the journal lock (a transaction-scoped advisory lock)
@@ -172,8 +174,10 @@ type Ledger struct {
 	done   chan struct{} // closed when the writer has exited
 
 	// conn is the writer's own session (see writerConn); only the writer
-	// goroutine touches it.
-	conn *bun.Conn
+	// goroutine touches it, and loads are the load statements prepared
+	// there (see load), made on first use.
+	conn  *bun.Conn
+	loads [2]*sql.Stmt
 }
 
 var (
@@ -461,6 +465,7 @@ func (l *Ledger) writerConn(ctx context.Context) (bun.Conn, error) {
 
 // dropConn discards the writer's connection.
 func (l *Ledger) dropConn() {
+	l.loads = [2]*sql.Stmt{}
 	if l.conn != nil {
 		discardConn(*l.conn)
 		l.conn = nil
