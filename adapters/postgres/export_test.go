@@ -12,3 +12,6 @@ func PartiesQueries(db *bun.DB) (one, many string) { return storePartiesQueries(
 
 // TextArray is the text[] parameter literal of prepared statements.
 var TextArray = textArray
+
+// TxnGroupQuery is the grouped transaction read, for the plan test.
+func TxnGroupQuery(db *bun.DB) string { return newTxnRead(newPreparedStmts(db)).query }

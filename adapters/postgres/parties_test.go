@@ -12,27 +12,32 @@ import (
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
-// The parties statements run one generic plan per connection, made
-// whenever the connection first runs them, possibly on empty tables: that
-// plan must read each table by its primary key and nothing else.
-func TestPartiesGenericPlanUsesPrimaryKeysOnly(t *testing.T) {
+// The grouped reads and the single parties read run one generic plan per
+// connection, made whenever the connection first runs them, possibly on
+// empty tables: that plan must read each table by its primary key and
+// nothing else.
+func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
 	one, many := postgres.PartiesQueries(db)
+	parties := []string{"internal_accounts", "external_accounts", "customers"}
+	cases := []struct {
+		name, query, args string
+		tables            []string
+	}{
+		{"parties_one", one, "('a', 'b')", parties},
+		{"parties_many", many, `('{"a"}', '{"b"}')`, parties},
+		{"transactions_many", postgres.TxnGroupQuery(db), `('{"a"}')`, []string{"transactions"}},
+	}
 	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
 	defer conn.Close()
 	_, err = conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan")
 	require.NoError(t, err)
-	for name, q := range map[string]string{"one": one, "many": many} {
-		args := "('a', 'b')"
-		if name == "many" {
-			args = `('{"a"}', '{"b"}')`
-		}
-		stmt := "parties_" + name
-		_, err := conn.ExecContext(ctx, "PREPARE "+stmt+" AS "+q)
+	for _, c := range cases {
+		_, err := conn.ExecContext(ctx, "PREPARE "+c.name+" AS "+c.query)
 		require.NoError(t, err)
-		rows, err := conn.QueryContext(ctx, "EXPLAIN EXECUTE "+stmt+args)
+		rows, err := conn.QueryContext(ctx, "EXPLAIN EXECUTE "+c.name+c.args)
 		require.NoError(t, err)
 		var plan []string
 		for rows.Next() {
@@ -42,11 +47,12 @@ func TestPartiesGenericPlanUsesPrimaryKeysOnly(t *testing.T) {
 		}
 		require.NoError(t, rows.Err())
 		text := strings.Join(plan, "\n")
-		for _, table := range []string{"internal_accounts", "external_accounts", "customers"} {
-			assert.Contains(t, text, "using "+table+"_pkey on "+table, "%s: %s read by its primary key\n%s", name, table, text)
+		for _, table := range c.tables {
+			assert.Contains(t, text, "using "+table+"_pkey on "+table, "%s: %s read by its primary key\n%s", c.name, table, text)
 		}
-		assert.NotContains(t, text, "Seq Scan on", "%s\n%s", name, text)
-		assert.Equal(t, 3, strings.Count(text, "Index Scan")+strings.Count(text, "Index Only Scan"), "%s: three lookups\n%s", name, text)
+		assert.NotContains(t, text, "Seq Scan on", "%s\n%s", c.name, text)
+		assert.Equal(t, len(c.tables), strings.Count(text, "Index Scan")+strings.Count(text, "Index Only Scan"),
+			"%s: one lookup per table\n%s", c.name, text)
 	}
 }
 

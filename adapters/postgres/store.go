@@ -28,9 +28,16 @@ import (
 // a failure there aborts the unit of work (its error, a conflict included,
 // is still returned mapped).
 type Store struct {
-	db      *bun.DB
-	stmts   *preparedStmts
-	parties *combiner[*partiesCall]
+	db    *bun.DB
+	stmts *preparedStmts
+	reads *storeReads
+}
+
+// storeReads are the reads a store groups across concurrent callers
+// outside units of work (see groupedRead).
+type storeReads struct {
+	parties *groupedRead[storePartiesRow]
+	txns    *groupedRead[storeTxnGroupRow]
 }
 
 var (
@@ -48,7 +55,7 @@ var errStoreReadOnly = errors.New("postgres store: write outside InTx (Read() is
 // NewStore returns a store on db (migrated).
 func NewStore(db *bun.DB) *Store {
 	stmts := newPreparedStmts(db)
-	return &Store{db: db, stmts: stmts, parties: newPartiesCombiner(stmts)}
+	return &Store{db: db, stmts: stmts, reads: &storeReads{parties: newPartiesRead(stmts), txns: newTxnRead(stmts)}}
 }
 
 // Ping checks the database is reachable.
@@ -80,7 +87,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx ports.Tx) error) error {
 
 // Read returns repositories reading committed rows outside any transaction;
 // their writes fail.
-func (s *Store) Read() ports.Tx { return &storeTx{db: s.db, stmts: s.stmts, parties: s.parties} }
+func (s *Store) Read() ports.Tx { return &storeTx{db: s.db, stmts: s.stmts, reads: s.reads} }
 
 func storeRetryable(err error) bool {
 	var pg pgdriver.Error
@@ -107,10 +114,10 @@ func storeConflict(err error) error {
 // storeTx implements ports.Tx and every repository on a transaction (write)
 // or on the pool (Read).
 type storeTx struct {
-	db      bun.IDB
-	write   bool
-	stmts   *preparedStmts
-	parties *combiner[*partiesCall] // grouped reads; nil inside a unit of work
+	db    bun.IDB
+	write bool
+	stmts *preparedStmts
+	reads *storeReads // grouped reads; nil inside a unit of work
 }
 
 // exec runs a write under a savepoint: on failure the savepoint is rolled

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -132,8 +133,34 @@ func (r storeTxns) get(ctx context.Context, platformID, id, lock string) (ports.
 	return row.toPort(), nil
 }
 
+// Get reads a transaction; outside a unit of work the read is grouped with
+// concurrent ones (the job loop reads each transaction it moves on).
 func (r storeTxns) Get(ctx context.Context, platformID, id string) (ports.Transaction, error) {
-	return r.get(ctx, platformID, id, "")
+	if r.tx.write || r.tx.reads == nil {
+		return r.get(ctx, platformID, id, "")
+	}
+	row, err := r.tx.reads.txns.get(ctx, id)
+	if err != nil {
+		return ports.Transaction{}, fmt.Errorf("transaction %s: %w", id, err)
+	}
+	if row.Txn.ID == "" || row.Txn.PlatformID != platformID {
+		return ports.Transaction{}, fmt.Errorf("transaction %s: %w", id, ports.ErrNotFound)
+	}
+	return row.Txn.toPort(), nil
+}
+
+// storeTxnGroupRow is one row of the grouped transaction read.
+type storeTxnGroupRow struct {
+	Ord int64       `bun:"ord"`
+	Txn storeTxnRow `bun:"embed:t__"`
+}
+
+func newTxnRead(stmts *preparedStmts) *groupedRead[storeTxnGroupRow] {
+	q := `SELECT u.ord, ` + storeColumns(stmts.db.Dialect(), "t", reflect.TypeFor[storeTxnRow]()) + `
+	FROM unnest($1::text[]) WITH ORDINALITY AS u(id, ord)
+	LEFT JOIN LATERAL (SELECT * FROM transactions WHERE id = u.id LIMIT 1) AS t ON true
+	ORDER BY u.ord`
+	return newGroupedRead(stmts, q, func(r *storeTxnGroupRow) int64 { return r.Ord })
 }
 
 func (r storeTxns) GetForUpdate(ctx context.Context, platformID, id string) (ports.Transaction, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,6 +133,33 @@ func testTransactions(t *testing.T, s ports.Store, _ LedgerReader) {
 	}
 	_, err := s.Read().Transactions().Get(ctx, p.ID, newID("Transaction"))
 	require.ErrorIs(t, err, ports.ErrNotFound)
+
+	// Concurrent reads (which a store may group) each get their own
+	// answer: the stored transaction, or not found for another platform
+	// and an unknown id.
+	type call struct {
+		platform, id string
+		want         *ports.Transaction
+	}
+	nf, np := normTxn(full), normTxn(plain)
+	calls := []call{{p.ID, full.ID, &nf}, {p.ID, plain.ID, &np}, {q.ID, full.ID, nil}, {p.ID, newID("Transaction"), nil}}
+	var wg sync.WaitGroup
+	for i := range 8 * len(calls) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := calls[i%len(calls)]
+			got, err := s.Read().Transactions().Get(ctx, c.platform, c.id)
+			if c.want == nil {
+				assert.ErrorIs(t, err, ports.ErrNotFound, "concurrent read %d", i)
+				return
+			}
+			if assert.NoError(t, err, "concurrent read %d", i) {
+				assert.Equal(t, *c.want, got, "concurrent read %d", i)
+			}
+		}()
+	}
+	wg.Wait()
 
 	// Values are copied in and out.
 	got, err := s.Read().Transactions().Get(ctx, p.ID, full.ID)
