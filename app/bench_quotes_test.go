@@ -61,6 +61,34 @@ func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 		}
 		return out, nil
 	}
+	// op runs round trip i of run.
+	op := func(run string, i int) error {
+		k := i % len(s.accts)
+		// 100.00 USD locked on the sending side: about 92 EUR, well inside
+		// the USD→EUR corridor's 1.00–250,000.00.
+		body := fmt.Sprintf(`{"source":{"sourceType":"ACCOUNT","accountId":%q},"destination":{"destinationType":"ACCOUNT","accountId":%q},`+
+			`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":10000,"immediatelyExecute":%v}`, s.accts[k], s.dests[k], immediate)
+		created, err := post("/quotes", fmt.Sprintf("%s-%d-create", run, i), body, http.StatusCreated)
+		if err != nil || immediate {
+			if err == nil && !bytes.Contains(created, []byte(`"status":"PROCESSING"`)) && !bytes.Contains(created, []byte(`"status":"COMPLETED"`)) {
+				err = fmt.Errorf("immediately executed quote: %s", created)
+			}
+			return err
+		}
+		var q struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(created, &q); err != nil {
+			return err
+		}
+		executed, err := post("/quotes/"+q.ID+"/execute", fmt.Sprintf("%s-%d-execute", run, i), "", http.StatusOK)
+		if err == nil && !bytes.Contains(executed, []byte(`"status":"PROCESSING"`)) && !bytes.Contains(executed, []byte(`"status":"COMPLETED"`)) {
+			err = fmt.Errorf("executed quote %s: %s", q.ID, executed)
+		}
+		return err
+	}
+	s.warmUp(b, func(i int) error { return op(fmt.Sprintf("warm-%s-%v-%v", backendName, withWorkers, immediate), i) })
 	for _, conc := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
 			run := fmt.Sprintf("%s-%v-%v-%d-%d", backendName, withWorkers, immediate, conc, b.N)
@@ -69,29 +97,7 @@ func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 				firstErr error
 			)
 			r := loadtest.Run(b.N, conc, func(i int) error {
-				k := i % len(s.accts)
-				// 100.00 USD locked on the sending side: about 92 EUR,
-				// well inside the USD→EUR corridor's 1.00–250,000.00.
-				body := fmt.Sprintf(`{"source":{"sourceType":"ACCOUNT","accountId":%q},"destination":{"destinationType":"ACCOUNT","accountId":%q},`+
-					`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":10000,"immediatelyExecute":%v}`, s.accts[k], s.dests[k], immediate)
-				created, err := post("/quotes", fmt.Sprintf("%s-%d-create", run, i), body, http.StatusCreated)
-				if err == nil && immediate {
-					if !bytes.Contains(created, []byte(`"status":"PROCESSING"`)) && !bytes.Contains(created, []byte(`"status":"COMPLETED"`)) {
-						err = fmt.Errorf("immediately executed quote: %s", created)
-					}
-				} else if err == nil {
-					var q struct {
-						ID     string `json:"id"`
-						Status string `json:"status"`
-					}
-					if err = json.Unmarshal(created, &q); err == nil {
-						var executed []byte
-						executed, err = post("/quotes/"+q.ID+"/execute", fmt.Sprintf("%s-%d-execute", run, i), "", http.StatusOK)
-						if err == nil && !bytes.Contains(executed, []byte(`"status":"PROCESSING"`)) && !bytes.Contains(executed, []byte(`"status":"COMPLETED"`)) {
-							err = fmt.Errorf("executed quote %s: %s", q.ID, executed)
-						}
-					}
-				}
+				err := op(run, i)
 				if err != nil {
 					first.Do(func() { firstErr = err })
 				}

@@ -38,23 +38,26 @@ func benchTransferOut(b *testing.B, backendName string, withWorkers bool) {
 		return benchExternalAccount(b, env.be, env.platform.ID, accountID, i)
 	})
 	ctx := context.Background()
+	// op sends transfer-out i of run.
+	op := func(run string, i int) error {
+		k := i % len(s.accts)
+		body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, s.accts[k], s.dests[k])
+		resp, err := s.post("/transfer-out", fmt.Sprintf("%s-%d", run, i), body)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
+	s.warmUp(b, func(i int) error { return op(fmt.Sprintf("warm-%s-%v", backendName, withWorkers), i) })
 	for _, conc := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
 			run := fmt.Sprintf("%s-%v-%d-%d", backendName, withWorkers, conc, b.N)
-			r := loadtest.Run(b.N, conc, func(i int) error {
-				k := i % len(s.accts)
-				body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, s.accts[k], s.dests[k])
-				resp, err := s.post("/transfer-out", fmt.Sprintf("%s-%d", run, i), body)
-				if err != nil {
-					return err
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				_ = resp.Body.Close()
-				if resp.StatusCode != http.StatusCreated {
-					return fmt.Errorf("status %d", resp.StatusCode)
-				}
-				return nil
-			})
+			r := loadtest.Run(b.N, conc, func(i int) error { return op(run, i) })
 			if r.Errors > 0 {
 				b.Fatalf("%d of %d transfer-outs failed", r.Errors, r.Ops)
 			}
@@ -131,6 +134,20 @@ func newBenchPayers(b *testing.B, backendName string, withWorkers bool, dest fun
 	s.url = srv.URL + BasePath
 	s.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 	return s
+}
+
+// warmUpOps is how many requests warmUp sends.
+const warmUpOps = 1000
+
+// warmUp sends warmUpOps requests (op) at concurrency 64 before anything is
+// measured, so every figure is of a running server: the connection pool
+// open, statements prepared on its connections, caches filled. A failed
+// request fails the benchmark.
+func (s *benchPayers) warmUp(b *testing.B, op func(i int) error) {
+	b.Helper()
+	if r := loadtest.Run(warmUpOps, 64, op); r.Errors > 0 {
+		b.Fatalf("warm-up: %d of %d requests failed", r.Errors, r.Ops)
+	}
 }
 
 // post sends an authenticated JSON POST to path under Idempotency-Key key.
