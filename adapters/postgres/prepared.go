@@ -10,12 +10,14 @@ import (
 )
 
 // preparedStmts holds server-side prepared statements for the hot reads
-// whose planning costs more than running them (the transfer path's parties
-// read plans three joined tables for a 0.1 ms lookup). database/sql
-// prepares each statement on a connection the first time it runs there;
-// after five runs PostgreSQL keeps a generic plan and stops planning it.
-// Statements are written with $n placeholders (not bun's ?), and their
-// arguments travel as parameters, never formatted into the text.
+// whose planning cost more than running them (the transfer path's parties
+// read planned three joined tables for a 0.1 ms lookup). database/sql
+// prepares each statement on a connection the first time it runs there,
+// and the connection keeps one generic plan for it (see genericPlans), so
+// such a statement must read by keys whatever the planner knows of the
+// tables (see groupedRead). Statements are written with $n placeholders
+// (not bun's ?), and their arguments travel as parameters, never formatted
+// into the text.
 type preparedStmts struct {
 	db *bun.DB
 	m  sync.Map // query → *sql.Stmt
@@ -23,8 +25,8 @@ type preparedStmts struct {
 
 func newPreparedStmts(db *bun.DB) *preparedStmts { return &preparedStmts{db: db} }
 
-// query runs query with args on the pool, or in btx when it is a
-// transaction, and scans the rows into dest as bun does.
+// query runs query with args on the pool, or on idb's connection when idb
+// is a transaction, and scans the rows into dest as bun does.
 func (p *preparedStmts) query(ctx context.Context, idb bun.IDB, dest any, query string, args ...any) error {
 	stmt, err := p.stmt(ctx, query)
 	if err != nil {
