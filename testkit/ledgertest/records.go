@@ -259,10 +259,24 @@ func testRecordsConcurrent(f *recFixture) {
 		{PlatformID: recPlatform, CustomerID: "Customer:ledgertest"},
 		{PlatformID: recPlatform, CustomerID: "Customer:ledgertest", Status: "PENDING", Type: "OUTGOING"},
 	} {
-		_, total, err := f.store.Read().Transactions().List(f.ctx, filter, ports.Page{Limit: 1})
-		require.NoError(t, err)
-		assert.Equal(t, 15, total, "totalCount of %+v", filter)
+		f.requireCount(filter, 15)
 	}
+	// And status changes applied many to a statement: ten of them
+	// complete, in one post.
+	var changes []ports.TransactionStatusChange
+	now := f.clock.Now().UTC()
+	for i, err := range errs {
+		if err == nil && len(changes) < 10 {
+			changes = append(changes, ports.TransactionStatusChange{PlatformID: recPlatform,
+				TransactionID: fmt.Sprintf("Transaction:rec-%02d", i), From: []string{"PENDING"}, Status: "COMPLETED", UpdatedAt: now})
+		}
+	}
+	f.fund("fund-bulk", bob, 1)
+	_, err := f.s.PostWith(f.ctx, entry("bulk-status", single("bulk-status", bob, alice, 1)), ports.Records{StatusChanges: changes})
+	require.NoError(t, err)
+	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, Status: "COMPLETED"}, 10)
+	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, CustomerID: "Customer:ledgertest", Status: "PENDING"}, 5)
+	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform}, 15)
 	f.verify()
 }
 
@@ -320,7 +334,22 @@ func testRecordsStatusAndJobs(f *recFixture) {
 	st, _, reason := f.status(id)
 	assert.Equal(t, "COMPLETED", st)
 	assert.Empty(t, reason)
+	// The list's counts follow the status the change wrote (and the one
+	// that did not hold moved nothing).
+	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, Status: "COMPLETED"}, 1)
+	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, CustomerID: "Customer:ledgertest", Status: "COMPLETED"}, 1)
+	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, Status: "PENDING"}, 0)
+	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, Status: "FAILED"}, 0)
+	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform}, 1)
 	f.verify()
+}
+
+// requireCount checks the list's totalCount under filter.
+func (f *recFixture) requireCount(filter ports.TransactionFilter, want int) {
+	f.t.Helper()
+	_, total, err := f.store.Read().Transactions().List(f.ctx, filter, ports.Page{Limit: 1})
+	require.NoError(f.t, err)
+	assert.Equal(f.t, want, total, "totalCount of %+v", filter)
 }
 
 func testRecordsRefusedStatus(f *recFixture) {
