@@ -104,7 +104,18 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 //  4. only then answer each caller with its own result.
 //
 // A batch of records alone (WriteRecords) that changes no quote loads
-// nothing: BEGIN, its writes and COMMIT are one round trip.
+// nothing: BEGIN, its writes and COMMIT are one round trip (two when it
+// creates quotes or transactions: see below).
+//
+// When the reply to a batch's COMMIT is lost (the connection breaks after
+// the write was sent), the batch may or may not have committed. The writer
+// knows the batch's transaction id (the load statement reads
+// txid_current(); a batch of records alone that creates rows reads it with
+// its BEGIN) and asks the server on a new connection (txid_status, waiting
+// while the old session still runs): committed, every caller gets the
+// batch's answer (the entries' sequence numbers read back); aborted, the
+// batch runs again from scratch. When the server cannot tell, the retry
+// counts entries it finds recorded as its own.
 //
 // A deadlock, a serialization failure, a lost connection or a uniqueness race
 // with another instance (two instances posting the same entry id or opening
@@ -178,6 +189,11 @@ type Ledger struct {
 	// there (see load), made on first use.
 	conn  *bun.Conn
 	loads [2]*sql.Stmt
+
+	// writeFault, set by tests only, is asked before each batch's write:
+	// rollBack ends the write in ROLLBACK instead of COMMIT, and lose makes
+	// the writer see a broken connection instead of the server's reply.
+	writeFault func() (rollBack, lose bool)
 }
 
 var (

@@ -76,10 +76,19 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	// the whole batch is one round trip.
 	ld := &batchLoad{quotes: quoteBook{}}
 	var q []byte
-	if len(keys.entries) == 0 && len(keys.quotes) == 0 {
+	switch {
+	case len(keys.entries) > 0 || len(keys.quotes) > 0:
+		if ld, err = l.load(ctx, conn, keys); err != nil {
+			return nil, err
+		}
+	case createsRows(batch):
+		// Rows a retry could not write again: know the transaction, to
+		// ask after it if the reply to its COMMIT is lost.
+		if err := conn.QueryRowContext(ctx, "BEGIN; SELECT txid_current()").Scan(&ld.xid); err != nil {
+			return nil, fmt.Errorf("begin: %w", err)
+		}
+	default:
 		q = append(q, "BEGIN;\n"...)
-	} else if ld, err = l.load(ctx, conn, keys); err != nil {
-		return nil, err
 	}
 	book := ledger.NewBook()
 	loadedPending := map[string]bool{}
@@ -156,24 +165,119 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	if q, err = appendRecords(l.db, q, batch, outcomes, quotes); err != nil {
 		return nil, err
 	}
-	q = append(q, "COMMIT"...)
+	var rollBack, lose bool
+	if l.writeFault != nil {
+		rollBack, lose = l.writeFault()
+	}
+	if rollBack {
+		q = append(q, "ROLLBACK"...)
+	} else {
+		q = append(q, "COMMIT"...)
+	}
 	seqs, err := writeBatch(ctx, conn, string(q), w)
+	if err == nil && lose {
+		err = fmt.Errorf("write: reply lost (test fault): %w", io.ErrUnexpectedEOF)
+	}
 	open = false
 	if err != nil {
 		var pgErr pgdriver.Error
 		if errors.As(err, &pgErr) {
 			// Refused by the server: the transaction did not commit.
 			open = true
-		} else {
-			for i, o := range outcomes {
-				if o.err == nil {
-					maybe[i] = true
-				}
+			return nil, err
+		}
+		// The reply never came: the batch may or may not have committed.
+		l.dropConn()
+		switch l.settled(ld.xid) {
+		case "committed":
+			if seqs, rerr := l.entrySeqs(accepted); rerr == nil {
+				return answers(batch, outcomes, stored, chained, seqs, maybe), nil
+			}
+		case "aborted":
+			return nil, err // nothing was written: a retry starts afresh
+		}
+		// Unknown: a retry finds what was recorded (see maybe).
+		for i, o := range outcomes {
+			if o.err == nil {
+				maybe[i] = true
 			}
 		}
 		return nil, err
 	}
 	return answers(batch, outcomes, stored, chained, seqs, maybe), nil
+}
+
+// createsRows reports whether a batch's records alone insert quotes or
+// transactions, which a retry of a batch that did commit could not insert
+// again. (Entries are found recorded by the retry's load; status changes
+// and job writes can be made twice.)
+func createsRows(batch []*postRequest) bool {
+	for _, r := range batch {
+		if r.recordsOnly && (len(r.txns) > 0 || len(r.quotes) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// settledTimeout bounds how long the writer waits for a transaction whose
+// COMMIT reply was lost to finish on the server.
+const settledTimeout = 5 * time.Second
+
+// settled asks the server, on a new connection, how the transaction xid
+// ended: "committed" or "aborted", or "" when xid is 0, the server cannot
+// tell, or it is still in progress after settledTimeout (its session may
+// still be running the COMMIT).
+func (l *Ledger) settled(xid int64) string {
+	if xid == 0 {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), settledTimeout)
+	defer cancel()
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var status sql.NullString
+		if err := l.db.QueryRowContext(ctx, "SELECT txid_status(?)", xid).Scan(&status); err != nil {
+			l.opts.Logger.Warn("ledger batch: commit outcome unknown", "xid", xid, "err", err)
+			return ""
+		}
+		if status.String != "in progress" {
+			return status.String
+		}
+		select {
+		case <-ctx.Done():
+			return ""
+		case <-time.After(wait):
+		}
+	}
+}
+
+// entrySeqs reads the journal sequence numbers of entries a batch
+// committed (their RETURNING was in the lost reply).
+func (l *Ledger) entrySeqs(entries []ledger.Entry) (map[string]int64, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	var rows []struct {
+		ID  string `bun:"id"`
+		Seq int64  `bun:"seq"`
+	}
+	if err := l.db.NewRaw("SELECT id, seq FROM ledger_entries WHERE id = ANY(?::text[])", pgdialect.Array(ids)).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("read committed seqs: %w", err)
+	}
+	if len(rows) != len(ids) {
+		return nil, fmt.Errorf("%w: committed batch: %d of %d entries found", errLedgerInternal, len(rows), len(ids))
+	}
+	seqs := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		seqs[r.ID] = r.Seq
+	}
+	return seqs, nil
 }
 
 // answers turns the outcomes into each caller's result. chained holds the
@@ -221,6 +325,10 @@ type batchLoad struct {
 	accounts []ledger.Account
 	entries  []ledger.JournalEntry
 	head     [32]byte // the hash of the last committed entry, or ZeroHash
+	// xid is the batch transaction's id (txid_current()), which tells
+	// whether it committed when the reply to its COMMIT is lost; 0 when
+	// not read.
+	xid int64
 }
 
 // loadCols are the columns of the load statement's rows: a kind, then
@@ -301,6 +409,7 @@ UNION ALL ` + loadSelect("p", map[string]string{"s1": "id", "s2": "entry_id", "s
 		"s5": "currency", "s6": "code", "s7": "status", "n1": "amount", "n2": "timeout_ns", "n3": "posted_amount", "t1": "expires_at"}, "FROM p") + `
 UNION ALL ` + loadSelect("a", loadAccountCols, "FROM fa") + `
 UNION ALL ` + loadSelect("h", map[string]string{"b1": "hash"}, "FROM h") + `
+UNION ALL ` + loadSelect("x", map[string]string{"n1": "txid_current()"}, "") + `
 UNION ALL ` + loadSelect("a", loadAccountCols, "FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids EXCEPT SELECT id FROM fa)) AND flags = 0") + `
 UNION ALL ` + loadSelect("e", map[string]string{"s1": "id", "s2": "ref", "s3": "COALESCE(reverses, '')", "n1": "seq", "t1": "posted_at",
 		"b1": "hash", "b2": "prev_hash"}, "FROM e") + `
@@ -385,6 +494,8 @@ func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*bat
 			ld.accounts = append(ld.accounts, ledger.Account{ID: s[0].String, Currency: s[1].String, Kind: s[2].String,
 				PlatformID: s[3].String, Flags: ledger.AccountFlags(n[0].Int64), DebitsPending: n[1].Int64,
 				DebitsPosted: n[2].Int64, CreditsPending: n[3].Int64, CreditsPosted: n[4].Int64, CreatedAt: t.Time.UTC()})
+		case "x":
+			ld.xid = n[0].Int64
 		case "h":
 			if err := readHash(&ld.head, b1); err != nil {
 				return nil, fmt.Errorf("load: chain head: %w", err)
