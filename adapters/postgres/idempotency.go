@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -303,8 +304,7 @@ func idemKey(scope, key string) string { return scope + "\x00" + key }
 // beginGroup inserts the new keys of a group of claims in one statement and
 // runs beginOne for the others.
 func (s *IdempotencyStore) beginGroup(calls []*idemBeginCall) {
-	var group, rest []*idemBeginCall
-	seen := make(map[string]bool, len(calls))
+	live := calls[:0:0]
 	for _, c := range calls {
 		if c.ctx.Err() != nil {
 			// Gone before its claim was written: claiming for nobody
@@ -312,7 +312,28 @@ func (s *IdempotencyStore) beginGroup(calls []*idemBeginCall) {
 			c.done <- idemBeginResult{err: fmt.Errorf("idempotency begin %s/%s: %w", c.row.Scope, c.row.Key, c.ctx.Err())}
 			continue
 		}
-		k := idemKey(c.row.Scope, c.row.Key)
+		live = append(live, c)
+	}
+	key := func(c *idemBeginCall) (string, string) { return c.row.Scope, c.row.Key }
+	group, rest := idemSplit(live, key)
+	inserted, err := s.insertClaims(group)
+	rest = idemSettle(group, rest, inserted, err, key, func(c *idemBeginCall) {
+		c.done <- idemBeginResult{rec: c.row.toPort(), owned: true}
+	})
+	for _, c := range rest {
+		rec, owned, err := s.beginOne(c.ctx, c.row.toPort(), c.now)
+		c.done <- idemBeginResult{rec: rec, owned: owned, err: err}
+	}
+}
+
+// idemSplit splits a group's calls into the rows of its group statement
+// (the first call of each key, in one order for every group, so two groups
+// writing the same keys wait for each other instead of deadlocking) and
+// the rest, which run alone afterwards (a key repeated in the group).
+func idemSplit[C any](calls []C, key func(C) (scope, key string)) (group, rest []C) {
+	seen := make(map[string]bool, len(calls))
+	for _, c := range calls {
+		k := idemKey(key(c))
 		if seen[k] {
 			rest = append(rest, c)
 			continue
@@ -320,31 +341,30 @@ func (s *IdempotencyStore) beginGroup(calls []*idemBeginCall) {
 		seen[k] = true
 		group = append(group, c)
 	}
-	// One order for every group, so two groups inserting the same keys
-	// wait for each other instead of deadlocking.
-	slices.SortFunc(group, func(a, b *idemBeginCall) int {
-		if c := strings.Compare(a.row.Scope, b.row.Scope); c != 0 {
-			return c
-		}
-		return strings.Compare(a.row.Key, b.row.Key)
+	slices.SortFunc(group, func(a, b C) int {
+		as, ak := key(a)
+		bs, bk := key(b)
+		return cmp.Or(strings.Compare(as, bs), strings.Compare(ak, bk))
 	})
-	inserted, err := s.insertClaims(group)
+	return group, rest
+}
+
+// idemSettle answers (answer) the calls of group whose row the group
+// statement wrote (written, by idemKey) and returns the others, after
+// rest, to run alone. When the statement failed (err) every call runs
+// alone, so a bad row fails by itself.
+func idemSettle[C any](group, rest []C, written map[string]bool, err error, key func(C) (scope, key string), answer func(C)) []C {
 	if err != nil {
-		// Row by row, so a bad row fails alone.
-		rest = append(group, rest...)
-	} else {
-		for _, c := range group {
-			if inserted[idemKey(c.row.Scope, c.row.Key)] {
-				c.done <- idemBeginResult{rec: c.row.toPort(), owned: true}
-			} else {
-				rest = append(rest, c)
-			}
+		return append(group, rest...)
+	}
+	for _, c := range group {
+		if written[idemKey(key(c))] {
+			answer(c)
+		} else {
+			rest = append(rest, c)
 		}
 	}
-	for _, c := range rest {
-		rec, owned, err := s.beginOne(c.ctx, c.row.toPort(), c.now)
-		c.done <- idemBeginResult{rec: rec, owned: owned, err: err}
-	}
+	return rest
 }
 
 // insertClaims inserts the claims whose keys are new and reports which.
@@ -389,35 +409,10 @@ func (s *IdempotencyStore) insertClaims(group []*idemBeginCall) (map[string]bool
 // completeGroup stores a group of responses in one statement and runs
 // completeOne for those it did not store.
 func (s *IdempotencyStore) completeGroup(calls []*idemCompleteCall) {
-	var group, rest []*idemCompleteCall
-	seen := make(map[string]bool, len(calls))
-	for _, c := range calls {
-		k := idemKey(c.rec.Scope, c.rec.Key)
-		if seen[k] {
-			rest = append(rest, c)
-			continue
-		}
-		seen[k] = true
-		group = append(group, c)
-	}
-	slices.SortFunc(group, func(a, b *idemCompleteCall) int {
-		if c := strings.Compare(a.rec.Scope, b.rec.Scope); c != 0 {
-			return c
-		}
-		return strings.Compare(a.rec.Key, b.rec.Key)
-	})
+	key := func(c *idemCompleteCall) (string, string) { return c.rec.Scope, c.rec.Key }
+	group, rest := idemSplit(calls, key)
 	stored, err := s.storeResponses(group)
-	if err != nil {
-		rest = append(group, rest...)
-	} else {
-		for _, c := range group {
-			if stored[idemKey(c.rec.Scope, c.rec.Key)] {
-				c.done <- nil
-			} else {
-				rest = append(rest, c)
-			}
-		}
-	}
+	rest = idemSettle(group, rest, stored, err, key, func(c *idemCompleteCall) { c.done <- nil })
 	for _, c := range rest {
 		// Not under the caller's context alone: a response computed is
 		// worth storing even if the caller stopped waiting.
