@@ -99,6 +99,24 @@ type TrialBalance struct {
 	Totals map[string]ledger.Counters
 }
 
+// NewTrialBalance is the trial balance of every account of the ledger
+// (accts, counters as of the instant) as scope sees it: each currency's
+// totals over all of them, and the accounts in scope that have moved,
+// ordered by currency then id. Both stores build theirs with it.
+func NewTrialBalance(scope AccountScope, accts []ledger.Account) TrialBalance {
+	tb := TrialBalance{Totals: map[string]ledger.Counters{}}
+	for _, a := range accts {
+		tb.Totals[a.Currency] = tb.Totals[a.Currency].Add(a.Counters())
+		if scope.Sees(a) && a.Counters() != (ledger.Counters{}) {
+			tb.Accounts = append(tb.Accounts, a)
+		}
+	}
+	slices.SortFunc(tb.Accounts, func(a, b ledger.Account) int {
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.ID, b.ID))
+	})
+	return tb
+}
+
 // PointBalance is an account's balance at an instant.
 type PointBalance struct {
 	// Account carries the counters as of the instant.

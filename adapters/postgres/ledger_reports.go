@@ -91,17 +91,7 @@ func (r *LedgerReports) TrialBalance(ctx context.Context, scope ports.AccountSco
 	if err != nil {
 		return ports.TrialBalance{}, fmt.Errorf("postgres reports: trial balance: %w", err)
 	}
-	tb := ports.TrialBalance{Totals: map[string]ledger.Counters{}}
-	for _, a := range accts {
-		tb.Totals[a.Currency] = tb.Totals[a.Currency].Add(a.Counters())
-		if scope.Sees(a) && a.Counters() != (ledger.Counters{}) {
-			tb.Accounts = append(tb.Accounts, a)
-		}
-	}
-	slices.SortFunc(tb.Accounts, func(a, b ledger.Account) int {
-		return cmp.Or(strings.Compare(a.Currency, b.Currency), strings.Compare(a.ID, b.ID))
-	})
-	return tb, nil
+	return ports.NewTrialBalance(scope, accts), nil
 }
 
 // BalanceAt returns an account's counters as of asOf (inclusive): one probe.
