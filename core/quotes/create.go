@@ -2,7 +2,6 @@ package quotes
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -625,22 +624,17 @@ func (s *Service) createExecuted(ctx context.Context, q ports.Quote, t ports.Tra
 	if err != nil {
 		return ports.Quote{}, err
 	}
-	req, err := s.railRequest(ctx, q, dest)
+	now := s.clock.Now().UTC()
+	submit, err := s.submitJob(ctx, q, dest, now)
 	if err != nil {
 		return ports.Quote{}, err
 	}
-	payload, err := json.Marshal(jobPayload{PlatformID: q.PlatformID, QuoteID: q.ID, Request: req})
-	if err != nil {
-		return ports.Quote{}, fmt.Errorf("execute %s: job payload: %w", q.ID, err)
-	}
-	now := s.clock.Now().UTC()
 	q.Status, q.ExecutedAt, q.UpdatedAt = StatusProcessing, &now, now
 	t.Status, t.UpdatedAt = transactions.StatusProcessing, now
 	recs := ports.Records{
 		Quotes:       []ports.Quote{q},
 		Transactions: []ports.Transaction{t},
-		Jobs: []ports.Job{expiryJob(q),
-			{Kind: KindSubmit, Key: KindSubmit + ":" + q.ID, Payload: payload, RunAt: now}},
+		Jobs:         []ports.Job{expiryJob(q), submit},
 	}
 	_, err = s.post(ctx, holdEntry(q), recs)
 	switch {

@@ -180,13 +180,9 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	if ex.mismatch != "" {
 		return s.refuseFunding(ctx, q, now, ex.mismatch)
 	}
-	req, err := s.railRequest(ctx, q, dest)
+	submit, err := s.submitJob(ctx, q, dest, now)
 	if err != nil {
 		return ports.Quote{}, err
-	}
-	payload, err := json.Marshal(jobPayload{PlatformID: q.PlatformID, QuoteID: q.ID, Request: req})
-	if err != nil {
-		return ports.Quote{}, fmt.Errorf("execute %s: job payload: %w", q.ID, err)
 	}
 	recs := ports.Records{
 		QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
@@ -194,7 +190,7 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 			ExecutedAt: &now, NotExpiredAt: &now, Required: true}},
 		StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
 			From: []string{transactions.StatusPending}, Status: transactions.StatusProcessing, UpdatedAt: now}},
-		Jobs: []ports.Job{{Kind: KindSubmit, Key: KindSubmit + ":" + q.ID, Payload: payload, RunAt: now}},
+		Jobs: []ports.Job{submit},
 	}
 	_, err = s.post(ctx, holdEntry(q), recs)
 	switch {
@@ -385,6 +381,20 @@ func (s *Service) save(ctx context.Context, tx ports.Tx, q ports.Quote, t ports.
 		return fmt.Errorf("quote %s: update transaction %s: %w", q.ID, t.ID, err)
 	}
 	return nil
+}
+
+// submitJob is the quote.submit job of executed quote q, due at now: its
+// payout's rail request (railRequest) as the payload.
+func (s *Service) submitJob(ctx context.Context, q ports.Quote, dest *ports.ExternalAccount, now time.Time) (ports.Job, error) {
+	req, err := s.railRequest(ctx, q, dest)
+	if err != nil {
+		return ports.Job{}, err
+	}
+	payload, err := json.Marshal(jobPayload{PlatformID: q.PlatformID, QuoteID: q.ID, Request: req})
+	if err != nil {
+		return ports.Job{}, fmt.Errorf("execute %s: job payload: %w", q.ID, err)
+	}
+	return ports.Job{Kind: KindSubmit, Key: KindSubmit + ":" + q.ID, Payload: payload, RunAt: now}, nil
 }
 
 // railRequest is the payout of q: to its external account (a snapshot, so
