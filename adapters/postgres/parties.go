@@ -68,7 +68,7 @@ type storeParties struct{ tx *storeTx }
 func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string) (ports.Parties, error) {
 	var row storePartiesRow
 	var err error
-	if r.tx.write || r.tx.reads == nil {
+	if r.tx.reads == nil { // inside a unit of work
 		one, _ := storePartiesQueries(r.tx.db.Dialect())
 		err = r.tx.stmts.query(ctx, r.tx.db, &row, one, internalID, externalID)
 	} else {

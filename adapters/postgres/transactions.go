@@ -136,7 +136,7 @@ func (r storeTxns) get(ctx context.Context, platformID, id, lock string) (ports.
 // Get reads a transaction; outside a unit of work the read is grouped with
 // concurrent ones (the job loop reads each transaction it moves on).
 func (r storeTxns) Get(ctx context.Context, platformID, id string) (ports.Transaction, error) {
-	if r.tx.write || r.tx.reads == nil {
+	if r.tx.reads == nil { // inside a unit of work
 		return r.get(ctx, platformID, id, "")
 	}
 	row, err := r.tx.reads.txns.get(ctx, id)
