@@ -63,14 +63,14 @@ type PersonalInfoUpdate struct {
 // business customer.
 type BeneficialOwnerCreateRequest struct {
 	CustomerID          string             `json:"customerId" minLength:"1" maxLength:"255" doc:"The BUSINESS customer" example:"Customer:019542f5-b3e7-1d02-0000-000000000001"`
-	Roles               []string           `json:"roles" minItems:"1" maxItems:"6" uniqueItems:"true" enum:"UBO,DIRECTOR,COMPANY_OFFICER,CONTROL_PERSON,TRUSTEE,GENERAL_PARTNER" doc:"Roles of the person in the business"`
+	Roles               []string           `json:"roles" minItems:"1" maxItems:"6" enum:"UBO,DIRECTOR,COMPANY_OFFICER,CONTROL_PERSON,TRUSTEE,GENERAL_PARTNER" doc:"Roles of the person in the business, each listed once"`
 	OwnershipPercentage *int               `json:"ownershipPercentage" required:"true" minimum:"0" maximum:"100" doc:"Share of the business the person owns (0-100); a business's owners own at most 100% together" example:"51"`
 	PersonalInfo        PersonalInfoCreate `json:"personalInfo"`
 }
 
 // BeneficialOwnerUpdateRequest changes the fields it sends (PATCH).
 type BeneficialOwnerUpdateRequest struct {
-	Roles               []string            `json:"roles,omitempty" minItems:"1" maxItems:"6" uniqueItems:"true" enum:"UBO,DIRECTOR,COMPANY_OFFICER,CONTROL_PERSON,TRUSTEE,GENERAL_PARTNER" doc:"Replaces the roles"`
+	Roles               []string            `json:"roles,omitempty" minItems:"1" maxItems:"6" enum:"UBO,DIRECTOR,COMPANY_OFFICER,CONTROL_PERSON,TRUSTEE,GENERAL_PARTNER" doc:"Replaces the roles (each listed once)"`
 	OwnershipPercentage *int                `json:"ownershipPercentage,omitempty" minimum:"0" maximum:"100" doc:"Replaces the percentage (0-100)"`
 	PersonalInfo        *PersonalInfoUpdate `json:"personalInfo,omitempty" doc:"Only the fields sent change"`
 }

@@ -93,6 +93,8 @@ type server struct {
 	api huma.API
 	// private serves the authenticated routes (built once in New).
 	private http.Handler
+	// readHeaders are the header parameters operations read (checkRequest).
+	readHeaders map[string]bool
 }
 
 // wallClock is the clock used when Deps.Clock is nil.
@@ -134,7 +136,7 @@ func New(d Deps) http.Handler {
 		d.CursorKey = make([]byte, 32)
 		_, _ = rand.Read(d.CursorKey)
 	}
-	s := &server{d: d, log: d.Logger, mux: http.NewServeMux()}
+	s := &server{d: d, log: d.Logger, mux: http.NewServeMux(), readHeaders: map[string]bool{}}
 	s.private = s.authenticate(http.HandlerFunc(s.limitBody))
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
 	registerAccounts(s.api, d)
@@ -200,6 +202,7 @@ func (s *server) config() huma.Config {
 func (s *server) onAddOperation(_ *huma.OpenAPI, op *huma.Operation) {
 	op.MaxBodyBytes = s.d.MaxBodyBytes + 1
 	op.BodyReadTimeout = -1
+	s.noteHeaders(op)
 	if op.Method != http.MethodPost {
 		return
 	}
@@ -243,6 +246,10 @@ var publicPaths = map[string]bool{
 }
 
 func (s *server) serve(w http.ResponseWriter, r *http.Request) {
+	if e := s.checkRequest(r); e != nil {
+		writeError(w, r, e)
+		return
+	}
 	switch r.URL.Path {
 	case "/healthz":
 		s.healthz(w, r)
@@ -274,6 +281,10 @@ func (s *server) limitBody(w http.ResponseWriter, r *http.Request) {
 			return
 		case int64(len(body)) > limit:
 			writeError(w, r, statusError(http.StatusRequestEntityTooLarge, "the request body is too large"))
+			return
+		}
+		if e := checkBody(r, body); e != nil {
+			writeError(w, r, e)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
