@@ -233,6 +233,9 @@ func humaError(status int, msg string, errs ...error) huma.StatusError {
 // is "address.line1", "query.limit" is "limit", "header.Idempotency-Key" is
 // "Idempotency-Key"; the body itself is "body".
 func fieldName(loc string) string {
+	if loc == "body." { // a property with an empty name
+		return "body"
+	}
 	for _, p := range []string{"body.", "query.", "path.", "header.", "cookie."} {
 		if strings.HasPrefix(loc, p) {
 			return loc[len(p):]

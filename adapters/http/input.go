@@ -263,6 +263,9 @@ func (e *badJSON) field() string {
 }
 
 func (e *badJSON) under(seg string) *badJSON {
+	if seg == "" {
+		seg = `""` // a property with an empty name
+	}
 	e.path = append(e.path, seg)
 	return e
 }
