@@ -8,7 +8,7 @@ GOBIN     := $(shell $(GO) env GOPATH)/bin
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 export REDIS_URL    ?= redis://127.0.0.1:6379/0
 
-.PHONY: run build test bench lint fmt staticcheck layering clean
+.PHONY: run build test fuzz bench lint fmt staticcheck layering clean
 
 ## run: start the service in sandbox mode on in-memory adapters (no set-up).
 run:
@@ -21,6 +21,12 @@ build:
 ## test: every suite, PostgreSQL and Redis included (they fail if unreachable).
 test:
 	$(GO) test -count=1 -timeout 15m ./...
+
+## fuzz: the API fuzzers (every POST/PATCH body; memory, then PostgreSQL), FUZZTIME each.
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test ./app -run '^$$' -fuzz '^FuzzAPIMemory$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./app -run '^$$' -fuzz '^FuzzAPIPostgres$$' -fuzztime $(FUZZTIME)
 
 ## bench: pgbench reference, ledger posting (memory, PostgreSQL; spread and hot), HTTP funding.
 bench: build

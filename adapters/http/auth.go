@@ -49,7 +49,7 @@ func parseBasic(h string) (tokenID, secret string, err error) {
 		return "", "", fault.Unauthorized("malformed Basic credentials")
 	}
 	tokenID, secret, ok := strings.Cut(string(raw), ":")
-	if !ok || tokenID == "" {
+	if !ok || tokenID == "" || checkText(string(raw)) != "" {
 		return "", "", fault.Unauthorized("malformed Basic credentials")
 	}
 	return tokenID, secret, nil

@@ -61,9 +61,12 @@ func checkText(s string) string {
 	return ""
 }
 
-// printable is a name fit for an error body: NUL spelled \u0000 and invalid
-// UTF-8 replaced.
+// printable is a name fit for an error body: NUL spelled \u0000, invalid
+// UTF-8 replaced, and the empty name spelled "".
 func printable(name string) string {
+	if name == "" {
+		return `""`
+	}
 	return strings.ReplaceAll(strings.ToValidUTF8(name, "\uFFFD"), "\x00", `\u0000`)
 }
 
@@ -92,7 +95,7 @@ func (s *server) checkRequest(r *http.Request) *Error {
 			}
 			for _, v := range vs {
 				if msg := checkText(v); msg != "" {
-					return invalidFields(FieldError{Field: name, Message: msg})
+					return invalidFields(FieldError{Field: printable(name), Message: msg})
 				}
 			}
 		}
@@ -187,7 +190,7 @@ func checkMultipart(ct string, body []byte) *Error {
 		}
 		if isFilePart(p) {
 			if msg := checkText(p.FileName()); msg != "" {
-				return invalidFields(FieldError{Field: name, Message: "file name " + msg})
+				return invalidFields(FieldError{Field: printable(name), Message: "file name " + msg})
 			}
 			continue
 		}
@@ -196,7 +199,7 @@ func checkMultipart(ct string, body []byte) *Error {
 			return nil
 		}
 		if msg := checkText(string(v)); msg != "" {
-			return invalidFields(FieldError{Field: name, Message: msg})
+			return invalidFields(FieldError{Field: printable(name), Message: msg})
 		}
 	}
 }
@@ -264,7 +267,7 @@ func (e *badJSON) field() string {
 
 func (e *badJSON) under(seg string) *badJSON {
 	if seg == "" {
-		seg = `""` // a property with an empty name
+		seg = printable(seg)
 	}
 	e.path = append(e.path, seg)
 	return e
