@@ -43,8 +43,8 @@ func TestBadInputIsRefusedAtTheBoundary(t *testing.T) {
 			}
 			for _, c := range []struct {
 				name, method, path, contentType, body string
-				header                              []string
-				field                               string
+				header                                []string
+				field                                 string
 			}{
 				{"NUL escape in a body string", "POST", "/verifications", "", `{"customerId":"\u0000"}`, nil, "customerId"},
 				{"NUL in an external account's customer", "POST", "/customers/external-accounts", "",
