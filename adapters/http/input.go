@@ -151,20 +151,19 @@ func (s *server) pathParam(r *http.Request) string {
 	return "path"
 }
 
-// checkBody applies the boundary rule to a request body: a JSON body in
-// one pass over its bytes; the text fields of a multipart form (its files
+// checkBody applies the boundary rule to a request body: JSON in one pass
+// over its bytes; the text fields of a multipart form (its files
 // are binary and not checked).
 func checkBody(r *http.Request, body []byte) *Error {
 	if len(body) == 0 {
 		return nil
 	}
 	ct := r.Header.Get("Content-Type")
-	if strings.HasPrefix(ct, "multipart/") {
+	if len(ct) >= 10 && strings.EqualFold(ct[:10], "multipart/") {
 		return checkMultipart(ct, body)
 	}
-	if ct != "" && !strings.Contains(ct, "json") {
-		return nil
-	}
+	// Any other body is scanned as JSON (the only other format the API
+	// decodes); one that is not JSON stops the scan at its first byte.
 	if f := scanJSON(body); f != nil {
 		return invalidFields(*f)
 	}
