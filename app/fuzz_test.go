@@ -13,6 +13,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -41,6 +42,8 @@ type fuzzOp struct {
 	method, pattern, path string
 	contentType           string
 	seeds                 []string
+	// query is a valid query string (GET operations: every parameter).
+	query string
 }
 
 func (o fuzzOp) name() string { return o.method + " " + o.pattern }
@@ -54,6 +57,8 @@ type fuzzEnv struct {
 	counts func() map[string]int
 	// statuses counts the answers by operation and status (seeded runs).
 	statuses map[string]int
+	// ids are the fixtures' ids by path parameter name.
+	ids map[string]string
 }
 
 // newFuzzEnv opens a memory or PostgreSQL (scratch database) backend behind
@@ -103,7 +108,9 @@ func newFuzzEnv(t testing.TB, backendName string) *fuzzEnv {
 			return m
 		}
 	}
+	e.ids = map[string]string{}
 	e.ops = e.fixtures(be, p.ID)
+	e.ops = append(e.ops, e.getOperations()...)
 	return e
 }
 
@@ -136,7 +143,15 @@ func postgresCounts(t testing.TB, db *bun.DB) func() map[string]int {
 
 // call sends one request through the handler in process.
 func (e *fuzzEnv) call(method, path, contentType string, body []byte, header ...string) *httptest.ResponseRecorder {
+	return e.callQuery(method, path, "", contentType, body, header...)
+}
+
+// callQuery is call with a raw query string (sent as it is, however bad).
+func (e *fuzzEnv) callQuery(method, path, query, contentType string, body []byte, header ...string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, "http://corridor.test"+BasePath+path, bytes.NewReader(body))
+	if query != "" {
+		req.URL.RawQuery = query
+	}
 	req.Header.Set("Authorization", e.auth)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -206,6 +221,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		`"lastName":"Smith","birthDate":"1978-06-15","nationality":"US","idType":"SSN","identifier":"123-45-6789",`+
 		`"address":{"line1":"3 Oak Ave","city":"Austin","state":"TX","postalCode":"73301","country":"US"}}}`, biz)
 	owner := e.create("POST", "/beneficial-owners", ownerBody)
+	maps.Copy(e.ids, map[string]string{"customerId": cust, "accountId": acct, "externalAccountId": ext, "quoteId": quote,
+		"beneficialOwnerId": owner, "receiverUmaAddress": "$fuzz@sandbox.local"})
 	transfer := func(src, dst string) string {
 		return fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, src, dst)
 	}
@@ -222,25 +239,90 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	return []fuzzOp{
 		{"POST", "/customers", "/customers", ct, []string{
 			`{"customerType":"INDIVIDUAL","platformCustomerId":"fz-1","region":"US","email":"a@example.com","fullName":"Zoë Smith","birthDate":"1990-01-02","nationality":"US","address":{"line1":"1 Main St","city":"Springfield","state":"IL","postalCode":"62701","country":"US"}}`,
-			`{"customerType":"BUSINESS","umaAddress":"$biz@sandbox.local","businessInfo":{"legalName":"A","country":"US","taxId":"1","incorporatedOn":"2019-01-01"}}`}},
-		{"PATCH", "/customers/{customerId}", "/customers/" + cust, ct, []string{`{"customerType":"INDIVIDUAL","email":"new@example.com","fullName":"Ann Other","address":{"line1":"2 Elm St","city":"Austin","state":"TX","postalCode":"73301","country":"US"}}`}},
-		{"POST", "/customers/external-accounts", "/customers/external-accounts", ct, []string{extBody(cust, "USD_ACCOUNT", "456"), extBody(cust, "EUR_ACCOUNT", "457"), extBody(cust, "MXN_ACCOUNT", "458")}},
-		{"POST", "/platform/external-accounts", "/platform/external-accounts", ct, []string{extBody("", "USD_ACCOUNT", "459")}},
-		{"POST", "/transfer-in", "/transfer-in", ct, []string{transfer(ext, acct)}},
-		{"POST", "/transfer-out", "/transfer-out", ct, []string{transfer(acct, ext)}},
+			`{"customerType":"BUSINESS","umaAddress":"$biz@sandbox.local","businessInfo":{"legalName":"A","country":"US","taxId":"1","incorporatedOn":"2019-01-01"}}`}, ""},
+		{"PATCH", "/customers/{customerId}", "/customers/" + cust, ct, []string{`{"customerType":"INDIVIDUAL","email":"new@example.com","fullName":"Ann Other","address":{"line1":"2 Elm St","city":"Austin","state":"TX","postalCode":"73301","country":"US"}}`}, ""},
+		{"POST", "/customers/external-accounts", "/customers/external-accounts", ct, []string{extBody(cust, "USD_ACCOUNT", "456"), extBody(cust, "EUR_ACCOUNT", "457"), extBody(cust, "MXN_ACCOUNT", "458")}, ""},
+		{"POST", "/platform/external-accounts", "/platform/external-accounts", ct, []string{extBody("", "USD_ACCOUNT", "459")}, ""},
+		{"POST", "/transfer-in", "/transfer-in", ct, []string{transfer(ext, acct)}, ""},
+		{"POST", "/transfer-out", "/transfer-out", ct, []string{transfer(acct, ext)}, ""},
 		{"POST", "/quotes", "/quotes", ct, []string{quoteBody,
-			strings.Replace(quoteBody, `"description":"fuzz"`, `"immediatelyExecute":true`, 1)}},
-		{"POST", "/quotes/{quoteId}/execute", "/quotes/" + quote + "/execute", ct, []string{`{}`}},
-		{"POST", "/sandbox/send", "/sandbox/send", ct, []string{fmt.Sprintf(`{"quoteId":%q,"currencyCode":"USD"}`, funded)}},
-		{"POST", "/sandbox/internal-accounts/{accountId}/fund", fund, ct, []string{`{"amount":100}`}},
+			strings.Replace(quoteBody, `"description":"fuzz"`, `"immediatelyExecute":true`, 1)}, ""},
+		{"POST", "/quotes/{quoteId}/execute", "/quotes/" + quote + "/execute", ct, []string{`{}`}, ""},
+		{"POST", "/sandbox/send", "/sandbox/send", ct, []string{fmt.Sprintf(`{"quoteId":%q,"currencyCode":"USD"}`, funded)}, ""},
+		{"POST", "/sandbox/internal-accounts/{accountId}/fund", fund, ct, []string{`{"amount":100}`}, ""},
 		{"POST", "/sandbox/uma/receive", "/sandbox/uma/receive", ct, []string{fmt.Sprintf(
-			`{"senderUmaAddress":"$success.usd@sandbox.local","customerId":%q,"receivingCurrencyCode":"USD","receivingCurrencyAmount":1000}`, cust)}},
-		{"POST", "/beneficial-owners", "/beneficial-owners", ct, []string{ownerBody}},
-		{"PATCH", "/beneficial-owners/{beneficialOwnerId}", "/beneficial-owners/" + owner, ct, []string{`{"roles":["UBO"],"ownershipPercentage":20,"personalInfo":{"lastName":"Jones"}}`}},
-		{"POST", "/verifications", "/verifications", ct, []string{fmt.Sprintf(`{"customerId":%q}`, cust)}},
-		{"POST", "/documents", "/documents", "multipart/form-data; boundary=" + fuzzBoundary, []string{form.String()}},
+			`{"senderUmaAddress":"$success.usd@sandbox.local","customerId":%q,"receivingCurrencyCode":"USD","receivingCurrencyAmount":1000}`, cust)}, ""},
+		{"POST", "/beneficial-owners", "/beneficial-owners", ct, []string{ownerBody}, ""},
+		{"PATCH", "/beneficial-owners/{beneficialOwnerId}", "/beneficial-owners/" + owner, ct, []string{`{"roles":["UBO"],"ownershipPercentage":20,"personalInfo":{"lastName":"Jones"}}`}, ""},
+		{"POST", "/verifications", "/verifications", ct, []string{fmt.Sprintf(`{"customerId":%q}`, cust)}, ""},
+		{"POST", "/documents", "/documents", "multipart/form-data; boundary=" + fuzzBoundary, []string{form.String()}, ""},
 	}
 }
+
+// getOperations are the GET operations of the OpenAPI document, their path
+// parameters set to fixtures and their query to a value for every
+// parameter.
+func (e *fuzzEnv) getOperations() []fuzzOp {
+	e.t.Helper()
+	rec := e.call("GET", "/openapi.json", "", nil)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name, In string
+				Schema   struct {
+					Type   any // a name, or a list of names
+					Format string
+					Enum   []any
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		e.t.Fatalf("openapi.json: %v", err)
+	}
+	var ops []fuzzOp
+	for _, pattern := range slices.Sorted(maps.Keys(doc.Paths)) {
+		get, ok := doc.Paths[pattern]["get"]
+		if !ok {
+			continue
+		}
+		path := paramRe.ReplaceAllStringFunc(pattern, func(p string) string {
+			if id, ok := e.ids[strings.Trim(p, "{}")]; ok {
+				return id
+			}
+			return "Unknown:0"
+		})
+		var q []string
+		for _, p := range get.Parameters {
+			if p.In != "query" || p.Name == "cursor" { // a cursor comes from a previous page
+				continue
+			}
+			v, typ := e.ids[p.Name], fmt.Sprint(p.Schema.Type)
+			switch {
+			case v != "":
+			case len(p.Schema.Enum) > 0:
+				v = fmt.Sprint(p.Schema.Enum[0])
+			case strings.Contains(typ, "integer") || strings.Contains(typ, "number"):
+				v = "5"
+			case strings.Contains(typ, "boolean"):
+				v = "true"
+			case p.Schema.Format == "date-time":
+				v = "2025-01-01T00:00:00Z"
+			case p.Schema.Format == "date":
+				v = "2025-01-01"
+			case p.Name == "currency":
+				v = "USD"
+			default:
+				v = "x"
+			}
+			q = append(q, url.QueryEscape(p.Name)+"="+url.QueryEscape(v))
+		}
+		ops = append(ops, fuzzOp{method: "GET", pattern: pattern, path: path, query: strings.Join(q, "&"), seeds: []string{""}})
+	}
+	return ops
+}
+
+var paramRe = regexp.MustCompile(`\{[^}]+\}`)
 
 // apiOperations lists the POST and PATCH operations of the OpenAPI document.
 func (e *fuzzEnv) apiOperations() []string {
@@ -282,6 +364,9 @@ func TestFuzzSeedsCoverEveryPostAndPatch(t *testing.T) {
 	// Every seed is valid: it succeeds (or, once its state has moved on, is
 	// refused as a 4xx, never as malformed input).
 	for _, o := range e.ops {
+		if o.method == "GET" {
+			continue // GET seeds are best effort: any answer but a 5xx
+		}
 		for _, s := range o.seeds {
 			rec := e.call(o.method, o.path, o.contentType, []byte(s))
 			if rec.Code >= 300 && (rec.Code != http.StatusConflict && rec.Code != http.StatusBadRequest || strings.Contains(rec.Body.String(), "INVALID_INPUT")) {
@@ -292,9 +377,9 @@ func TestFuzzSeedsCoverEveryPostAndPatch(t *testing.T) {
 }
 
 // check sends one fuzz input and reports a broken property.
-func (e *fuzzEnv) check(op fuzzOp, body []byte, header ...string) error {
+func (e *fuzzEnv) check(op fuzzOp, body []byte, query string, header ...string) error {
 	before := e.counts()
-	rec := e.call(op.method, op.path, op.contentType, body, header...)
+	rec := e.callQuery(op.method, op.path, query, op.contentType, body, header...)
 	if e.statuses != nil {
 		e.statuses[fmt.Sprintf("%s %d", op.name(), rec.Code)]++
 	}
@@ -346,15 +431,23 @@ func fuzzTarget(f *testing.F, backendName string) {
 	e := newFuzzEnv(f, backendName)
 	for i, o := range e.ops {
 		for _, s := range o.seeds {
-			f.Add(uint8(i), []byte(s))
+			f.Add(uint8(i), []byte(s), o.query)
 			for k := range mutators {
-				f.Add(uint8(i), mutators[k](rand.New(rand.NewPCG(uint64(i), uint64(k))), []byte(s)))
+				rng := rand.New(rand.NewPCG(uint64(i), uint64(k)))
+				if o.method == "GET" {
+					f.Add(uint8(i), []byte(s), mutateQuery(rng, o.query))
+				} else {
+					f.Add(uint8(i), mutators[k](rng, []byte(s)), o.query)
+				}
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, opIndex uint8, body []byte) {
+	f.Fuzz(func(t *testing.T, opIndex uint8, body []byte, query string) {
 		op := e.ops[int(opIndex)%len(e.ops)]
-		if err := e.check(op, body); err != nil {
+		if op.method == "GET" {
+			body = nil
+		}
+		if err := e.check(op, body, query); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -380,16 +473,20 @@ func seededMutations(t *testing.T, backendName string, n int) {
 	rng := rand.New(rand.NewPCG(13, 13))
 	for i := 0; i < n; i++ {
 		op := e.ops[rng.IntN(len(e.ops))]
-		body := []byte(op.seeds[rng.IntN(len(op.seeds))])
+		body, query := []byte(op.seeds[rng.IntN(len(op.seeds))]), op.query
 		for k := rng.IntN(3); k >= 0; k-- {
-			body = mutators[rng.IntN(len(mutators))](rng, body)
+			if op.method == "GET" {
+				query = mutateQuery(rng, query)
+			} else {
+				body = mutators[rng.IntN(len(mutators))](rng, body)
+			}
 		}
 		var header []string
 		if rng.IntN(20) == 0 {
 			header = []string{badHeaders[rng.IntN(len(badHeaders))], badTexts[rng.IntN(len(badTexts))]}
 		}
-		if err := e.check(op, body, header...); err != nil {
-			t.Fatalf("mutation %d: %v\nbody: %q", i, err, body)
+		if err := e.check(op, body, query, header...); err != nil {
+			t.Fatalf("mutation %d: %v\nbody: %q\nquery: %q", i, err, body, query)
 		}
 	}
 }
@@ -397,6 +494,30 @@ func seededMutations(t *testing.T, backendName string, n int) {
 func TestAPISeededMutationsMemory(t *testing.T) { seededMutations(t, "memory", 5000) }
 
 func TestAPISeededMutationsPostgres(t *testing.T) { seededMutations(t, "postgres", 1000) }
+
+// queryValues replace a query value or are added as one.
+var queryValues = []string{"%00", "a%00b", "%ff", "%ed%a0%80", "%C3", "", "-1", "0", "1.5", "99999999999999999999", "1e400",
+	"9223372036854775808", "2025-02-30T00:00:00Z", "not-a-date", "BOGUS", "Customer:nope", "%22%7B%7D", "x%20y", strings.Repeat("z", 5000)}
+
+// mutateQuery changes one parameter's value, repeats one, or adds a bad
+// parameter (name or value).
+func mutateQuery(rng *rand.Rand, q string) string {
+	params := strings.Split(q, "&")
+	v := queryValues[rng.IntN(len(queryValues))]
+	i := rng.IntN(len(params))
+	name, _, _ := strings.Cut(params[i], "=")
+	switch rng.IntN(4) {
+	case 0: // another value
+		params[i] = name + "=" + v
+	case 1: // the parameter twice
+		params = append(params, name+"="+v)
+	case 2: // a bad name
+		params = append(params, v+"=1")
+	default: // truncated
+		params[i] = params[i][:rng.IntN(len(params[i])+1)]
+	}
+	return strings.Join(params, "&")
+}
 
 // badHeaders are headers the API reads; badTexts are what the boundary
 // refuses.
