@@ -31,7 +31,7 @@ import (
 )
 
 // The API fuzzer drives the whole handler (newHandler, every operation) in
-// process with bodies mutated from a valid seed of every POST and PATCH
+// process with bodies mutated from a valid seed of every POST, PUT and PATCH
 // operation, and checks on every input: no 5xx; every 4xx is the error body
 // (status, code, message; 400s name their fields); a refused request writes
 // nothing (every collection's row count is unchanged).
@@ -226,15 +226,26 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	transfer := func(src, dst string) string {
 		return fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, src, dst)
 	}
-	var form bytes.Buffer
-	mw := multipart.NewWriter(&form)
-	_ = mw.SetBoundary(fuzzBoundary)
-	for _, kv := range [][2]string{{"documentHolder", cust}, {"documentType", "PASSPORT"}, {"country", "US"}, {"documentNumber", "X123"}} {
-		_ = mw.WriteField(kv[0], kv[1])
+	form := func(fields ...string) string {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		_ = mw.SetBoundary(fuzzBoundary)
+		for i := 0; i+1 < len(fields); i += 2 {
+			_ = mw.WriteField(fields[i], fields[i+1])
+		}
+		fw, _ := mw.CreateFormFile("file", "passport.pdf")
+		_, _ = fw.Write([]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"))
+		_ = mw.Close()
+		return b.String()
 	}
-	fw, _ := mw.CreateFormFile("file", "passport.pdf")
-	_, _ = fw.Write([]byte("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"))
-	_ = mw.Close()
+	formType := "multipart/form-data; boundary=" + fuzzBoundary
+	upload := form("documentHolder", cust, "documentType", "PASSPORT", "country", "US", "documentNumber", "X123")
+	rec := e.call("POST", "/documents", formType, []byte(upload))
+	var doc struct{ ID string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil || rec.Code != http.StatusCreated {
+		e.t.Fatalf("fixture document: %d %s", rec.Code, rec.Body)
+	}
+	e.ids["documentId"] = doc.ID
 	ct := "application/json"
 	return []fuzzOp{
 		{"POST", "/customers", "/customers", ct, []string{
@@ -255,7 +266,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/beneficial-owners", "/beneficial-owners", ct, []string{ownerBody}, ""},
 		{"PATCH", "/beneficial-owners/{beneficialOwnerId}", "/beneficial-owners/" + owner, ct, []string{`{"roles":["UBO"],"ownershipPercentage":20,"personalInfo":{"lastName":"Jones"}}`}, ""},
 		{"POST", "/verifications", "/verifications", ct, []string{fmt.Sprintf(`{"customerId":%q}`, cust)}, ""},
-		{"POST", "/documents", "/documents", "multipart/form-data; boundary=" + fuzzBoundary, []string{form.String()}, ""},
+		{"POST", "/documents", "/documents", formType, []string{upload}, ""},
+		{"PUT", "/documents/{documentId}", "/documents/" + doc.ID, formType, []string{form("documentType", "DRIVERS_LICENSE", "side", "FRONT", "country", "CA")}, ""},
 	}
 }
 
@@ -324,7 +336,8 @@ func (e *fuzzEnv) getOperations() []fuzzOp {
 
 var paramRe = regexp.MustCompile(`\{[^}]+\}`)
 
-// apiOperations lists the POST and PATCH operations of the OpenAPI document.
+// apiOperations lists the POST, PUT and PATCH operations of the OpenAPI
+// document.
 func (e *fuzzEnv) apiOperations() []string {
 	e.t.Helper()
 	rec := e.call("GET", "/openapi.json", "", nil)
@@ -337,7 +350,7 @@ func (e *fuzzEnv) apiOperations() []string {
 	var ops []string
 	for path, methods := range doc.Paths {
 		for m := range methods {
-			if m == "post" || m == "patch" {
+			if m == "post" || m == "put" || m == "patch" {
 				ops = append(ops, strings.ToUpper(m)+" "+path)
 			}
 		}
@@ -346,7 +359,7 @@ func (e *fuzzEnv) apiOperations() []string {
 	return ops
 }
 
-func TestFuzzSeedsCoverEveryPostAndPatch(t *testing.T) {
+func TestFuzzSeedsCoverEveryPostPutAndPatch(t *testing.T) {
 	e := newFuzzEnv(t, "memory")
 	have := map[string]bool{}
 	for _, o := range e.ops {
@@ -354,7 +367,7 @@ func TestFuzzSeedsCoverEveryPostAndPatch(t *testing.T) {
 	}
 	ops := e.apiOperations()
 	if len(ops) < 10 {
-		t.Fatalf("only %d POST/PATCH operations in the OpenAPI document: %v", len(ops), ops)
+		t.Fatalf("only %d POST/PUT/PATCH operations in the OpenAPI document: %v", len(ops), ops)
 	}
 	for _, op := range ops {
 		if !have[op] {
@@ -453,10 +466,11 @@ func fuzzTarget(f *testing.F, backendName string) {
 	})
 }
 
-// FuzzAPIMemory fuzzes every POST and PATCH body on the memory backend.
+// FuzzAPIMemory fuzzes every POST, PUT and PATCH body and every GET query on
+// the memory backend.
 func FuzzAPIMemory(f *testing.F) { fuzzTarget(f, "memory") }
 
-// FuzzAPIPostgres fuzzes every POST and PATCH body on PostgreSQL.
+// FuzzAPIPostgres is FuzzAPIMemory on PostgreSQL.
 func FuzzAPIPostgres(f *testing.F) { fuzzTarget(f, "postgres") }
 
 // seededMutations runs n deterministic mutations of the seeds (one to three
