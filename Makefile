@@ -22,7 +22,7 @@ build:
 test:
 	$(GO) test -count=1 -timeout 15m ./...
 
-## fuzz: the API fuzzers (every POST/PATCH body; memory, then PostgreSQL), FUZZTIME each.
+## fuzz: the API fuzzers (POST/PUT/PATCH bodies, GET queries; memory, then PostgreSQL), FUZZTIME each.
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./app -run '^$$' -fuzz '^FuzzAPIMemory$$' -fuzztime $(FUZZTIME)
