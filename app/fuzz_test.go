@@ -3,11 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"mime/multipart"
@@ -24,10 +21,8 @@ import (
 
 	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/postgres"
-	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/externalfixture"
-	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
 // The API fuzzer drives the whole handler (newHandler, every operation) in
@@ -65,32 +60,9 @@ type fuzzEnv struct {
 // the real handler and creates the fixtures the seeds refer to.
 func newFuzzEnv(t testing.TB, backendName string) *fuzzEnv {
 	t.Helper()
-	cfg, err := LoadConfig(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if backendName == "postgres" {
-		cfg.DatabaseURL = pgtest.NewDatabase(t)
-	}
-	ctx := context.Background()
-	clock := system.Clock{}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	be, err := openBackend(ctx, cfg, clock, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(be.close)
-	svc := newServices(be, cfg, clock)
-	p, err := svc.platforms.Create(ctx, "fuzz", cfg.SandboxUmaDomain, []string{"USD", "EUR"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, secret, err := svc.platforms.IssueCredential(ctx, p.ID, "fuzz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &fuzzEnv{t: t, handler: newHandler(be, svc, cfg, clock, log),
-		auth: "Basic " + base64.StdEncoding.EncodeToString([]byte(token+":"+secret))}
+	env := newAPIEnv(t, backendName)
+	be, cfg, ctx := env.be, env.cfg, context.Background()
+	e := &fuzzEnv{t: t, handler: env.handler, auth: env.auth}
 	switch backendName {
 	case "postgres":
 		db, err := postgres.Open(ctx, cfg.DatabaseURL)
@@ -109,7 +81,7 @@ func newFuzzEnv(t testing.TB, backendName string) *fuzzEnv {
 		}
 	}
 	e.ids = map[string]string{}
-	e.ops = e.fixtures(be, p.ID)
+	e.ops = e.fixtures(be, env.platformID)
 	e.ops = append(e.ops, e.getOperations()...)
 	return e
 }
