@@ -250,4 +250,3 @@ func TestRaceForIdempotencyKey(t *testing.T) {
 	}
 	t.Run("two-instances", func(t *testing.T) { raceForKey(t, twoInstances(t)) })
 }
-
