@@ -45,6 +45,7 @@ func (o fuzzOp) name() string { return o.method + " " + o.pattern }
 
 type fuzzEnv struct {
 	t       testing.TB
+	env     *apiEnv
 	handler http.Handler
 	auth    string
 	ops     []fuzzOp
@@ -62,7 +63,7 @@ func newFuzzEnv(t testing.TB, backendName string) *fuzzEnv {
 	t.Helper()
 	env := newAPIEnv(t, backendName)
 	be, cfg, ctx := env.be, env.cfg, context.Background()
-	e := &fuzzEnv{t: t, handler: env.handler, auth: env.auth}
+	e := &fuzzEnv{t: t, env: env, handler: env.handler, auth: env.auth}
 	switch backendName {
 	case "postgres":
 		db, err := postgres.Open(ctx, cfg.DatabaseURL)
