@@ -46,9 +46,10 @@ func newAttempt() string { return rand.Text() }
 // again is a no-op). A request that ends before the first tick costs no
 // round trip. A failed renewal is logged and tried again at the next tick;
 // a claim found lost (taken over after a stall, or completed) is not
-// renewed again.
+// renewed again. Renewal lasts as long as the handler runs, even when the
+// client has gone (the request's context is then cancelled).
 func (s *server) keepClaim(ctx context.Context, scope, key, owner string) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
