@@ -124,8 +124,12 @@ func TestCrashDuringKeyedLoad(t *testing.T) {
 	require.False(t, t.Failed())
 
 	waits := l.waitsAfterRestart()
-	t.Logf("%d requests interrupted by the kills; %d answers of 409 IDEMPOTENCY_KEY_IN_USE while a dead claim's lease ran; longest wait after a restart %s",
-		len(waits), l.inUse.Load(), maxDuration(waits))
+	var ops int64
+	for w := range workers {
+		ops += progress[w].Load()
+	}
+	t.Logf("%d keyed requests answered; %d interrupted by the kills; %d answers of 409 IDEMPOTENCY_KEY_IN_USE while a dead claim's lease ran; longest wait after a restart %s",
+		ops, len(waits), l.inUse.Load(), maxDuration(waits))
 	require.NotEmpty(t, waits, "the kills interrupted no request")
 	assert.Less(t, maxDuration(waits), httpapi.DefaultIdempotencyLease+5*time.Second,
 		"a retry after a crash waits about one claim lease at most")
