@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/corridorpay/corridor/testkit"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
@@ -59,27 +60,10 @@ func freeAddr(t *testing.T) string {
 // process is a running corridor binary.
 type process struct {
 	cmd    *exec.Cmd
-	stdout *safeBuffer
+	stdout *testkit.SyncBuffer
 	base   string
 	user   string
 	secret string
-}
-
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func startCorridor(t *testing.T, env ...string) *process {
@@ -87,7 +71,7 @@ func startCorridor(t *testing.T, env ...string) *process {
 	addr := freeAddr(t)
 	cmd := exec.Command(corridorBinary(t))
 	cmd.Env = append(os.Environ(), append([]string{"CORRIDOR_ADDR=" + addr, "DATABASE_URL=", "REDIS_URL="}, env...)...)
-	out := &safeBuffer{}
+	out := &testkit.SyncBuffer{}
 	cmd.Stdout = out
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -18,9 +18,16 @@ type IdempotencyRecord struct {
 	// Header holds the response headers worth replaying (Content-Type…).
 	Header map[string]string
 	Body   []byte
+	// Owner names the attempt holding an unfinished claim (a random token
+	// per request); a takeover replaces it. Renew and Release act only for
+	// the owner, so an attempt that stalled past its lease cannot extend or
+	// drop the claim of the attempt that took over.
+	Owner string
 	// LockedUntil bounds an in-progress claim: a claim whose holder died is
 	// taken over after it (money safety does not depend on it: entries are
-	// keyed by the idempotency key, so a re-run cannot post twice).
+	// keyed by the idempotency key, so a re-run cannot post twice). The
+	// holder keeps it short and renews it while it runs, so a claim dies
+	// with its process.
 	LockedUntil time.Time
 	CreatedAt   time.Time
 	// ExpiresAt is when the key may be forgotten (at least 24 h after use).
@@ -35,9 +42,14 @@ type IdempotencyStore interface {
 	Begin(ctx context.Context, rec IdempotencyRecord, now time.Time) (IdempotencyRecord, bool, error)
 	// Complete stores the response of an owned claim.
 	Complete(ctx context.Context, rec IdempotencyRecord) error
-	// Release drops an unfinished claim (the request ended without a
-	// response worth replaying, e.g. a 5xx), so a retry runs again.
-	Release(ctx context.Context, scope, key string) error
+	// Renew moves the lease of an unfinished claim held by owner to until
+	// and reports whether it did: false when the key is completed, gone, or
+	// held by another owner (taken over after this owner's lease passed).
+	Renew(ctx context.Context, scope, key, owner string, until time.Time) (bool, error)
+	// Release drops an unfinished claim held by owner (the request ended
+	// without a response worth replaying, e.g. a 5xx), so a retry runs
+	// again. A completed key, or one held by another owner, stays.
+	Release(ctx context.Context, scope, key, owner string) error
 	// Purge forgets keys whose ExpiresAt is before now.
 	Purge(ctx context.Context, now time.Time) (int, error)
 }

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,7 +43,7 @@ type apiHarness struct {
 	cache     *memory.ResponseCache
 	platforms *platforms.Service
 	accounts  *accounts.Service
-	logs      *syncBuffer
+	logs      *testkit.SyncBuffer
 	log       *slog.Logger // writes to logs
 	ids       ports.IDs
 	sandboxed bool
@@ -59,24 +57,6 @@ type harnessOpts struct {
 	maxBodyBytes int64
 	ttl          time.Duration
 	ready        func(context.Context) error
-}
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newHarness(t *testing.T, opts ...harnessOpts) *apiHarness {
@@ -105,7 +85,7 @@ func memoryHarness(t *testing.T, sandboxed bool) *apiHarness {
 	l := memory.NewLedger(clock)
 	st := memory.NewStore(l)
 	ids := system.IDs{}
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	return &apiHarness{
 		t: t, clock: clock, store: st, ledger: l, ids: ids, sandboxed: sandboxed,
 		idem:      memory.NewIdempotencyStore(),

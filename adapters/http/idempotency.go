@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -19,9 +20,6 @@ const (
 	replayedHeader    = "Idempotent-Replayed"
 	// maxIdempotencyKey bounds the key's length.
 	maxIdempotencyKey = 255
-	// idempotencyLease bounds an in-progress claim: a claim whose holder
-	// died is taken over after it.
-	idempotencyLease = time.Minute
 	// minIdempotencyRetention is how long a key is remembered at least.
 	minIdempotencyRetention = 24 * time.Hour
 )
@@ -93,7 +91,8 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Ha
 		Scope:       scope,
 		Key:         key,
 		RequestHash: hash,
-		LockedUntil: now.Add(idempotencyLease),
+		Owner:       newAttempt(),
+		LockedUntil: now.Add(s.lease()),
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(s.retention()),
 	}
@@ -117,15 +116,19 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Ha
 
 	buf := newResponseBuffer()
 	completed := false
+	stopRenew := s.keepClaim(ctx, scope, key, claim.Owner)
 	defer func() {
+		stopRenew()
 		if !completed {
-			// The handler panicked or failed: let a retry run again.
-			if err := s.d.Idempotency.Release(ctx, scope, key); err != nil {
+			// The handler panicked or failed: let a retry run again (even
+			// when the client has gone: its context is cancelled then).
+			if err := s.d.Idempotency.Release(context.WithoutCancel(ctx), scope, key, claim.Owner); err != nil {
 				s.log.ErrorContext(ctx, "idempotency release failed", "error", err)
 			}
 		}
 	}()
 	next.ServeHTTP(buf, r)
+	stopRenew()
 
 	if buf.status < http.StatusInternalServerError {
 		done := claim

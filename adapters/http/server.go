@@ -82,6 +82,11 @@ type Deps struct {
 	// IdempotencyTTL is how long a replayable response is cached
 	// (DefaultIdempotencyTTL when 0); keys are remembered at least 24 h.
 	IdempotencyTTL time.Duration
+	// IdempotencyLease is an in-progress Idempotency-Key claim's lease and
+	// IdempotencyRenewEvery how often a running request renews it
+	// (DefaultIdempotencyLease / DefaultIdempotencyRenewEvery when 0).
+	IdempotencyLease      time.Duration
+	IdempotencyRenewEvery time.Duration
 	// Ready reports whether backing services are reachable (for /readyz).
 	Ready func(context.Context) error
 }

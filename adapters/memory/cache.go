@@ -46,6 +46,7 @@ func (s *IdempotencyStore) Begin(_ context.Context, rec ports.IdempotencyRecord,
 	}
 	// The unfinished claim's lease has passed: take it over.
 	old.RequestHash = rec.RequestHash
+	old.Owner = rec.Owner
 	old.LockedUntil = storeTime(rec.LockedUntil)
 	old.ExpiresAt = storeTime(rec.ExpiresAt)
 	s.recs[k] = old
@@ -76,12 +77,28 @@ func (s *IdempotencyStore) Complete(_ context.Context, rec ports.IdempotencyReco
 	return nil
 }
 
-// Release drops an unfinished claim; a completed record stays.
-func (s *IdempotencyStore) Release(_ context.Context, scope, key string) error {
+// Renew moves the lease of owner's unfinished claim to until; see
+// ports.IdempotencyStore.
+func (s *IdempotencyStore) Renew(_ context.Context, scope, key, owner string, until time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := cacheIdemKey{scope, key}
-	if old, ok := s.recs[k]; ok && !old.Completed {
+	old, ok := s.recs[k]
+	if !ok || old.Completed || old.Owner != owner {
+		return false, nil
+	}
+	old.LockedUntil = storeTime(until)
+	s.recs[k] = old
+	return true, nil
+}
+
+// Release drops owner's unfinished claim; a completed record, or one held
+// by another owner, stays.
+func (s *IdempotencyStore) Release(_ context.Context, scope, key, owner string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := cacheIdemKey{scope, key}
+	if old, ok := s.recs[k]; ok && !old.Completed && old.Owner == owner {
 		delete(s.recs, k)
 	}
 	return nil

@@ -81,6 +81,7 @@ type idemRow struct {
 	Scope       string            `bun:"scope,pk"`
 	Key         string            `bun:"key,pk"`
 	RequestHash string            `bun:"request_hash"`
+	Owner       string            `bun:"owner"`
 	Completed   bool              `bun:"completed"`
 	StatusCode  int               `bun:"status_code"`
 	Header      map[string]string `bun:"header,type:jsonb"`
@@ -92,7 +93,7 @@ type idemRow struct {
 
 func idemToRow(r ports.IdempotencyRecord) idemRow {
 	return idemRow{
-		Scope: r.Scope, Key: r.Key, RequestHash: r.RequestHash, Completed: r.Completed,
+		Scope: r.Scope, Key: r.Key, RequestHash: r.RequestHash, Owner: r.Owner, Completed: r.Completed,
 		StatusCode: r.StatusCode, Header: r.Header, Body: r.Body,
 		LockedUntil: storeTime(r.LockedUntil), CreatedAt: storeTime(r.CreatedAt), ExpiresAt: storeTime(r.ExpiresAt),
 	}
@@ -100,7 +101,7 @@ func idemToRow(r ports.IdempotencyRecord) idemRow {
 
 func (r idemRow) toPort() ports.IdempotencyRecord {
 	return ports.IdempotencyRecord{
-		Scope: r.Scope, Key: r.Key, RequestHash: r.RequestHash, Completed: r.Completed,
+		Scope: r.Scope, Key: r.Key, RequestHash: r.RequestHash, Owner: r.Owner, Completed: r.Completed,
 		StatusCode: r.StatusCode, Header: r.Header, Body: r.Body,
 		LockedUntil: storeTime(r.LockedUntil), CreatedAt: storeTime(r.CreatedAt), ExpiresAt: storeTime(r.ExpiresAt),
 	}
@@ -122,7 +123,7 @@ func (r idemRow) toPort() ports.IdempotencyRecord {
 const idemAsync = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true) AS off) `
 
 // idemColumns are the columns Begin inserts and every write returns.
-const idemColumns = `scope, key, request_hash, completed, status_code, header, body, locked_until, created_at, expires_at`
+const idemColumns = `scope, key, request_hash, owner, completed, status_code, header, body, locked_until, created_at, expires_at`
 
 // idemBeginAttempts bounds Begin's claim-or-read loop (a row released or
 // purged between the claim and the read sends it round again).
@@ -172,12 +173,12 @@ func (s *IdempotencyStore) beginOne(ctx context.Context, rec ports.IdempotencyRe
 		var claimed []idemRow
 		err := s.db.NewRaw(idemAsync+`
 			INSERT INTO idempotency_keys AS k (`+idemColumns+`)
-			SELECT ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ? FROM async
+			SELECT ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ? FROM async
 			ON CONFLICT (scope, key) DO UPDATE
-				SET request_hash = excluded.request_hash, locked_until = excluded.locked_until, expires_at = excluded.expires_at
+				SET request_hash = excluded.request_hash, owner = excluded.owner, locked_until = excluded.locked_until, expires_at = excluded.expires_at
 				WHERE NOT k.completed AND k.locked_until <= ?
 			RETURNING `+idemColumns,
-			row.Scope, row.Key, row.RequestHash, row.Completed, row.StatusCode, header, row.Body,
+			row.Scope, row.Key, row.RequestHash, row.Owner, row.Completed, row.StatusCode, header, row.Body,
 			row.LockedUntil, row.CreatedAt, row.ExpiresAt, now).Scan(ctx, &claimed)
 		if err != nil {
 			return ports.IdempotencyRecord{}, false, fmt.Errorf("idempotency begin %s/%s: claim: %w", rec.Scope, rec.Key, err)
@@ -252,12 +253,31 @@ func (s *IdempotencyStore) completeOne(ctx context.Context, rec ports.Idempotenc
 	return fmt.Errorf("idempotency key %s/%s: %w", rec.Scope, rec.Key, ports.ErrNotFound)
 }
 
-// Release drops an unfinished claim; a completed key stays. (Lost in a
-// crash, the claim only lapses after its lease.)
-func (s *IdempotencyStore) Release(ctx context.Context, scope, key string) error {
+// Renew moves the lease of owner's unfinished claim to until, in one
+// statement (asynchronous commit: a renewal lost in a crash only lets the
+// claim lapse sooner, which is what a crash should do anyway).
+func (s *IdempotencyStore) Renew(ctx context.Context, scope, key, owner string, until time.Time) (bool, error) {
+	res, err := s.db.NewRaw(idemAsync+`
+		UPDATE idempotency_keys AS k SET locked_until = ? FROM async
+		WHERE k.scope = ? AND k.key = ? AND k.owner = ? AND NOT k.completed`,
+		storeTime(until), scope, key, owner).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("idempotency renew %s/%s: %w", scope, key, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("idempotency renew %s/%s: %w", scope, key, err)
+	}
+	return n == 1, nil
+}
+
+// Release drops owner's unfinished claim; a completed key, or one held by
+// another owner, stays. (Lost in a crash, the claim only lapses after its
+// lease.)
+func (s *IdempotencyStore) Release(ctx context.Context, scope, key, owner string) error {
 	_, err := s.db.NewRaw(idemAsync+`
 		DELETE FROM idempotency_keys AS k USING async
-		WHERE k.scope = ? AND k.key = ? AND NOT k.completed`, scope, key).Exec(ctx)
+		WHERE k.scope = ? AND k.key = ? AND k.owner = ? AND NOT k.completed`, scope, key, owner).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("idempotency release %s/%s: %w", scope, key, err)
 	}
@@ -373,11 +393,11 @@ func (s *IdempotencyStore) insertClaims(group []*idemBeginCall) (map[string]bool
 		return nil, nil
 	}
 	n := len(group)
-	scope, key, hash, locked, created, expires := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]string, n)
+	scope, key, hash, owner, locked, created, expires := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, c := range group {
 		r := c.row
-		scope[i], key[i], hash[i] = r.Scope, r.Key, r.RequestHash
+		scope[i], key[i], hash[i], owner[i] = r.Scope, r.Key, r.RequestHash, r.Owner
 		locked[i], created[i], expires[i] = r.LockedUntil.Format(pgTimeLayout), r.CreatedAt.Format(pgTimeLayout), r.ExpiresAt.Format(pgTimeLayout)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), idemGroupTimeout)
@@ -387,14 +407,14 @@ func (s *IdempotencyStore) insertClaims(group []*idemBeginCall) (map[string]bool
 		Key   string `bun:"key"`
 	}
 	err := s.db.NewRaw(idemAsync+`
-		INSERT INTO idempotency_keys (scope, key, request_hash, locked_until, created_at, expires_at)
-		SELECT u.scope, u.key, u.request_hash, u.locked_until::timestamptz, u.created_at::timestamptz, u.expires_at::timestamptz
-		FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-			WITH ORDINALITY AS u(scope, key, request_hash, locked_until, created_at, expires_at, ord) CROSS JOIN async
+		INSERT INTO idempotency_keys (scope, key, request_hash, owner, locked_until, created_at, expires_at)
+		SELECT u.scope, u.key, u.request_hash, u.owner, u.locked_until::timestamptz, u.created_at::timestamptz, u.expires_at::timestamptz
+		FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+			WITH ORDINALITY AS u(scope, key, request_hash, owner, locked_until, created_at, expires_at, ord) CROSS JOIN async
 		ORDER BY u.ord
 		ON CONFLICT (scope, key) DO NOTHING
 		RETURNING scope, key`,
-		pgdialect.Array(scope), pgdialect.Array(key), pgdialect.Array(hash),
+		pgdialect.Array(scope), pgdialect.Array(key), pgdialect.Array(hash), pgdialect.Array(owner),
 		pgdialect.Array(locked), pgdialect.Array(created), pgdialect.Array(expires)).Scan(ctx, &got)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("idempotency begin: group of %d: %w", n, err)

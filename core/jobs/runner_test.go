@@ -1,7 +1,6 @@
 package jobs_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +27,7 @@ type fixture struct {
 	clock *testkit.FakeClock
 	store ports.Store
 	queue ports.JobQueue
-	logs  *syncBuffer
+	logs  *testkit.SyncBuffer
 	log   *slog.Logger
 }
 
@@ -51,7 +50,7 @@ func eachBackend(t *testing.T, test func(t *testing.T, f *fixture)) {
 func newFixture(t *testing.T, open func(t *testing.T, clock ports.Clock) ports.Store) *fixture {
 	clock := testkit.NewFakeClock(t0)
 	store := open(t, clock)
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	return &fixture{
 		clock: clock, store: store, queue: store.Read().Jobs(), logs: logs,
 		log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -72,23 +71,6 @@ func runDue(t *testing.T, r *jobs.Runner) int {
 	n, err := r.RunDue(context.Background())
 	require.NoError(t, err)
 	return n
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestRunDueRunsDueJobsOnceAndCompletesThem(t *testing.T) {

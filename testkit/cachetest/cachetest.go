@@ -40,6 +40,7 @@ func claim(scope string, now time.Time) ports.IdempotencyRecord {
 		Scope:       scope,
 		Key:         "key-" + uuid.NewString(),
 		RequestHash: "hash-1",
+		Owner:       "attempt-" + uuid.NewString(),
 		LockedUntil: now.Add(30 * time.Second),
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(24 * time.Hour),
@@ -68,6 +69,8 @@ func RunIdempotency(t *testing.T, newStore func(t *testing.T) ports.IdempotencyS
 		{"Copies", idemCopies},
 		{"ConcurrentBeginOneOwner", idemConcurrentBegin},
 		{"ConcurrentTakeoverOneOwner", idemConcurrentTakeover},
+		{"RenewExtendsOwnClaim", idemRenew},
+		{"RenewAfterTakeoverFails", idemRenewAfterTakeover},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,7 +212,7 @@ func idemRelease(t *testing.T, s ports.IdempotencyStore) {
 	_, owned, err := s.Begin(ctx, rec, t0)
 	require.NoError(t, err)
 	require.True(t, owned)
-	require.NoError(t, s.Release(ctx, rec.Scope, rec.Key))
+	require.NoError(t, s.Release(ctx, rec.Scope, rec.Key, rec.Owner))
 
 	retry := rec
 	retry.RequestHash = "hash-2"
@@ -222,14 +225,14 @@ func idemRelease(t *testing.T, s ports.IdempotencyStore) {
 	done := got
 	done.StatusCode = 200
 	require.NoError(t, s.Complete(ctx, done))
-	require.NoError(t, s.Release(ctx, rec.Scope, rec.Key))
+	require.NoError(t, s.Release(ctx, rec.Scope, rec.Key, rec.Owner))
 	got, owned, err = s.Begin(ctx, retry, t0.Add(time.Minute))
 	require.NoError(t, err)
 	assert.False(t, owned)
 	assert.True(t, got.Completed)
 
 	// Releasing an unknown key is fine.
-	require.NoError(t, s.Release(ctx, rec.Scope, "absent-"+uuid.NewString()))
+	require.NoError(t, s.Release(ctx, rec.Scope, "absent-"+uuid.NewString(), rec.Owner))
 }
 
 func idemScopes(t *testing.T, s ports.IdempotencyStore) {
@@ -253,7 +256,7 @@ func idemScopes(t *testing.T, s ports.IdempotencyStore) {
 	require.NoError(t, err)
 	assert.False(t, owned)
 	assert.False(t, got.Completed, "completing one scope's key leaves the other's")
-	require.NoError(t, s.Release(ctx, b.Scope, b.Key))
+	require.NoError(t, s.Release(ctx, b.Scope, b.Key, b.Owner))
 	got, _, err = s.Begin(ctx, a, t0)
 	require.NoError(t, err)
 	assert.True(t, got.Completed, "releasing one scope's key leaves the other's")
