@@ -3,16 +3,21 @@ GO        ?= go
 BIN       := bin/corridor
 STATICCHECK_VERSION := v0.8.2
 GOBIN     := $(shell $(GO) env GOPATH)/bin
-# Tests run against real PostgreSQL and Redis (local defaults; override with
-# DATABASE_URL / REDIS_URL). Each test makes its own scratch database.
-export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
-export REDIS_URL    ?= redis://127.0.0.1:6379/0
+# Tests and benchmarks run against real PostgreSQL and Redis: these local
+# defaults, unless DATABASE_URL / REDIS_URL are set. Each test makes its own
+# scratch database. `make run` does not take the defaults: it runs on what
+# DATABASE_URL / REDIS_URL say, and in memory when they are unset.
+TEST_DATABASE_URL := postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+TEST_REDIS_URL    := redis://127.0.0.1:6379/0
+test bench fuzz: export DATABASE_URL ?= $(TEST_DATABASE_URL)
+test bench fuzz: export REDIS_URL ?= $(TEST_REDIS_URL)
 
 .PHONY: run build test fuzz bench lint fmt staticcheck layering clean
 
-## run: start the service in sandbox mode on in-memory adapters (no set-up).
+## run: start the service in sandbox mode: in memory (no set-up), or on
+## PostgreSQL / Redis when DATABASE_URL / REDIS_URL are set (the banner says which).
 run:
-	@DATABASE_URL= REDIS_URL= $(GO) run ./app
+	@$(GO) run ./app
 
 ## build: build the binary into bin/corridor.
 build:

@@ -39,3 +39,12 @@ func TestConfigRejectsBadValues(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+func TestRunModeNamesServersWithoutCredentials(t *testing.T) {
+	require.Equal(t, "in-memory sandbox", runMode(Config{}))
+	mode := runMode(Config{DatabaseURL: "postgres://app:s3cret@db.internal:5433/corridor?sslmode=require",
+		RedisURL: "redis://:pw@cache:6379/2"})
+	require.Equal(t, "PostgreSQL db.internal:5433/corridor + Redis cache:6379/2", mode)
+	require.NotContains(t, mode, "s3cret")
+	require.Equal(t, "in-memory store + Redis cache:6379/2", runMode(Config{RedisURL: "redis://cache:6379/2"}))
+}

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -149,13 +150,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	mode := "in-memory sandbox"
-	if b.durable {
-		mode = "PostgreSQL"
-	}
-	if cfg.RedisURL != "" {
-		mode += " + Redis"
-	}
+	mode := runMode(cfg)
 	fmt.Fprintf(stdout, "corridor is listening (%s)\n  base URL:      http://%s%s\n", mode, ln.Addr(), BasePath)
 	fmt.Fprint(stdout, cred)
 	fmt.Fprintf(stdout, "  docs:          http://%s%s/docs\n", ln.Addr(), BasePath)
@@ -228,4 +223,33 @@ func bootstrapCredential(ctx context.Context, b *backend, s services, cfg Config
 	}
 	return fmt.Sprintf("  platform id:   %s\n  token id:      %s\n  client secret: %s\n  try:           curl -u '%s:%s' http://%s%s/customers\n",
 		p.ID, tokenID, secret, tokenID, secret, cfg.Addr, BasePath), nil
+}
+
+// runMode names what the service runs on, for the banner and the log:
+// "in-memory sandbox", or the PostgreSQL and Redis servers (host, port and
+// database; never a user name or password).
+func runMode(cfg Config) string {
+	if cfg.DatabaseURL == "" && cfg.RedisURL == "" {
+		return "in-memory sandbox"
+	}
+	var parts []string
+	if cfg.DatabaseURL != "" {
+		parts = append(parts, "PostgreSQL "+serverOf(cfg.DatabaseURL))
+	} else {
+		parts = append(parts, "in-memory store")
+	}
+	if cfg.RedisURL != "" {
+		parts = append(parts, "Redis "+serverOf(cfg.RedisURL))
+	}
+	return strings.Join(parts, " + ")
+}
+
+// serverOf is a connection URL's host, port and database, without its
+// credentials or options.
+func serverOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(unparsable URL)"
+	}
+	return u.Host + u.Path
 }

@@ -30,10 +30,10 @@ func TestAuthFailures(t *testing.T) {
 		{"bad base64", "Basic !!!not-base64!!!", "malformed Basic credentials"},
 		{"no colon", basic("justatoken"), "malformed Basic credentials"},
 		{"empty token id", basic(":" + tn.secret), "malformed Basic credentials"},
-		{"unknown token", basic("tok_nope:" + tn.secret), "unknown API token"},
-		{"wrong secret", basic(tn.token + ":" + other.secret), "invalid API client secret"},
-		{"other platform's secret", basic(other.token + ":" + tn.secret), "invalid API client secret"},
-		{"empty secret", basic(tn.token + ":"), "invalid API client secret"},
+		{"unknown token", basic("tok_nope:" + tn.secret), "invalid API token id or client secret"},
+		{"wrong secret", basic(tn.token + ":" + other.secret), "invalid API token id or client secret"},
+		{"other platform's secret", basic(other.token + ":" + tn.secret), "invalid API token id or client secret"},
+		{"empty secret", basic(tn.token + ":"), "invalid API token id or client secret"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -270,7 +270,6 @@ func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
 		body = []byte(`{"status":500,"code":"INTERNAL_ERROR","message":"an internal error occurred"}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(append(body, '\n'))
 }

@@ -601,7 +601,6 @@ func streamReconciliation(hctx huma.Context, d Deps, v reports.Viewer, q reports
 		hctx.SetHeader("Content-Type", "text/csv; charset=utf-8")
 	}
 	hctx.SetHeader("Content-Disposition", `attachment; filename="reconciliation-`+safeName(q.Rail)+`-`+safeName(q.Currency)+`.`+ext+`"`)
-	hctx.SetHeader("Cache-Control", "no-store")
 	hctx.SetStatus(http.StatusOK)
 	bw := bufio.NewWriterSize(hctx.BodyWriter(), 64<<10)
 	cw := csv.NewWriter(bw)

@@ -251,6 +251,7 @@ var publicPaths = map[string]bool{
 }
 
 func (s *server) serve(w http.ResponseWriter, r *http.Request) {
+	setResponseHeaders(w.Header())
 	if e := s.checkRequest(r); e != nil {
 		writeError(w, r, e)
 		return
@@ -267,6 +268,15 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		s.private.ServeHTTP(w, r)
 	}
+}
+
+// setResponseHeaders sets what every response carries, before anything
+// else writes: API answers hold customer data and balances, so no cache
+// (browser or proxy) may keep them, and no client may sniff a content type
+// other than the one declared.
+func setResponseHeaders(h http.Header) {
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
 }
 
 // limitBody reads the request body into memory, refusing one larger than

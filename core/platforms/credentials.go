@@ -137,12 +137,13 @@ func validTokenID(id string) error {
 // Authenticate checks a token id and secret and returns the credential.
 // Hashes are compared in constant time, and an unknown token id does the
 // same comparison against a dummy hash, so timing does not reveal which
-// token ids exist. Failures are 401 faults naming the failed check.
+// token ids exist. An unknown token id and a wrong secret are the same 401
+// (errBadCredential), so the answer does not reveal it either.
 func (s *Service) Authenticate(ctx context.Context, tokenID, secret string) (ports.APICredential, error) {
 	got := sha256.Sum256([]byte(secret))
 	unknown := func() (ports.APICredential, error) {
 		subtle.ConstantTimeCompare(got[:], dummyHash[:])
-		return ports.APICredential{}, fault.Unauthorized("unknown API token")
+		return ports.APICredential{}, errBadCredential()
 	}
 	if tokenID == "" {
 		return unknown()
@@ -155,7 +156,13 @@ func (s *Service) Authenticate(ctx context.Context, tokenID, secret string) (por
 		return ports.APICredential{}, fmt.Errorf("authenticate: look up token: %w", err)
 	}
 	if subtle.ConstantTimeCompare(got[:], c.SecretHash) != 1 {
-		return ports.APICredential{}, fault.Unauthorized("invalid API client secret")
+		return ports.APICredential{}, errBadCredential()
 	}
 	return c, nil
+}
+
+// errBadCredential is the one answer to a token id and secret that do not
+// match a credential, whichever of the two is wrong.
+func errBadCredential() error {
+	return fault.Unauthorized("invalid API token id or client secret")
 }

@@ -177,11 +177,11 @@ func TestIssueCredentialAndAuthenticate(t *testing.T) {
 	tests := []struct {
 		name, token, secret, reason string
 	}{
-		{"wrong secret", tokenID, secret2, "invalid API client secret"},
-		{"empty secret", tokenID, "", "invalid API client secret"},
-		{"secret with a suffix", tokenID, secret + "x", "invalid API client secret"},
-		{"unknown token", "tok_unknown", secret, "unknown API token"},
-		{"empty token", "", secret, "unknown API token"},
+		{"wrong secret", tokenID, secret2, "invalid API token id or client secret"},
+		{"empty secret", tokenID, "", "invalid API token id or client secret"},
+		{"secret with a suffix", tokenID, secret + "x", "invalid API token id or client secret"},
+		{"unknown token", "tok_unknown", secret, "invalid API token id or client secret"},
+		{"empty token", "", secret, "invalid API token id or client secret"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
