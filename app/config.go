@@ -29,6 +29,7 @@ type Config struct {
 	ExpiryInterval    time.Duration // CORRIDOR_HOLD_EXPIRY_INTERVAL
 	JobInterval       time.Duration // CORRIDOR_JOB_INTERVAL
 	OperatorToken     string        // CORRIDOR_OPERATOR_TOKEN: the platform operator's ledger-report token
+	SettlementDelay   time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
 	generatedCursorKy bool
 }
 
@@ -66,6 +67,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.JobInterval, err = parseDuration("CORRIDOR_JOB_INTERVAL", or(getenv("CORRIDOR_JOB_INTERVAL"), "250ms")); err != nil {
+		return c, err
+	}
+	if c.SettlementDelay, err = parseDuration("CORRIDOR_SANDBOX_SETTLEMENT_DELAY", or(getenv("CORRIDOR_SANDBOX_SETTLEMENT_DELAY"), "2s")); err != nil {
 		return c, err
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(or(getenv("CORRIDOR_LOG_LEVEL"), "info"))); err != nil {

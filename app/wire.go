@@ -68,9 +68,11 @@ type backend struct {
 func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.Logger) (*backend, error) {
 	b := &backend{pingers: map[string]ports.Pinger{}, log: log}
 	b.uma = umasandbox.New(cfg.SandboxUmaDomain)
-	// The rail table plus one UMA payout rail per currency (quotes to UMA
-	// addresses settle through them).
-	reg, err := rails.FromSpecs(rails.DefaultSpecs(), sandbox.FactoryWithUMA(clock, b.uma))
+	// The rail table, settling after the sandbox's settlement delay, plus
+	// one UMA payout rail per currency (quotes to UMA addresses settle
+	// through them).
+	specs := rails.WithSettlementDelay(rails.DefaultSpecs(), cfg.SettlementDelay)
+	reg, err := rails.FromSpecs(specs, sandbox.FactoryWithUMA(clock, b.uma))
 	if err != nil {
 		return nil, err
 	}

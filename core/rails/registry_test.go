@@ -245,3 +245,22 @@ func assertField(t *testing.T, err error, field string) {
 	require.Len(t, fe.Fields, 1)
 	assert.Equal(t, field, fe.Fields[0].Field)
 }
+
+func TestWithSettlementDelay(t *testing.T) {
+	specs := rails.DefaultSpecs()
+	got := rails.WithSettlementDelay(specs, 1500*time.Millisecond)
+	require.Len(t, got, len(specs))
+	instant, later := 0, 0
+	for i, s := range got {
+		if specs[i].SettlementDelay == 0 {
+			instant++
+			require.Zero(t, s.SettlementDelay, "%s/%s stays instant", s.Name, s.Currency)
+		} else {
+			later++
+			require.Equal(t, 1500*time.Millisecond, s.SettlementDelay, "%s/%s", s.Name, s.Currency)
+		}
+	}
+	require.Positive(t, instant)
+	require.Positive(t, later)
+	require.Equal(t, 10*time.Second, specs[0].SettlementDelay, "the table itself is not changed")
+}

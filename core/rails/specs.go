@@ -97,3 +97,19 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// WithSettlementDelay returns a copy of specs in which every rail that
+// settles later (SettlementDelay > 0) settles after d instead: the sandbox's
+// one settlement setting. Instant rails keep settling at the next check.
+// The sandbox's timed outcomes (the 30-second and 6-minute scenarios) are
+// not settlement delays and keep their times.
+func WithSettlementDelay(specs []ports.RailSpec, d time.Duration) []ports.RailSpec {
+	out := make([]ports.RailSpec, len(specs))
+	for i, s := range specs {
+		if s.SettlementDelay > 0 {
+			s.SettlementDelay = d
+		}
+		out[i] = s
+	}
+	return out
+}
