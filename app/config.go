@@ -30,6 +30,7 @@ type Config struct {
 	JobInterval       time.Duration // CORRIDOR_JOB_INTERVAL
 	OperatorToken     string        // CORRIDOR_OPERATOR_TOKEN: the platform operator's ledger-report token
 	SettlementDelay   time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
+	DBMaxConns        int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
 	generatedCursorKy bool
 }
 
@@ -53,6 +54,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.MaxBodyBytes, err = strconv.ParseInt(or(getenv("CORRIDOR_MAX_BODY_BYTES"), "1048576"), 10, 64); err != nil || c.MaxBodyBytes <= 0 {
 		return c, fmt.Errorf("config: CORRIDOR_MAX_BODY_BYTES must be a positive integer")
+	}
+	if c.DBMaxConns, err = strconv.Atoi(or(getenv("CORRIDOR_DB_MAX_CONNS"), "32")); err != nil || c.DBMaxConns < 2 || c.DBMaxConns > 1000 {
+		return c, fmt.Errorf("config: CORRIDOR_DB_MAX_CONNS must be an integer from 2 to 1000")
 	}
 	if c.IdempotencyTTL, err = parseDuration("CORRIDOR_IDEMPOTENCY_TTL", or(getenv("CORRIDOR_IDEMPOTENCY_TTL"), "24h")); err != nil {
 		return c, err

@@ -78,7 +78,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 	}
 	b.rails = reg
 	if cfg.DatabaseURL != "" {
-		db, err := openMigrated(ctx, cfg.DatabaseURL, log)
+		db, err := openMigrated(ctx, cfg.DatabaseURL, log, postgres.MaxConns(cfg.DBMaxConns))
 		if err != nil {
 			return nil, err
 		}
@@ -142,8 +142,8 @@ func (b *backend) ready(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func openMigrated(ctx context.Context, dsn string, log *slog.Logger) (*bun.DB, error) {
-	db, err := postgres.Open(ctx, dsn)
+func openMigrated(ctx context.Context, dsn string, log *slog.Logger, opts ...postgres.Option) (*bun.DB, error) {
+	db, err := postgres.Open(ctx, dsn, opts...)
 	if err != nil {
 		return nil, err
 	}

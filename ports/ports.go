@@ -27,6 +27,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrConflict is a unique-constraint violation; the wrapped error names it.
 	ErrConflict = errors.New("conflict")
+	// ErrUnavailable says a backing service cannot take the work now (a
+	// full pool, a database refusing connections); the request may be
+	// retried. The HTTP adapter answers it 503 with Retry-After.
+	ErrUnavailable = errors.New("backing service unavailable")
 )
 
 // ConflictError says which uniqueness rule a write broke.

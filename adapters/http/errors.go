@@ -94,6 +94,11 @@ func toError(err error) *Error {
 }
 
 func internalError(cause error) *Error {
+	if unavailable(cause) {
+		return &Error{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
+			Message: "the service cannot take the request now; retry after a moment", cause: cause,
+			header: http.Header{"Retry-After": {retryAfterUnavailable}}}
+	}
 	return &Error{Status: http.StatusInternalServerError, Code: codeInternal,
 		Message: "an internal error occurred", cause: cause}
 }

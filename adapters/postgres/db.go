@@ -19,12 +19,36 @@ import (
 	"github.com/corridorpay/corridor/migrations"
 )
 
+// DefaultMaxConns is how many connections one instance opens at most when
+// Open is given no MaxConns.
+const DefaultMaxConns = 32
+
+// Option adjusts Open.
+type Option func(*options)
+
+type options struct{ maxConns int }
+
+// MaxConns bounds the instance's connection pool (n > 0). Several
+// instances on one server need instances × n plus headroom for migrations,
+// the CLI and administration within the server's max_connections.
+func MaxConns(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxConns = n
+		}
+	}
+}
+
 // Open connects to dsn (a postgres:// URL) and checks the connection.
-func Open(ctx context.Context, dsn string) (*bun.DB, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (*bun.DB, error) {
+	o := options{maxConns: DefaultMaxConns}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	connector := pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTimeout(10*time.Second), genericPlans)
 	sqldb := sql.OpenDB(connector)
-	sqldb.SetMaxOpenConns(32)
-	sqldb.SetMaxIdleConns(32)
+	sqldb.SetMaxOpenConns(o.maxConns)
+	sqldb.SetMaxIdleConns(o.maxConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	db := bun.NewDB(sqldb, pgdialect.New())
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
