@@ -13,25 +13,30 @@ import (
 // Config is everything corridor reads from its environment. README.md's
 // configuration table lists the same variables; keep them in step.
 type Config struct {
-	Addr              string        // CORRIDOR_ADDR
-	DatabaseURL       string        // DATABASE_URL; empty = in-memory
-	RedisURL          string        // REDIS_URL; empty = in-memory caches
-	APITokenID        string        // CORRIDOR_API_TOKEN_ID
-	APIClientSecret   string        // CORRIDOR_API_CLIENT_SECRET
-	Sandbox           bool          // CORRIDOR_SANDBOX
-	SandboxUmaDomain  string        // CORRIDOR_SANDBOX_UMA_DOMAIN
-	CursorKey         []byte        // CORRIDOR_CURSOR_KEY
-	MaxBodyBytes      int64         // CORRIDOR_MAX_BODY_BYTES
-	IdempotencyTTL    time.Duration // CORRIDOR_IDEMPOTENCY_TTL
-	ShutdownTimeout   time.Duration // CORRIDOR_SHUTDOWN_TIMEOUT
-	LogLevel          slog.Level    // CORRIDOR_LOG_LEVEL
-	LogFormat         string        // CORRIDOR_LOG_FORMAT: text or json
-	ExpiryInterval    time.Duration // CORRIDOR_HOLD_EXPIRY_INTERVAL
-	JobInterval       time.Duration // CORRIDOR_JOB_INTERVAL
-	OperatorToken     string        // CORRIDOR_OPERATOR_TOKEN: the platform operator's ledger-report token
-	SettlementDelay   time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
-	DBMaxConns        int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
-	generatedCursorKy bool
+	Addr             string        // CORRIDOR_ADDR
+	DatabaseURL      string        // DATABASE_URL; empty = in-memory
+	RedisURL         string        // REDIS_URL; empty = in-memory caches
+	APITokenID       string        // CORRIDOR_API_TOKEN_ID
+	APIClientSecret  string        // CORRIDOR_API_CLIENT_SECRET
+	Sandbox          bool          // CORRIDOR_SANDBOX
+	SandboxUmaDomain string        // CORRIDOR_SANDBOX_UMA_DOMAIN
+	CursorKey        []byte        // CORRIDOR_CURSOR_KEY
+	MaxBodyBytes     int64         // CORRIDOR_MAX_BODY_BYTES
+	IdempotencyTTL   time.Duration // CORRIDOR_IDEMPOTENCY_TTL
+	ShutdownTimeout  time.Duration // CORRIDOR_SHUTDOWN_TIMEOUT
+	LogLevel         slog.Level    // CORRIDOR_LOG_LEVEL
+	LogFormat        string        // CORRIDOR_LOG_FORMAT: text or json
+	ExpiryInterval   time.Duration // CORRIDOR_HOLD_EXPIRY_INTERVAL
+	JobInterval      time.Duration // CORRIDOR_JOB_INTERVAL
+	OperatorToken    string        // CORRIDOR_OPERATOR_TOKEN: the platform operator's ledger-report token
+	SettlementDelay  time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
+	DBMaxConns       int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
+	// CORRIDOR_AUTH_FAILURES_PER_TOKEN, _PER_ADDRESS and
+	// CORRIDOR_AUTH_FAILURE_WINDOW: the authentication throttle.
+	AuthFailuresPerToken   int
+	AuthFailuresPerAddress int
+	AuthFailureWindow      time.Duration
+	generatedCursorKy      bool
 }
 
 // BasePath is the API's version segment.
@@ -57,6 +62,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.DBMaxConns, err = strconv.Atoi(or(getenv("CORRIDOR_DB_MAX_CONNS"), "32")); err != nil || c.DBMaxConns < 2 || c.DBMaxConns > 1000 {
 		return c, fmt.Errorf("config: CORRIDOR_DB_MAX_CONNS must be an integer from 2 to 1000")
+	}
+	if c.AuthFailuresPerToken, err = strconv.Atoi(or(getenv("CORRIDOR_AUTH_FAILURES_PER_TOKEN"), "20")); err != nil || c.AuthFailuresPerToken < 1 {
+		return c, fmt.Errorf("config: CORRIDOR_AUTH_FAILURES_PER_TOKEN must be a positive integer")
+	}
+	if c.AuthFailuresPerAddress, err = strconv.Atoi(or(getenv("CORRIDOR_AUTH_FAILURES_PER_ADDRESS"), "100")); err != nil || c.AuthFailuresPerAddress < 1 {
+		return c, fmt.Errorf("config: CORRIDOR_AUTH_FAILURES_PER_ADDRESS must be a positive integer")
+	}
+	if c.AuthFailureWindow, err = parseDuration("CORRIDOR_AUTH_FAILURE_WINDOW", or(getenv("CORRIDOR_AUTH_FAILURE_WINDOW"), "1m")); err != nil {
+		return c, err
 	}
 	if c.IdempotencyTTL, err = parseDuration("CORRIDOR_IDEMPOTENCY_TTL", or(getenv("CORRIDOR_IDEMPOTENCY_TTL"), "24h")); err != nil {
 		return c, err

@@ -48,6 +48,8 @@ type backend struct {
 	idem   ports.IdempotencyStore
 	cache  ports.ResponseCache
 	single ports.SingleUse
+	// failures counts failed authentication attempts (the auth throttle).
+	failures ports.FailureCounter
 	// rails routes money to the world: one adapter per row of the rail
 	// table (the sandbox adapter for every rail, for now).
 	rails *rails.Registry
@@ -108,12 +110,13 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 			b.close()
 			return nil, fmt.Errorf("redis: %w", err)
 		}
-		b.cache, b.single = rc.ResponseCache(), rc.SingleUse()
+		b.cache, b.single, b.failures = rc.ResponseCache(), rc.SingleUse(), rc.FailureCounter()
 		b.pingers["redis"] = rc
 		b.closers = append(b.closers, func() { _ = rc.Close() })
 	} else {
 		b.cache = memory.NewResponseCache(clock)
 		b.single = memory.NewSingleUse(clock)
+		b.failures = memory.NewFailureCounter(clock)
 	}
 	// The system accounts (sandbox funding, fee revenue, FX position per
 	// currency; settlement per rail and currency of the rail table) exist
@@ -258,5 +261,10 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		MaxBodyBytes:   cfg.MaxBodyBytes,
 		IdempotencyTTL: cfg.IdempotencyTTL,
 		Ready:          b.ready,
+
+		Failures:               b.failures,
+		AuthFailuresPerToken:   cfg.AuthFailuresPerToken,
+		AuthFailuresPerAddress: cfg.AuthFailuresPerAddress,
+		AuthFailureWindow:      cfg.AuthFailureWindow,
 	})
 }

@@ -65,6 +65,10 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			key := credKey{svc: s.d.Platforms, hash: credHash(tokenID, secret)}
 			cred, aerr := verified.get(key), error(nil)
 			if cred.PlatformID == "" {
+				if e := s.throttled(r.Context(), tokenID, r); e != nil {
+					writeError(w, r, e)
+					return
+				}
 				var c ports.APICredential
 				if c, aerr = s.d.Platforms.Authenticate(r.Context(), tokenID, secret); aerr == nil {
 					cred = Principal{PlatformID: c.PlatformID, TokenID: c.TokenID}
@@ -79,6 +83,12 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 				return
 			}
 			err = aerr
+			if f, ok := fault.As(err); ok && f.Kind == fault.KindUnauthorized {
+				if e := s.countFailure(r.Context(), tokenID, r); e != nil {
+					writeError(w, r, e)
+					return
+				}
+			}
 		}
 		writeError(w, r, toError(err))
 	})

@@ -149,7 +149,7 @@ var statusCodes = map[int]string{
 	http.StatusGone:                  "GONE",
 	http.StatusRequestEntityTooLarge: codePayloadTooLarge,
 	http.StatusUnsupportedMediaType:  "UNSUPPORTED_MEDIA_TYPE",
-	http.StatusTooManyRequests:       "RATE_LIMITED",
+	http.StatusTooManyRequests:       codeRateLimited,
 	http.StatusInternalServerError:   codeInternal,
 	http.StatusNotImplemented:        "NOT_IMPLEMENTED",
 	http.StatusServiceUnavailable:    codeUnavailable,

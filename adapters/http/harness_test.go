@@ -41,6 +41,7 @@ type apiHarness struct {
 	ledger    ports.LedgerStore
 	idem      *memory.IdempotencyStore
 	cache     *memory.ResponseCache
+	failures  *memory.FailureCounter
 	platforms *platforms.Service
 	accounts  *accounts.Service
 	logs      *testkit.SyncBuffer
@@ -90,6 +91,7 @@ func memoryHarness(t *testing.T, sandboxed bool) *apiHarness {
 		t: t, clock: clock, store: st, ledger: l, ids: ids, sandboxed: sandboxed,
 		idem:      memory.NewIdempotencyStore(),
 		cache:     memory.NewResponseCache(clock),
+		failures:  memory.NewFailureCounter(clock),
 		platforms: platforms.New(st, l, clock, ids),
 		accounts:  accounts.New(st, l, clock, ids, sandboxed),
 		logs:      logs,
@@ -106,6 +108,9 @@ func (h *apiHarness) serve(d httpapi.Deps) {
 	d.Platforms, d.Customers, d.Accounts = h.platforms, h.customers, h.accounts
 	d.Idempotency, d.Cache, d.Clock, d.Logger = h.idem, h.cache, h.clock, h.log
 	d.Sandbox = h.sandboxed
+	if d.Failures == nil {
+		d.Failures = h.failures
+	}
 	d.CursorKey = []byte("test cursor key, 32 bytes long!!")
 	h.srv = httptest.NewServer(httpapi.New(d))
 	h.t.Cleanup(h.srv.Close)

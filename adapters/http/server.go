@@ -87,6 +87,13 @@ type Deps struct {
 	// (DefaultIdempotencyLease / DefaultIdempotencyRenewEvery when 0).
 	IdempotencyLease      time.Duration
 	IdempotencyRenewEvery time.Duration
+	// Failures counts failed authentication attempts for the throttle
+	// (none when nil); the limits default to DefaultAuthFailuresPerToken,
+	// DefaultAuthFailuresPerAddress and DefaultAuthFailureWindow.
+	Failures               ports.FailureCounter
+	AuthFailuresPerToken   int
+	AuthFailuresPerAddress int
+	AuthFailureWindow      time.Duration
 	// Ready reports whether backing services are reachable (for /readyz).
 	Ready func(context.Context) error
 }
@@ -136,6 +143,15 @@ func New(d Deps) http.Handler {
 	}
 	if d.IdempotencyTTL <= 0 {
 		d.IdempotencyTTL = DefaultIdempotencyTTL
+	}
+	if d.AuthFailuresPerToken <= 0 {
+		d.AuthFailuresPerToken = DefaultAuthFailuresPerToken
+	}
+	if d.AuthFailuresPerAddress <= 0 {
+		d.AuthFailuresPerAddress = DefaultAuthFailuresPerAddress
+	}
+	if d.AuthFailureWindow <= 0 {
+		d.AuthFailureWindow = DefaultAuthFailureWindow
 	}
 	if len(d.CursorKey) == 0 {
 		d.CursorKey = make([]byte, 32)

@@ -149,6 +149,20 @@ type cacheEntry[V any] struct {
 	expires time.Time
 }
 
+// sweepNowAndThen drops m's expired entries every 1024th write (counted
+// in *writes), so entries nobody reads again do not pile up.
+func sweepNowAndThen[K comparable, V any](m map[K]cacheEntry[V], now time.Time, writes *int) {
+	*writes++
+	if *writes%1024 != 0 {
+		return
+	}
+	for k, e := range m {
+		if !now.Before(e.expires) {
+			delete(m, k)
+		}
+	}
+}
+
 // NewResponseCache returns an empty cache timed by clock.
 func NewResponseCache(clock ports.Clock) *ResponseCache {
 	return &ResponseCache{clock: clock, recs: map[cacheIdemKey]cacheEntry[ports.IdempotencyRecord]{}}
@@ -178,14 +192,7 @@ func (c *ResponseCache) Put(_ context.Context, rec ports.IdempotencyRecord, ttl 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
-	c.puts++
-	if c.puts%1024 == 0 { // sweep now and then so expired entries do not pile up
-		for k, e := range c.recs {
-			if !now.Before(e.expires) {
-				delete(c.recs, k)
-			}
-		}
-	}
+	sweepNowAndThen(c.recs, now, &c.puts)
 	c.recs[cacheIdemKey{rec.Scope, rec.Key}] = cacheEntry[ports.IdempotencyRecord]{v: cacheCopyRecord(rec), expires: now.Add(ttl)}
 	return nil
 }
@@ -216,14 +223,7 @@ func (s *SingleUse) Put(_ context.Context, key string, value []byte, ttl time.Du
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock.Now()
-	s.puts++
-	if s.puts%1024 == 0 { // sweep now and then so unconsumed values do not pile up
-		for k, e := range s.vals {
-			if !now.Before(e.expires) {
-				delete(s.vals, k)
-			}
-		}
-	}
+	sweepNowAndThen(s.vals, now, &s.puts)
 	s.vals[key] = cacheEntry[[]byte]{v: slices.Clone(value), expires: now.Add(ttl)}
 	return nil
 }

@@ -31,3 +31,10 @@ func TestSingleUseContract(t *testing.T) {
 		return memory.NewSingleUse(clock), clock.Advance
 	})
 }
+
+func TestFailureCounterContract(t *testing.T) {
+	cachetest.RunFailureCounter(t, func(t *testing.T) (ports.FailureCounter, cachetest.Advance) {
+		clock := testkit.NewFakeClock(cacheT0)
+		return memory.NewFailureCounter(clock), clock.Advance
+	})
+}

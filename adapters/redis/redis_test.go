@@ -179,3 +179,10 @@ func TestPrefixesIsolate(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, []byte("a"), v)
 }
+
+func TestFailureCounterContract(t *testing.T) {
+	cachetest.RunFailureCounter(t, func(t *testing.T) (ports.FailureCounter, cachetest.Advance) {
+		c, raw := newClient(t)
+		return c.FailureCounter(), advance(t, c, raw)
+	})
+}

@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+const codeRateLimited = "RATE_LIMITED"
+
+// The authentication throttle. Failed attempts (a token id and secret that
+// match no credential) are counted per token id and per client address in
+// a ports.FailureCounter (Redis, so the limit holds across instances); once
+// either reaches its limit within the window, every request with that token
+// id or from that address is 429 RATE_LIMITED with Retry-After until the
+// window ends, a correct secret included, so the limit cannot be used to
+// learn which guess was right. Malformed or missing credentials are not
+// counted: they cost no lookup and guess nothing.
+//
+// The successful path pays nothing: a credential verified in the last few
+// seconds (the verified cache) is not checked, and one that is not costs
+// one round trip beside the credential lookup it needs anyway.
+
+// Default throttle limits (Deps overrides them).
+const (
+	DefaultAuthFailuresPerToken   = 20
+	DefaultAuthFailuresPerAddress = 100
+	DefaultAuthFailureWindow      = time.Minute
+)
+
+// throttleKeys are the counter keys of a request's token id and address.
+func throttleKeys(tokenID string, r *http.Request) []string {
+	return []string{"auth:tok:" + tokenID, "auth:addr:" + clientAddress(r)}
+}
+
+// clientAddress is the request's peer IP (RemoteAddr; forwarding headers
+// are not trusted).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// throttled returns the 429 for a request whose token id or address is
+// over its limit, or nil. A counter that cannot be read lets the request
+// through (the credential check still runs): authentication must not
+// depend on the cache being up.
+func (s *server) throttled(ctx context.Context, tokenID string, r *http.Request) *Error {
+	if s.d.Failures == nil {
+		return nil
+	}
+	counts, err := s.d.Failures.Failures(ctx, throttleKeys(tokenID, r)...)
+	if err != nil {
+		s.log.WarnContext(ctx, "auth throttle: read failed", "error", err)
+		return nil
+	}
+	return s.overLimit(counts[0].N, counts[1].N, max(counts[0].ResetIn, counts[1].ResetIn))
+}
+
+// countFailure records a failed attempt and returns the 429 when it
+// reached a limit (the answer then replaces the 401), or nil.
+func (s *server) countFailure(ctx context.Context, tokenID string, r *http.Request) *Error {
+	if s.d.Failures == nil {
+		return nil
+	}
+	counts, err := s.d.Failures.AddFailure(ctx, s.d.AuthFailureWindow, throttleKeys(tokenID, r)...)
+	if err != nil {
+		s.log.WarnContext(ctx, "auth throttle: count failed", "error", err)
+		return nil
+	}
+	return s.overLimit(counts[0].N, counts[1].N, max(counts[0].ResetIn, counts[1].ResetIn))
+}
+
+func (s *server) overLimit(perToken, perAddress int64, resetIn time.Duration) *Error {
+	if perToken < int64(s.d.AuthFailuresPerToken) && perAddress < int64(s.d.AuthFailuresPerAddress) {
+		return nil
+	}
+	secs := int64((resetIn + time.Second - 1) / time.Second)
+	return &Error{Status: http.StatusTooManyRequests, Code: codeRateLimited,
+		Message: "too many failed authentication attempts; retry after the interval in Retry-After",
+		header:  http.Header{"Retry-After": {strconv.FormatInt(max(secs, 1), 10)}}}
+}
