@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	httpapi "github.com/corridorpay/corridor/adapters/http"
 )
 
 // Config is everything corridor reads from its environment. README.md's
@@ -30,6 +32,7 @@ type Config struct {
 	JobInterval      time.Duration // CORRIDOR_JOB_INTERVAL
 	OperatorToken    string        // CORRIDOR_OPERATOR_TOKEN: the platform operator's ledger-report token
 	SettlementDelay  time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
+	MetricsAddr      string        // CORRIDOR_METRICS_ADDR: a separate listener for /metrics; empty = the main one
 	DBMaxConns       int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
 	// CORRIDOR_AUTH_FAILURES_PER_TOKEN, _PER_ADDRESS and
 	// CORRIDOR_AUTH_FAILURE_WINDOW: the authentication throttle.
@@ -52,6 +55,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		APIClientSecret:  getenv("CORRIDOR_API_CLIENT_SECRET"),
 		SandboxUmaDomain: or(getenv("CORRIDOR_SANDBOX_UMA_DOMAIN"), "sandbox.local"),
 		LogFormat:        or(getenv("CORRIDOR_LOG_FORMAT"), "text"),
+		MetricsAddr:      getenv("CORRIDOR_METRICS_ADDR"),
 	}
 	var err error
 	if c.Sandbox, err = parseBool("CORRIDOR_SANDBOX", or(getenv("CORRIDOR_SANDBOX"), "true")); err != nil {
@@ -143,8 +147,10 @@ func parseDuration(name, v string) (time.Duration, error) {
 
 func newLogger(c Config) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
 	if c.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	// A line logged with a request's context names the request.
+	return slog.New(httpapi.ContextLogHandler(h))
 }

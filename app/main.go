@@ -142,8 +142,29 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
 	}
+	handler := newHandler(b, s, cfg, clock, log)
+	var metricsSrv *http.Server
+	if cfg.MetricsAddr == "" {
+		// /metrics beside the API on the main listener (no API credential:
+		// firewall it, or give it its own address).
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", b.metrics.Handler())
+		mux.Handle("/", handler)
+		handler = mux
+	} else {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("listen %s (metrics): %w", cfg.MetricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", b.metrics.Handler())
+		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = metricsSrv.Serve(mln) }()
+		defer metricsSrv.Close()
+		log.Info("metrics listening", "addr", mln.Addr().String())
+	}
 	srv := &http.Server{
-		Handler:           newHandler(b, s, cfg, clock, log),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

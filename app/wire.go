@@ -13,6 +13,7 @@ import (
 	kycmanual "github.com/corridorpay/corridor/adapters/kyc/manual"
 	kycsandbox "github.com/corridorpay/corridor/adapters/kyc/sandbox"
 	"github.com/corridorpay/corridor/adapters/memory"
+	"github.com/corridorpay/corridor/adapters/metrics"
 	"github.com/corridorpay/corridor/adapters/postgres"
 	"github.com/corridorpay/corridor/adapters/rails/sandbox"
 	"github.com/corridorpay/corridor/adapters/redis"
@@ -50,6 +51,8 @@ type backend struct {
 	single ports.SingleUse
 	// failures counts failed authentication attempts (the auth throttle).
 	failures ports.FailureCounter
+	// metrics is the process's Prometheus registry (GET /metrics).
+	metrics *metrics.Metrics
 	// rails routes money to the world: one adapter per row of the rail
 	// table (the sandbox adapter for every rail, for now).
 	rails *rails.Registry
@@ -68,7 +71,7 @@ type backend struct {
 // openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
 // (REDIS_URL) or memory caches. On PostgreSQL it applies migrations first.
 func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.Logger) (*backend, error) {
-	b := &backend{pingers: map[string]ports.Pinger{}, log: log}
+	b := &backend{pingers: map[string]ports.Pinger{}, log: log, metrics: metrics.New()}
 	b.uma = umasandbox.New(cfg.SandboxUmaDomain)
 	// The rail table, settling after the sandbox's settlement delay, plus
 	// one UMA payout rail per currency (quotes to UMA addresses settle
@@ -84,7 +87,8 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		if err != nil {
 			return nil, err
 		}
-		led := postgres.NewLedger(db, clock, postgres.LedgerOptions{Logger: log})
+		led := postgres.NewLedger(db, clock, postgres.LedgerOptions{Logger: log, Observe: b.metrics.LedgerBatch})
+		b.metrics.WatchDB(db.DB, "corridor")
 		b.ledger = led
 		b.store = postgres.NewStore(db)
 		b.reports = postgres.NewLedgerReports(db)
@@ -101,7 +105,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.idem = memory.NewIdempotencyStore()
 	}
 	if cfg.RedisURL != "" {
-		rc, err := redis.New(cfg.RedisURL)
+		rc, err := redis.New(cfg.RedisURL, redis.WithHook(b.metrics.RedisHook()))
 		if err != nil {
 			b.close()
 			return nil, fmt.Errorf("redis: %w", err)
@@ -117,6 +121,9 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.cache = memory.NewResponseCache(clock)
 		b.single = memory.NewSingleUse(clock)
 		b.failures = memory.NewFailureCounter(clock)
+	}
+	if jobs, ok := b.store.Read().Jobs().(ports.JobBacklogReader); ok {
+		b.metrics.WatchJobs(jobs, clock)
 	}
 	// The system accounts (sandbox funding, fee revenue, FX position per
 	// currency; settlement per rail and currency of the rail table) exist
@@ -262,6 +269,7 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		IdempotencyTTL: cfg.IdempotencyTTL,
 		Ready:          b.ready,
 
+		Observer:               b.metrics,
 		Failures:               b.failures,
 		AuthFailuresPerToken:   cfg.AuthFailuresPerToken,
 		AuthFailuresPerAddress: cfg.AuthFailuresPerAddress,

@@ -33,3 +33,19 @@ type JobQueue interface {
 	// Retry puts a failed job back for runAt, recording the error.
 	Retry(ctx context.Context, id string, runAt time.Time, lastError string) error
 }
+
+// JobBacklog is one kind's share of the queue, for monitoring.
+type JobBacklog struct {
+	Kind string
+	// Queued counts the kind's jobs; Due those whose RunAt has come.
+	Queued, Due int64
+	// OldestDue is the RunAt of the oldest due job nobody holds (zero when
+	// none): how far behind the workers are.
+	OldestDue time.Time
+}
+
+// JobBacklogReader reports the queue's backlog by kind (the stores' job
+// queues implement it beside JobQueue; metrics read it at scrape time).
+type JobBacklogReader interface {
+	Backlog(ctx context.Context, now time.Time) ([]JobBacklog, error)
+}

@@ -104,11 +104,13 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Ha
 	if !owned {
 		switch {
 		case rec.RequestHash != hash:
+			s.observeIdempotency("reused")
 			writeError(w, r, toError(errKeyReused))
 		case rec.Completed:
 			s.cachePut(r, rec)
 			s.replay(w, r, rec, hash)
 		default:
+			s.observeIdempotency("in_use")
 			writeError(w, r, toError(errKeyInUse))
 		}
 		return
@@ -175,9 +177,11 @@ func (s *server) cachePut(r *http.Request, rec ports.IdempotencyRecord) {
 // one that used the key first.
 func (s *server) replay(w http.ResponseWriter, r *http.Request, rec ports.IdempotencyRecord, hash string) {
 	if rec.RequestHash != hash {
+		s.observeIdempotency("reused")
 		writeError(w, r, toError(errKeyReused))
 		return
 	}
+	s.observeIdempotency("replayed")
 	for k, v := range rec.Header {
 		w.Header().Set(k, v)
 	}

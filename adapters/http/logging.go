@@ -16,6 +16,10 @@ import (
 type requestInfo struct {
 	id         string
 	platformID string
+	// operation is the route pattern that served the request (metrics).
+	operation string
+	// traceID and spanID come from a valid W3C traceparent header.
+	traceID, spanID string
 	// cause is the internal error behind a 5xx, logged and never sent.
 	cause error
 }
@@ -91,6 +95,7 @@ func (s *server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &requestInfo{id: requestID(r)}
+		ri.traceID, ri.spanID, _ = traceparent(r.Header.Get("Traceparent"))
 		w.Header().Set(requestIDHeader, ri.id)
 		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
 		sw := &statusWriter{ResponseWriter: w}
@@ -104,7 +109,11 @@ func (s *server) logRequests(next http.Handler) http.Handler {
 					writeError(sw, r, internalError(nil))
 				}
 			}
-			s.logLine(r, ri, sw, time.Since(start))
+			took := time.Since(start)
+			s.logLine(r, ri, sw, took)
+			if s.d.Observer != nil {
+				s.d.Observer.Request(operationOf(r, ri), max(sw.status, http.StatusOK), took)
+			}
 		}()
 		next.ServeHTTP(sw, r)
 	})
@@ -121,7 +130,6 @@ func (s *server) logLine(r *http.Request, ri *requestInfo, sw *statusWriter, d t
 		slog.Int("status", status),
 		slog.Duration("duration", d),
 		slog.Int64("bytes", sw.bytes),
-		slog.String("request_id", ri.id),
 	}
 	if ri.platformID != "" {
 		attrs = append(attrs, slog.String("platform", ri.platformID))

@@ -94,6 +94,9 @@ type Deps struct {
 	AuthFailuresPerToken   int
 	AuthFailuresPerAddress int
 	AuthFailureWindow      time.Duration
+	// Observer is told of every answered request and Idempotency-Key
+	// outcome (metrics); none when nil.
+	Observer Observer
 	// Ready reports whether backing services are reachable (for /readyz).
 	Ready func(context.Context) error
 }
@@ -157,6 +160,8 @@ func New(d Deps) http.Handler {
 		d.CursorKey = make([]byte, 32)
 		_, _ = rand.Read(d.CursorKey)
 	}
+	// Every line logged with a request's context names the request.
+	d.Logger = slog.New(ContextLogHandler(d.Logger.Handler()))
 	s := &server{d: d, log: d.Logger, mux: http.NewServeMux(), readHeaders: map[string]bool{}}
 	s.private = s.authenticate(http.HandlerFunc(s.limitBody))
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
@@ -343,9 +348,13 @@ func requestBody(r *http.Request, limit int64) ([]byte, error) {
 // route dispatches to the API, answering unknown routes and methods with
 // the error body, and running POSTs under their Idempotency-Key.
 func (s *server) route(w http.ResponseWriter, r *http.Request) {
-	if _, pattern := s.mux.Handler(r); pattern == "" {
+	_, pattern := s.mux.Handler(r)
+	if pattern == "" {
 		s.routeError(w, r)
 		return
+	}
+	if ri := infoFrom(r.Context()); ri != nil {
+		ri.operation = strings.Replace(pattern, " "+BasePath, " ", 1)
 	}
 	if r.Method == http.MethodPost && !publicPaths[r.URL.Path] {
 		s.idempotent(w, r, s.mux)

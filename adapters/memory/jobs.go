@@ -184,3 +184,34 @@ func storeCopyJob(j ports.Job) ports.Job {
 	j.RunAt = storeTime(j.RunAt)
 	return j
 }
+
+var _ ports.JobBacklogReader = storeJobs{}
+
+// Backlog counts the committed queue by kind, sorted by kind.
+func (q storeJobs) Backlog(_ context.Context, now time.Time) ([]ports.JobBacklog, error) {
+	now = storeTime(now)
+	q.tx.s.mu.Lock()
+	defer q.tx.s.mu.Unlock()
+	byKind := map[string]*ports.JobBacklog{}
+	for _, sj := range q.tx.s.state.jobs {
+		b := byKind[sj.job.Kind]
+		if b == nil {
+			b = &ports.JobBacklog{Kind: sj.job.Kind}
+			byKind[sj.job.Kind] = b
+		}
+		b.Queued++
+		if sj.job.RunAt.After(now) {
+			continue
+		}
+		b.Due++
+		if !sj.lockedUntil.After(now) && (b.OldestDue.IsZero() || sj.job.RunAt.Before(b.OldestDue)) {
+			b.OldestDue = sj.job.RunAt
+		}
+	}
+	out := make([]ports.JobBacklog, 0, len(byKind))
+	for _, b := range byKind {
+		out = append(out, *b)
+	}
+	slices.SortFunc(out, func(a, b ports.JobBacklog) int { return cmp.Compare(a.Kind, b.Kind) })
+	return out, nil
+}

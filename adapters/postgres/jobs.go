@@ -142,3 +142,33 @@ func (q storeJobs) Retry(ctx context.Context, id string, runAt time.Time, lastEr
 	}
 	return storeUpdated(res, what)
 }
+
+var _ ports.JobBacklogReader = storeJobs{}
+
+// Backlog counts the queue by kind in one statement (the queue holds only
+// unfinished jobs, so the scan is short).
+func (q storeJobs) Backlog(ctx context.Context, now time.Time) ([]ports.JobBacklog, error) {
+	now = storeTime(now)
+	var rows []struct {
+		Kind      string     `bun:"kind"`
+		Queued    int64      `bun:"queued"`
+		Due       int64      `bun:"due"`
+		OldestDue *time.Time `bun:"oldest_due"`
+	}
+	err := q.tx.db.NewRaw(`
+		SELECT kind, count(*) AS queued,
+		       count(*) FILTER (WHERE run_at <= ?) AS due,
+		       min(run_at) FILTER (WHERE run_at <= ? AND (locked_until IS NULL OR locked_until <= ?)) AS oldest_due
+		FROM jobs GROUP BY kind ORDER BY kind`, now, now, now).Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("job backlog: %w", err)
+	}
+	out := make([]ports.JobBacklog, len(rows))
+	for i, r := range rows {
+		out[i] = ports.JobBacklog{Kind: r.Kind, Queued: r.Queued, Due: r.Due}
+		if r.OldestDue != nil {
+			out[i].OldestDue = r.OldestDue.UTC()
+		}
+	}
+	return out, nil
+}

@@ -40,6 +40,10 @@ type LedgerOptions struct {
 	MaxAttempts int
 	// Logger receives retries and fallbacks (default slog.Default()).
 	Logger *slog.Logger
+	// Observe, when set, is told of each batch the writer committed: its
+	// entries and how long writing and committing it took (retries
+	// included). Metrics hang on it.
+	Observe func(entries int, took time.Duration)
 }
 
 func (o LedgerOptions) withDefaults() LedgerOptions {
@@ -422,8 +426,12 @@ func (l *Ledger) drain(batch *[]*postRequest) bool {
 // commit posts a batch and answers its callers. When the batch as a whole
 // fails for a reason a retry does not cure, each entry is posted alone.
 func (l *Ledger) commit(batch []*postRequest) {
+	start := time.Now()
 	results, err := l.postWithRetry(batch)
 	if err == nil {
+		if l.opts.Observe != nil {
+			l.opts.Observe(len(batch), time.Since(start))
+		}
 		for i, r := range batch {
 			r.done <- results[i]
 		}

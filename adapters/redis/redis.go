@@ -37,6 +37,9 @@ type Option func(*Client)
 // several deployments or tests can share one Redis.
 func WithPrefix(prefix string) Option { return func(c *Client) { c.prefix = prefix } }
 
+// WithHook adds a go-redis hook (metrics count failed commands with one).
+func WithHook(h goredis.Hook) Option { return func(c *Client) { c.rdb.AddHook(h) } }
+
 // New parses url (redis://[user:password@]host:port/db, or rediss:// for
 // TLS) and returns a client. It does not connect: call Ping to check.
 func New(url string, opts ...Option) (*Client, error) {

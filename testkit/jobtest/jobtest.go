@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Complete", testComplete},
 		{"CompleteAndRetryInTx", testCompleteAndRetryInTx},
 		{"ConcurrentClaimers", testConcurrentClaimers},
+		{"Backlog", testBacklog},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -348,4 +349,25 @@ func testConcurrentClaimers(t *testing.T, s ports.Store) {
 		require.Equal(t, 1, n, "job %s claimed %d times", id, n)
 	}
 	assert.Empty(t, claim(t, s, now.Add(2*time.Hour), 10), "all completed")
+}
+
+// The backlog counts queued and due jobs by kind, and the oldest due job
+// nobody holds.
+func testBacklog(t *testing.T, s ports.Store) {
+	ctx := context.Background()
+	r, ok := s.Read().Jobs().(ports.JobBacklogReader)
+	require.True(t, ok, "the store's job queue reports its backlog")
+	got, err := r.Backlog(ctx, t0)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	a1, a2 := job("alpha", t0.Add(-time.Minute)), job("alpha", t0.Add(-30*time.Second))
+	a3, b1 := job("alpha", t0.Add(time.Hour)), job("beta", t0.Add(-2*time.Minute))
+	enqueue(t, s, a1, a2, a3, b1)
+	// The oldest beta job is claimed (held by a worker): not "oldest due".
+	require.Len(t, claim(t, s, t0, 1), 1)
+	got, err = r.Backlog(ctx, t0)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, ports.JobBacklog{Kind: "alpha", Queued: 3, Due: 2, OldestDue: norm(a1.RunAt)}, got[0])
+	assert.Equal(t, ports.JobBacklog{Kind: "beta", Queued: 1, Due: 1}, got[1])
 }
