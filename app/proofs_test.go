@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -99,12 +100,15 @@ func inProcess(t *testing.T, backendName string) apiTarget {
 // shared Redis, with one fixed credential and cursor key.
 func twoInstances(t *testing.T) apiTarget {
 	dsn := pgtest.NewDatabase(t)
+	// Redis outlives the scratch database: a token id of this run's own
+	// keeps its cached Idempotency-Key responses apart from earlier runs'.
+	token := "proof-" + uuid.NewString()[:8]
 	env := []string{"DATABASE_URL=" + dsn, "REDIS_URL=" + os.Getenv("REDIS_URL"),
-		"CORRIDOR_API_TOKEN_ID=proof-token", "CORRIDOR_API_CLIENT_SECRET=proof-secret-0123456789",
+		"CORRIDOR_API_TOKEN_ID=" + token, "CORRIDOR_API_CLIENT_SECRET=proof-secret-0123456789",
 		"CORRIDOR_CURSOR_KEY=proof-cursor-key-0123456789", "CORRIDOR_LOG_LEVEL=warn"}
 	a := startCorridor(t, env...)
 	b := startCorridor(t, env...)
-	return apiTarget{bases: []string{a.base, b.base}, auth: basicAuth("proof-token", "proof-secret-0123456789"),
+	return apiTarget{bases: []string{a.base, b.base}, auth: basicAuth(token, "proof-secret-0123456789"),
 		verify: func(t *testing.T) {
 			cmd := exec.Command(corridorBinary(t), "ledger", "verify", "-quiet")
 			cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "REDIS_URL=")
