@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/corridorpay/corridor/testkit/apischema"
 	"github.com/corridorpay/corridor/testkit/externalfixture"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
@@ -72,6 +73,7 @@ func (a apiTarget) do(t *testing.T, i int, method, path, body string, header ...
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
+	apischema.Verify(t, req, resp.StatusCode, resp.Header, raw)
 	return apiReply{status: resp.StatusCode, header: resp.Header, body: raw}
 }
 

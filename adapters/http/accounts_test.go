@@ -108,7 +108,7 @@ func TestFundErrors(t *testing.T) {
 	h := newHarness(t)
 	tn := h.tenant("USD")
 	requireError(t, h.post(tn, fundPath("InternalAccount:00000000-0000-0000-0000-000000000000"), `{"amount":5}`),
-		http.StatusNotFound, "NOT_FOUND")
+		http.StatusNotFound, "REFERENCE_NOT_FOUND")
 
 	prod := newHarness(t, harnessOpts{production: true})
 	ptn := prod.tenant("USD")
@@ -195,8 +195,8 @@ func TestTwoPlatformIsolation(t *testing.T) {
 
 	// B cannot fund A's accounts (404, as if they did not exist).
 	for _, id := range []string{aliceA.ID, platA.ID} {
-		requireError(t, h.post(b, fundPath(id), `{"amount":5}`), http.StatusNotFound, "NOT_FOUND")
-		requireError(t, h.post(b, fundPath(id), `{"amount":5}`, "Idempotency-Key", "x-"+id), http.StatusNotFound, "NOT_FOUND")
+		requireError(t, h.post(b, fundPath(id), `{"amount":5}`), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+		requireError(t, h.post(b, fundPath(id), `{"amount":5}`, "Idempotency-Key", "x-"+id), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	}
 	assert.Equal(t, int64(500), h.balance(a, aliceA.ID))
 	assert.Zero(t, h.balance(a, platA.ID))

@@ -14,7 +14,7 @@ import (
 // ---- wire models ----
 
 // PersonalInfo is a beneficial owner's personal information as returned.
-// The identification number is write-only: never returned.
+// The identification number is returned masked (maskIdentifier).
 type PersonalInfo struct {
 	FirstName         string   `json:"firstName"`
 	MiddleName        string   `json:"middleName,omitempty"`
@@ -25,6 +25,7 @@ type PersonalInfo struct {
 	PhoneNumber       string   `json:"phoneNumber,omitempty"`
 	Address           *Address `json:"address,omitempty"`
 	IDType            string   `json:"idType,omitempty" enum:"SSN,ITIN,EIN,NON_US_TAX_ID"`
+	Identifier        string   `json:"identifier" doc:"The identification number, masked: only its last four characters are shown" example:"•••••6789"`
 	CountryOfIssuance string   `json:"countryOfIssuance,omitempty"`
 }
 
@@ -39,7 +40,7 @@ type PersonalInfoCreate struct {
 	PhoneNumber       *string  `json:"phoneNumber,omitempty" pattern:"^\\+[1-9]\\d{1,14}$" patternDescription:"E.164 phone number" doc:"Phone number in E.164 format"`
 	Address           *Address `json:"address" required:"true" doc:"Residential address"`
 	IDType            *string  `json:"idType" required:"true" enum:"SSN,ITIN,EIN,NON_US_TAX_ID" doc:"Type of tax identification"`
-	Identifier        *string  `json:"identifier" required:"true" minLength:"1" maxLength:"64" writeOnly:"true" doc:"Identification number (SSN and ITIN as ###-##-####). Write-only: never returned." example:"123-45-6789"`
+	Identifier        *string  `json:"identifier" required:"true" minLength:"1" maxLength:"64" writeOnly:"true" doc:"Identification number (SSN and ITIN as ###-##-####). Returned masked (last four characters)." example:"123-45-6789"`
 	CountryOfIssuance *string  `json:"countryOfIssuance,omitempty" maxLength:"2" doc:"Country that issued the identification (ISO 3166-1 alpha-2)"`
 }
 
@@ -141,7 +142,7 @@ func ownerOut(o ports.BeneficialOwner) BeneficialOwner {
 		PersonalInfo: PersonalInfo{
 			FirstName: p.FirstName, MiddleName: p.MiddleName, LastName: p.LastName, BirthDate: p.BirthDate,
 			Nationality: p.Nationality, Email: p.Email, PhoneNumber: p.PhoneNumber, Address: addressOut(p.Address),
-			IDType: p.IDType, CountryOfIssuance: p.CountryOfIssuance,
+			IDType: p.IDType, Identifier: maskIdentifier(p.Identifier), CountryOfIssuance: p.CountryOfIssuance,
 		},
 		KycStatus: o.KYCStatus, CreatedAt: o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC(),
 	}

@@ -26,7 +26,7 @@ func TestBeneficialOwnerCRUD(t *testing.T) {
 	pi := o["personalInfo"].(map[string]any)
 	assert.Equal(t, "1978-06-15", pi["birthDate"])
 	assert.Equal(t, "Austin", pi["address"].(map[string]any)["city"])
-	assert.NotContains(t, pi, "identifier")
+	assert.Equal(t, "•••••6789", pi["identifier"], "returned masked")
 	assert.Equal(t, o, ok(t, h.get(tn, "/beneficial-owners/"+oid), http.StatusOK))
 
 	// PATCH: only what is sent changes; personalInfo merges.
@@ -118,5 +118,5 @@ func TestBeneficialOwnerBadInput(t *testing.T) {
 		requireError(t, h.patch(tn, "/beneficial-owners/"+sid, tc.body), http.StatusBadRequest, "INVALID_INPUT", tc.field)
 	}
 	assert.EqualValues(t, 30, ok(t, h.get(tn, "/beneficial-owners/"+sid), http.StatusOK)["ownershipPercentage"], "nothing changed")
-	requireError(t, h.patch(tn, "/beneficial-owners/BeneficialOwner:nope", `{}`), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.patch(tn, "/beneficial-owners/BeneficialOwner:nope", `{}`), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }

@@ -63,8 +63,8 @@ func TestDocumentUpload(t *testing.T) {
 	// Delete an unsubmitted document.
 	r = h.del(tn, "/documents/"+did)
 	require.Equalf(t, http.StatusNoContent, r.status, "%s", r.body)
-	requireError(t, h.get(tn, "/documents/"+did), http.StatusNotFound, "NOT_FOUND")
-	requireError(t, h.del(tn, "/documents/"+did), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(tn, "/documents/"+did), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.del(tn, "/documents/"+did), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }
 
 func TestDocumentBadInput(t *testing.T) {
@@ -122,7 +122,7 @@ func TestDocumentBadInput(t *testing.T) {
 	// Not multipart at all.
 	requireError(t, h.post(tn, "/documents", `{"documentHolder":"x"}`), http.StatusBadRequest, "INVALID_INPUT")
 	requireError(t, h.uploadDoc(tn, "Customer:nope", "PASSPORT", pdfFile()), http.StatusNotFound, "USER_NOT_FOUND")
-	requireError(t, h.uploadDoc(tn, "BeneficialOwner:nope", "PASSPORT", pdfFile()), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.uploadDoc(tn, "BeneficialOwner:nope", "PASSPORT", pdfFile()), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	requireError(t, h.multipartReq(tn, http.MethodPut, "/documents/Document:nope", map[string]string{"documentType": "PASSPORT", "country": "US"}, pdfFile()),
-		http.StatusNotFound, "NOT_FOUND")
+		http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }

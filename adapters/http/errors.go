@@ -53,13 +53,20 @@ func (e *Error) Unwrap() error { return e.cause }
 
 // Error codes the HTTP layer itself produces.
 const (
-	codeInvalidInput     = "INVALID_INPUT"
-	codeUnauthorized     = "UNAUTHORIZED"
-	codeNotFound         = "NOT_FOUND"
-	codeMethodNotAllowed = "METHOD_NOT_ALLOWED"
-	codePayloadTooLarge  = "PAYLOAD_TOO_LARGE"
-	codeInternal         = "INTERNAL_ERROR"
-	codeUnavailable      = "SERVICE_UNAVAILABLE"
+	codeInvalidInput = "INVALID_INPUT"
+	codeUnauthorized = "UNAUTHORIZED"
+	codeNotFound     = "NOT_FOUND"
+	// codeReferenceNotFound answers an id that names no resource of the
+	// caller's, for the resources the reference's 404 codes do not name
+	// (internal and external accounts, beneficial owners, verifications,
+	// documents, ledger accounts and entries): the reference lists
+	// USER_NOT_FOUND, TRANSACTION_NOT_FOUND, QUOTE_NOT_FOUND… and, for any
+	// other id, REFERENCE_NOT_FOUND. NOT_FOUND stays for unknown routes.
+	codeReferenceNotFound = "REFERENCE_NOT_FOUND"
+	codeMethodNotAllowed  = "METHOD_NOT_ALLOWED"
+	codePayloadTooLarge   = "PAYLOAD_TOO_LARGE"
+	codeInternal          = "INTERNAL_ERROR"
+	codeUnavailable       = "SERVICE_UNAVAILABLE"
 )
 
 var kindStatus = map[fault.Kind]int{
@@ -108,7 +115,11 @@ func fromFault(f *fault.Error) *Error {
 	if !ok {
 		return internalError(f)
 	}
-	e := &Error{Status: status, Code: f.Code, Message: f.Message, Reason: f.Reason}
+	code := f.Code
+	if status == http.StatusNotFound && code == codeNotFound {
+		code = codeReferenceNotFound
+	}
+	e := &Error{Status: status, Code: code, Message: f.Message, Reason: f.Reason}
 	if len(f.Details) > 0 || len(f.Fields) > 0 {
 		e.Details = map[string]any{}
 		for k, v := range f.Details {

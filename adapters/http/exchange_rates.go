@@ -27,7 +27,7 @@ type ExchangeRate struct {
 	MinSendingAmount       int64            `json:"minSendingAmount" format:"int64" minimum:"0" doc:"Smallest sending amount the corridor takes (what delivers its minimum), in the smallest unit of the source currency" example:"100"`
 	MaxSendingAmount       int64            `json:"maxSendingAmount" format:"int64" minimum:"0" doc:"Largest sending amount the corridor takes (what delivers its maximum), in the smallest unit of the source currency" example:"10000000"`
 	DestinationCurrency    Currency         `json:"destinationCurrency"`
-	DestinationPaymentRail string           `json:"destinationPaymentRail" doc:"The destination currency's default payout rail" example:"UPI"`
+	DestinationPaymentRail string           `json:"destinationPaymentRail" enum:"ACH,ACH_COLOMBIA,BANK_TRANSFER,BRE_B,CIPS,FAST,FASTER_PAYMENTS,FEDNOW,INSTAPAY,MOBILE_MONEY,NEFT,PAYNOW,PESONET,PIX,RTGS,RTP,SEPA,SEPA_INSTANT,SPEI,SWIFT,UNIONPAY,UPI,WIRE" doc:"The destination currency's default payout rail (bank rails only: corridors paid out on a chain are priced by /quotes)" example:"UPI"`
 	ReceivingAmount        int64            `json:"receivingAmount" format:"int64" minimum:"0" doc:"What sendingAmount delivers, in the smallest unit of the destination currency; 0 when sendingAmount is outside the corridor's limits" example:"812502"`
 	ExchangeRate           DecimalNumber    `json:"exchangeRate" doc:"Sending currency units per destination currency unit, fees' spread included (a quote shows the inverse reading: destination units per sending unit)" example:"0.012182"`
 	Fees                   ExchangeRateFees `json:"fees"`
@@ -53,6 +53,20 @@ func exchangeRateOut(ind fx.Indication) ExchangeRate {
 		UpdatedAt:              ind.UpdatedAt.UTC(),
 	}
 }
+
+// bankRails are the payment rails an exchange rate can name (the
+// reference's PaymentRail values). Corridors paid out on a chain or over
+// Lightning/Spark are priced by /quotes and not listed here.
+var bankRails = map[string]bool{}
+
+func init() {
+	for _, r := range strings.Split(bankRailNames, ",") {
+		bankRails[r] = true
+	}
+}
+
+const bankRailNames = "ACH,ACH_COLOMBIA,BANK_TRANSFER,BRE_B,CIPS,FAST,FASTER_PAYMENTS,FEDNOW,INSTAPAY,MOBILE_MONEY," +
+	"NEFT,PAYNOW,PESONET,PIX,RTGS,RTP,SEPA,SEPA_INSTANT,SPEI,SWIFT,UNIONPAY,UPI,WIRE"
 
 // ---- operations ----
 
@@ -91,9 +105,11 @@ func registerExchangeRates(api huma.API, d Deps) {
 		if err != nil {
 			return nil, apiError(err)
 		}
-		out := &exchangeRatesOutput{Body: ExchangeRateListResponse{Data: make([]ExchangeRate, len(rows))}}
-		for i, r := range rows {
-			out.Body.Data[i] = exchangeRateOut(r)
+		out := &exchangeRatesOutput{Body: ExchangeRateListResponse{Data: make([]ExchangeRate, 0, len(rows))}}
+		for _, r := range rows {
+			if bankRails[r.Rail] {
+				out.Body.Data = append(out.Body.Data, exchangeRateOut(r))
+			}
 		}
 		return out, nil
 	})

@@ -320,12 +320,12 @@ func TestExternalAccountDeleteOverHTTP(t *testing.T) {
 	a := h.createExt(tn, extPath, extBody(cust, "MXN_ACCOUNT", "", func(b, _ map[string]any) { b["defaultUmaDepositAccount"] = true }))
 	id := a["id"].(string)
 
-	requireError(t, h.del(tn, platExtPath+"/"+id), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.del(tn, platExtPath+"/"+id), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	r := h.del(tn, extPath+"/"+id)
 	require.Equal(t, http.StatusNoContent, r.status, string(r.body))
 	assert.Empty(t, r.body)
-	requireError(t, h.get(tn, extPath+"/"+id), http.StatusNotFound, "NOT_FOUND")
-	requireError(t, h.del(tn, extPath+"/"+id), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(tn, extPath+"/"+id), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.del(tn, extPath+"/"+id), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	assert.Zero(t, decodeExtList(t, h.get(tn, extPath)).TotalCount)
 	// The same account can be added again.
 	h.createExt(tn, extPath, extBody(cust, "MXN_ACCOUNT", "", nil))
@@ -333,7 +333,7 @@ func TestExternalAccountDeleteOverHTTP(t *testing.T) {
 	p := h.createExt(tn, platExtPath, extBody("", "EUR_ACCOUNT", "", nil))
 	r = h.del(tn, platExtPath+"/"+p["id"].(string))
 	require.Equal(t, http.StatusNoContent, r.status, string(r.body))
-	requireError(t, h.get(tn, platExtPath+"/"+p["id"].(string)), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(tn, platExtPath+"/"+p["id"].(string)), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }
 
 func TestExternalAccountConflictAndCustomerErrorsOverHTTP(t *testing.T) {
@@ -379,7 +379,7 @@ func TestPlatformExternalAccountsOverHTTP(t *testing.T) {
 
 	// Platform paths reach only the platform's accounts; customer paths
 	// reach both.
-	requireError(t, h.get(tn, platExtPath+"/"+c["id"].(string)), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(tn, platExtPath+"/"+c["id"].(string)), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	assert.Equal(t, http.StatusOK, h.get(tn, extPath+"/"+q["id"].(string)).status)
 	assert.Equal(t, http.StatusOK, h.get(tn, platExtPath+"/"+q["id"].(string)).status)
 	requireError(t, h.post(tn, platExtPath, extBody("", "EUR_ACCOUNT", "", nil)), http.StatusConflict, "CONFLICT")
@@ -392,8 +392,8 @@ func TestExternalAccountIsolationOverHTTP(t *testing.T) {
 	a := h.createExt(tn, extPath, extBody(cust, "USD_ACCOUNT", "", nil))
 	p := h.createExt(tn, platExtPath, extBody("", "USD_ACCOUNT", "", nil))
 	for _, path := range []string{extPath + "/" + a["id"].(string), extPath + "/" + p["id"].(string), platExtPath + "/" + p["id"].(string)} {
-		requireError(t, h.get(other, path), http.StatusNotFound, "NOT_FOUND")
-		requireError(t, h.del(other, path), http.StatusNotFound, "NOT_FOUND")
+		requireError(t, h.get(other, path), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+		requireError(t, h.del(other, path), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	}
 	assert.Zero(t, decodeExtList(t, h.get(other, extPath)).TotalCount)
 	assert.Zero(t, decodeExtList(t, h.get(other, platExtPath)).TotalCount)

@@ -29,6 +29,7 @@ import (
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
+	"github.com/corridorpay/corridor/testkit/apischema"
 )
 
 // apiHarness runs the full HTTP stack from httpapi.New on memory adapters
@@ -243,6 +244,7 @@ func (h *apiHarness) do(req *http.Request) apiResponse {
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	require.NoError(h.t, err)
+	apischema.Verify(h.t, req, res.StatusCode, res.Header, b)
 	return apiResponse{status: res.StatusCode, header: res.Header, body: b}
 }
 

@@ -63,7 +63,7 @@ func TestIdempotentErrorsReplayToo(t *testing.T) {
 	tn := h.tenant("USD")
 	// A 4xx is a response worth keeping: the retry gets the same 404.
 	first := h.post(tn, fundPath("InternalAccount:missing"), `{"amount":5}`, "Idempotency-Key", "e-1")
-	requireError(t, first, http.StatusNotFound, "NOT_FOUND")
+	requireError(t, first, http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	again := h.post(tn, fundPath("InternalAccount:missing"), `{"amount":5}`, "Idempotency-Key", "e-1")
 	assert.Equal(t, http.StatusNotFound, again.status)
 	assert.Equal(t, string(first.body), string(again.body))
@@ -100,7 +100,7 @@ func TestIdempotencyKeyScopedPerCredential(t *testing.T) {
 	// B replaying A's exact request does not get A's response: it is B's
 	// own request, and A's account is not B's.
 	rb = h.post(b, fundPath(acctA.ID), `{"amount":100}`, "Idempotency-Key", "other")
-	requireError(t, rb, http.StatusNotFound, "NOT_FOUND")
+	requireError(t, rb, http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	assert.Equal(t, int64(100), h.balance(a, acctA.ID))
 
 	// A second credential of platform A has its own key space too, and the

@@ -84,8 +84,8 @@ func TestLedgerAccountsAreScopedToThePlatform(t *testing.T) {
 	assert.Equal(t, int64(10_000-700-1_500), one.Balance.Net)
 	assert.Equal(t, one.Balance.Net, one.Balance.Available)
 	assert.True(t, one.Protected)
-	requireError(t, h.get(a, "/ledger/accounts/"+accB), http.StatusNotFound, "NOT_FOUND")
-	requireError(t, h.get(a, "/ledger/accounts/"+url.PathEscape(ledgerACH)), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(a, "/ledger/accounts/"+accB), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.get(a, "/ledger/accounts/"+url.PathEscape(ledgerACH)), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 
 	// The operator sees the system accounts, in pages.
 	sys := decode[httpapi.LedgerAccount](t, h.operator(a, "/ledger/accounts/"+url.PathEscape(ledgerACH)))
@@ -213,7 +213,7 @@ func TestLedgerStatement(t *testing.T) {
 	requireError(t, h.get(a, "/ledger/accounts/"+accA+"/statement?from=nope"), http.StatusBadRequest, "INVALID_INPUT", "from")
 	requireError(t, h.get(a, "/ledger/accounts/"+accA+"/statement?to=2025-10-13T12:00:00"), http.StatusBadRequest, "INVALID_INPUT", "to")
 	requireError(t, h.get(a, "/ledger/accounts/"+accA+"/statement?from=2025-10-14&to=2025-10-13"), http.StatusBadRequest, "INVALID_INPUT", "from")
-	requireError(t, h.get(a, "/ledger/accounts/"+accB+"/statement"), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(a, "/ledger/accounts/"+accB+"/statement"), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }
 
 func TestLedgerEntries(t *testing.T) {
@@ -233,7 +233,7 @@ func TestLedgerEntries(t *testing.T) {
 	assert.Len(t, decode[httpapi.LedgerEntryList](t, h.operator(a, "/ledger/entries")).Data, 6)
 	assert.Equal(t, []string{"hold:out", "settle:out"}, ids(decode[httpapi.LedgerEntryList](t, h.get(a, "/ledger/entries?ref=Transaction:out"))))
 	assert.Equal(t, []string{"fund:b", "pay", "out:b"}, ids(decode[httpapi.LedgerEntryList](t, h.operator(a, "/ledger/entries?accountId="+accB))))
-	requireError(t, h.get(a, "/ledger/entries?accountId="+accB), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(a, "/ledger/entries?accountId="+accB), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 
 	var walked []string
 	path := "/ledger/entries?limit=1"
@@ -255,8 +255,8 @@ func TestLedgerEntries(t *testing.T) {
 	settle := decode[httpapi.LedgerEntry](t, h.get(a, "/ledger/entries/settle:out"))
 	assert.Equal(t, "hold:out", settle.Legs[0].PendingID)
 	assert.Equal(t, int64(1_500), settle.Legs[0].Amount)
-	requireError(t, h.get(a, "/ledger/entries/out:b"), http.StatusNotFound, "NOT_FOUND")
-	requireError(t, h.get(a, "/ledger/entries/missing"), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(a, "/ledger/entries/out:b"), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.get(a, "/ledger/entries/missing"), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	requireError(t, h.get(a, "/ledger/entries?from=2025-10-13T13:00:00Z&to=2025-10-13T12:00:00Z"), http.StatusBadRequest, "INVALID_INPUT", "from")
 	requireError(t, h.get(a, "/ledger/entries?to=soon"), http.StatusBadRequest, "INVALID_INPUT", "to")
 }
@@ -298,7 +298,7 @@ func TestLedgerReconciliationExport(t *testing.T) {
 	requireError(t, h.get(a, "/ledger/exports/reconciliation?currency=USD"), http.StatusBadRequest, "INVALID_INPUT", "rail")
 	requireError(t, h.get(a, "/ledger/exports/reconciliation?rail=ACH&currency=USD&from=x"), http.StatusBadRequest, "INVALID_INPUT", "from")
 	requireError(t, h.get(a, "/ledger/exports/reconciliation?rail=ACH&currency=USD&from=2025-10-14&to=2025-10-13"), http.StatusBadRequest, "INVALID_INPUT", "from")
-	requireError(t, h.get(a, "/ledger/exports/reconciliation?rail=PIGEON&currency=USD"), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(a, "/ledger/exports/reconciliation?rail=PIGEON&currency=USD"), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }
 
 func TestLedgerVerify(t *testing.T) {

@@ -112,7 +112,7 @@ func TestLookupErrorsOverHTTP(t *testing.T) {
 	requireError(t, r, http.StatusBadRequest, "INVALID_INPUT", "senderUmaAddress", "customerId")
 	requireBad(t, h.get(tn, lookupPath(id, url.Values{"senderUmaAddress": {"not-an-uma"}})), "senderUmaAddress")
 	requireError(t, h.get(tn, lookupPath("ExternalAccount:00000000-0000-0000-0000-000000000000", url.Values{"customerId": {cust}})),
-		http.StatusNotFound, "NOT_FOUND")
+		http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	requireError(t, h.get(tn, lookupPath(id, url.Values{"customerId": {"Customer:00000000-0000-0000-0000-000000000000"}})),
 		http.StatusNotFound, "USER_NOT_FOUND")
 	requireError(t, h.get(tn, lookupPath(id, url.Values{"senderUmaAddress": {"$nobody@example.test"}})),
@@ -120,9 +120,9 @@ func TestLookupErrorsOverHTTP(t *testing.T) {
 
 	// Another platform sees neither the account nor the customer.
 	otherCust := h.extCustomer(other)
-	requireError(t, h.get(other, lookupPath(id, url.Values{"customerId": {otherCust}})), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(other, lookupPath(id, url.Values{"customerId": {otherCust}})), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 
 	// A deleted account cannot be looked up.
 	require.Equal(t, http.StatusNoContent, h.del(tn, extPath+"/"+id).status)
-	requireError(t, h.get(tn, lookupPath(id, url.Values{"customerId": {cust}})), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(tn, lookupPath(id, url.Values{"customerId": {cust}})), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }

@@ -57,6 +57,17 @@ type QuoteRateDetails struct {
 	ServiceAPIVariableFeeAmount int64         `json:"serviceApiVariableFeeAmount" minimum:"0" format:"int64" doc:"The variable fee, in the smallest unit of the sending currency"`
 }
 
+// rateDetailsOut is the six-field rate breakdown of a quote and of the
+// outgoing payment made from it (the spec's four serviceApi fields and the
+// reference's two counterparty fields beside them).
+func rateDetailsOut(rd *ports.RateDetails) *QuoteRateDetails {
+	return &QuoteRateDetails{
+		CounterpartyMultiplier: DecimalNumber(rd.CounterpartyMultiplier), CounterpartyFixedFee: rd.CounterpartyFixedFee,
+		ServiceAPIMultiplier: DecimalNumber(rd.ServiceMultiplier), ServiceAPIFixedFee: rd.ServiceFixedFee,
+		ServiceAPIVariableFeeRate: DecimalNumber(rd.ServiceVariableFeeRate), ServiceAPIVariableFeeAmount: rd.ServiceVariableFeeAmount,
+	}
+}
+
 // Quote is a locked price for one payment.
 type Quote struct {
 	ID                      string                `json:"id" doc:"Quote:<uuid>" example:"Quote:019542f5-b3e7-1d02-0000-000000000006"`
@@ -112,11 +123,7 @@ func quoteOut(q ports.Quote) Quote {
 		}
 	}
 	if rd := q.RateDetails; rd.ServiceMultiplier != "" {
-		out.RateDetails = &QuoteRateDetails{
-			CounterpartyMultiplier: DecimalNumber(rd.CounterpartyMultiplier), CounterpartyFixedFee: rd.CounterpartyFixedFee,
-			ServiceAPIMultiplier: DecimalNumber(rd.ServiceMultiplier), ServiceAPIFixedFee: rd.ServiceFixedFee,
-			ServiceAPIVariableFeeRate: DecimalNumber(rd.ServiceVariableFeeRate), ServiceAPIVariableFeeAmount: rd.ServiceVariableFeeAmount,
-		}
+		out.RateDetails = rateDetailsOut(&rd)
 	}
 	return out
 }

@@ -146,8 +146,9 @@ func TestQuoteResponse(t *testing.T) {
 	assert.Equal(t, "rent", tx["description"])
 	assert.Equal(t, m["counterpartyInformation"], tx["counterpartyInformation"])
 	trd := tx["rateDetails"].(map[string]any)
-	assert.Len(t, trd, 4, "transactions carry the four serviceApi fields")
-	for _, k := range []string{"serviceApiMultiplier", "serviceApiFixedFee", "serviceApiVariableFeeRate", "serviceApiVariableFeeAmount"} {
+	assert.Len(t, trd, 6, "outgoing transactions carry the spec's four serviceApi fields and the reference's two counterparty ones")
+	for _, k := range []string{"serviceApiMultiplier", "serviceApiFixedFee", "serviceApiVariableFeeRate", "serviceApiVariableFeeAmount",
+		"counterpartyMultiplier", "counterpartyFixedFee"} {
 		assert.Equal(t, rd[k], trd[k], k)
 	}
 }
@@ -180,7 +181,7 @@ func TestCreateQuoteErrors(t *testing.T) {
 		{"bad purpose", quoteBody(f.acct.ID, f.dest.ID, `,"purposeOfPayment":"FUN"`), http.StatusBadRequest, "INVALID_INPUT", []string{"purposeOfPayment"}},
 		{"remittance too long", quoteBody(f.acct.ID, f.dest.ID, `,"remittanceInformation":"`+strings.Repeat("x", 81)+`"`),
 			http.StatusBadRequest, "INVALID_INPUT", []string{"remittanceInformation"}},
-		{"unknown source", quoteBody("InternalAccount:nope", f.dest.ID, ""), http.StatusNotFound, "NOT_FOUND", nil},
+		{"unknown source", quoteBody("InternalAccount:nope", f.dest.ID, ""), http.StatusNotFound, "REFERENCE_NOT_FOUND", nil},
 		{"missing payer data", quoteBody(f.acct.ID, f.dest.ID, `,"lookupId":"`+lookupID+`","senderCustomerInfo":{"FULL_NAME":"Ada"}`),
 			http.StatusBadRequest, "INVALID_INPUT", []string{"senderCustomerInfo.POSTAL_ADDRESS"}},
 		{"unknown lookup", quoteBody(f.acct.ID, f.dest.ID, `,"lookupId":"Lookup:nope"`), http.StatusNotFound, "LOOKUP_REQUEST_NOT_FOUND", nil},

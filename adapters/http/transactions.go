@@ -40,16 +40,6 @@ type ReconciliationInstructions struct {
 	TransactionHash string `json:"transactionHash,omitempty" doc:"On-chain transaction hash (deprecated; crypto payouts only)"`
 }
 
-// TransactionRateDetails is the service's share of a quote's price on the
-// transaction it created (the quote's rateDetails shows the counterparty's
-// too).
-type TransactionRateDetails struct {
-	ServiceAPIMultiplier        DecimalNumber `json:"serviceApiMultiplier" doc:"Market rate applied before the counterparty's multiplier (receiving per sending unit)"`
-	ServiceAPIFixedFee          int64         `json:"serviceApiFixedFee" minimum:"0" format:"int64" doc:"Fixed fee, in the smallest unit of the sending currency"`
-	ServiceAPIVariableFeeRate   DecimalNumber `json:"serviceApiVariableFeeRate" doc:"Variable fee as a fraction of the sending amount"`
-	ServiceAPIVariableFeeAmount int64         `json:"serviceApiVariableFeeAmount" minimum:"0" format:"int64" doc:"Variable fee, in the smallest unit of the sending currency"`
-}
-
 // Refund is the return of a failed payment's funds to the sender.
 type Refund struct {
 	Reference   string     `json:"reference" doc:"Reference of the refund"`
@@ -103,8 +93,8 @@ type OutgoingTransactionFields struct {
 	ExpectedSettlementAt      *time.Time `json:"expectedSettlementAt" required:"false" doc:"Expected settlement time; null for instant rails (outgoing only)"`
 	SettlementTimelineSeconds *int64     `json:"settlementTimelineSeconds" required:"false" doc:"Expected seconds from creation to settlement; null when unknown (outgoing only)"`
 	// Quote payments only.
-	RateDetails         *TransactionRateDetails `json:"rateDetails,omitempty" doc:"The service's rate and fees (payments made from a quote)"`
-	PaymentInstructions []PaymentInstructions   `json:"paymentInstructions,omitempty" doc:"How the payment is funded (quotes not paid from an internal account)"`
+	RateDetails         *QuoteRateDetails     `json:"rateDetails,omitempty" doc:"The rate and fees of the quote the payment was made from"`
+	PaymentInstructions []PaymentInstructions `json:"paymentInstructions,omitempty" doc:"How the payment is funded (quotes not paid from an internal account)"`
 }
 
 // PaymentRails are the reference's PaymentRail values (what a request may
@@ -172,10 +162,7 @@ func transactionOut(d Deps, platformID string, t ports.Transaction) Transaction 
 			og.ExpectedSettlementAt, og.SettlementTimelineSeconds = d.Transfers.Settlement(t)
 		}
 		if rd := t.Details.RateDetails; rd != nil {
-			og.RateDetails = &TransactionRateDetails{
-				ServiceAPIMultiplier: DecimalNumber(rd.ServiceMultiplier), ServiceAPIFixedFee: rd.ServiceFixedFee,
-				ServiceAPIVariableFeeRate: DecimalNumber(rd.ServiceVariableFeeRate), ServiceAPIVariableFeeAmount: rd.ServiceVariableFeeAmount,
-			}
+			og.RateDetails = rateDetailsOut(rd)
 		}
 		og.PaymentInstructions = paymentInstructionsOut(t.Details.PaymentInstructions)
 		out.OutgoingTransactionFields = og

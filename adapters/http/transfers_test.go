@@ -265,9 +265,9 @@ func TestTransferErrors(t *testing.T) {
 		{"unknown rail", "/transfer-out", outBody(acct.ID, dest.ID, 5, `,"paymentRail":"PONY_EXPRESS"`), 400, "INVALID_INPUT", []string{"destination.paymentRail"}},
 		{"rail cannot reach the account", "/transfer-out", outBody(acct.ID, dest.ID, 5, `,"paymentRail":"SPEI"`), 400, "INVALID_INPUT", []string{"destination.paymentRail"}},
 		{"unknown field", "/transfer-out", fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":5,"memo":"x"}`, acct.ID, dest.ID), 400, "INVALID_INPUT", []string{"memo"}},
-		{"unknown internal account", "/transfer-out", outBody("InternalAccount:00000000-0000-0000-0000-000000000000", dest.ID, 5, ""), 404, "NOT_FOUND", nil},
-		{"another platform's account", "/transfer-out", outBody(acct.ID, foreign.ID, 5, ""), 404, "NOT_FOUND", nil},
-		{"unknown external account", "/transfer-in", outBody("ExternalAccount:00000000-0000-0000-0000-000000000000", acct.ID, 5, ""), 404, "NOT_FOUND", nil},
+		{"unknown internal account", "/transfer-out", outBody("InternalAccount:00000000-0000-0000-0000-000000000000", dest.ID, 5, ""), 404, "REFERENCE_NOT_FOUND", nil},
+		{"another platform's account", "/transfer-out", outBody(acct.ID, foreign.ID, 5, ""), 404, "REFERENCE_NOT_FOUND", nil},
+		{"unknown external account", "/transfer-in", outBody("ExternalAccount:00000000-0000-0000-0000-000000000000", acct.ID, 5, ""), 404, "REFERENCE_NOT_FOUND", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requireError(t, h.post(tn, tc.path, tc.body), tc.status, tc.code, tc.fields...)

@@ -145,7 +145,7 @@ func TestOnboardingStory(t *testing.T) {
 	a := ok(t, h.post(tn, "/beneficial-owners", ownerBody(cid, "Smith", 60, `"UBO","CONTROL_PERSON"`, true)), http.StatusCreated)
 	b := ok(t, h.post(tn, "/beneficial-owners", ownerBody(cid, "Jones", 40, `"UBO"`, false)), http.StatusCreated)
 	assert.Equal(t, "UNVERIFIED", a["kycStatus"])
-	assert.Nil(t, a["personalInfo"].(map[string]any)["identifier"], "the identifier is write-only")
+	assert.Equal(t, "•••••6789", a["personalInfo"].(map[string]any)["identifier"], "the identifier is returned masked")
 	names := map[string]string{cid: "business", a["id"].(string): "owner A", b["id"].(string): "owner B"}
 
 	got := ok(t, h.get(tn, "/customers/"+cid), http.StatusOK)
@@ -336,7 +336,7 @@ func TestVerificationBadInput(t *testing.T) {
 	requireError(t, h.get(tn, "/verifications?verificationStatus=DONE"), http.StatusBadRequest, "INVALID_INPUT", "verificationStatus")
 	requireError(t, h.get(tn, "/verifications?limit=0"), http.StatusBadRequest, "INVALID_INPUT", "limit")
 	requireError(t, h.get(tn, "/verifications?cursor=forged"), http.StatusBadRequest, "INVALID_INPUT", "cursor")
-	requireError(t, h.get(tn, "/verifications/Verification:nope"), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(tn, "/verifications/Verification:nope"), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	r := h.send(request{method: http.MethodGet, path: "/verifications"})
 	requireError(t, r, http.StatusUnauthorized, "UNAUTHORIZED")
 }
@@ -354,17 +354,17 @@ func TestKYCPlatformIsolation(t *testing.T) {
 	v := ok(t, h.post(a, "/verifications", fmt.Sprintf(`{"customerId":%q}`, cid)), http.StatusOK)
 
 	requireError(t, h.post(b, "/beneficial-owners", ownerBody(cid, "Evil", 10, `"UBO"`, true)), http.StatusNotFound, "USER_NOT_FOUND")
-	requireError(t, h.get(b, "/beneficial-owners/"+oid), http.StatusNotFound, "NOT_FOUND")
-	requireError(t, h.patch(b, "/beneficial-owners/"+oid, `{"ownershipPercentage":1}`), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(b, "/beneficial-owners/"+oid), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.patch(b, "/beneficial-owners/"+oid, `{"ownershipPercentage":1}`), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	requireError(t, h.get(b, "/beneficial-owners?customerId="+url.QueryEscape(cid)), http.StatusNotFound, "USER_NOT_FOUND")
 	requireError(t, h.post(b, "/verifications", fmt.Sprintf(`{"customerId":%q}`, cid)), http.StatusNotFound, "USER_NOT_FOUND")
-	requireError(t, h.get(b, "/verifications/"+v["id"].(string)), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(b, "/verifications/"+v["id"].(string)), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	assert.EqualValues(t, 0, ok(t, h.get(b, "/verifications"), http.StatusOK)["totalCount"])
-	requireError(t, h.get(b, "/documents/"+d["id"].(string)), http.StatusNotFound, "NOT_FOUND")
-	requireError(t, h.del(b, "/documents/"+d["id"].(string)), http.StatusNotFound, "NOT_FOUND")
+	requireError(t, h.get(b, "/documents/"+d["id"].(string)), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.del(b, "/documents/"+d["id"].(string)), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	requireError(t, h.multipartReq(b, http.MethodPut, "/documents/"+d["id"].(string),
-		map[string]string{"documentType": "PASSPORT", "country": "US"}, pdfFile()), http.StatusNotFound, "NOT_FOUND")
-	requireError(t, h.uploadDoc(b, oid, "PASSPORT", pdfFile()), http.StatusNotFound, "NOT_FOUND")
+		map[string]string{"documentType": "PASSPORT", "country": "US"}, pdfFile()), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.uploadDoc(b, oid, "PASSPORT", pdfFile()), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	assert.EqualValues(t, 0, ok(t, h.get(b, "/documents"), http.StatusOK)["totalCount"])
 	assert.EqualValues(t, 1, ok(t, h.get(a, "/documents"), http.StatusOK)["totalCount"])
 	assert.EqualValues(t, 1, ok(t, h.get(a, "/beneficial-owners?customerId="+url.QueryEscape(cid)), http.StatusOK)["totalCount"])

@@ -1,0 +1,41 @@
+package apischema_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/testkit/apischema"
+)
+
+func checker(t *testing.T) *apischema.Checker {
+	t.Helper()
+	c, err := apischema.Load()
+	require.NoError(t, err)
+	if c == nil {
+		t.Skip("the reference OpenAPI document is not on this machine (set CORRIDOR_REFERENCE_OPENAPI)")
+	}
+	return c
+}
+
+// The checker fails what does not match and passes what does.
+func TestCheckerCatchesViolations(t *testing.T) {
+	c := checker(t)
+	json := http.Header{"Content-Type": {"application/json"}}
+	get := httptest.NewRequest("GET", "http://corridor.test"+apischema.BasePath+"/transactions/Transaction:1", nil)
+	bad404 := []byte(`{"status":404,"code":"NOT_FOUND","message":"x"}`)
+	good404 := []byte(`{"status":404,"code":"TRANSACTION_NOT_FOUND","message":"x"}`)
+	assert.NotEmpty(t, c.Check(get, 404, json, bad404), "NOT_FOUND is not among the reference's 404 codes")
+	assert.Empty(t, c.Check(get, 404, json, good404))
+	assert.NotEmpty(t, c.Check(get, 200, json, []byte(`{"id":5}`)), "a transaction without its required fields")
+
+	// The spec's own answers the reference does not list are not checked.
+	post := httptest.NewRequest("POST", "http://corridor.test"+apischema.BasePath+"/transfer-out", nil)
+	assert.Empty(t, c.Check(post, 422, json, []byte(`{"status":422,"code":"IDEMPOTENCY_KEY_REUSED","message":"x"}`)))
+
+	assert.True(t, c.Has("GET", apischema.BasePath+"/quotes/Quote:1"))
+	assert.False(t, c.Has("GET", apischema.BasePath+"/ledger/accounts"), "ledger reports are corridor's own")
+}
