@@ -12,7 +12,7 @@ TEST_REDIS_URL    := redis://127.0.0.1:6379/0
 test bench fuzz: export DATABASE_URL ?= $(TEST_DATABASE_URL)
 test bench fuzz: export REDIS_URL ?= $(TEST_REDIS_URL)
 
-.PHONY: run build test fuzz bench lint fmt staticcheck layering clean
+.PHONY: run build test fuzz simulate bench lint fmt staticcheck layering clean
 
 ## run: start the service in sandbox mode: in memory (no set-up), or on
 ## PostgreSQL / Redis when DATABASE_URL / REDIS_URL are set (the banner says which).
@@ -32,6 +32,13 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./app -run '^$$' -fuzz '^FuzzAPIMemory$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./app -run '^$$' -fuzz '^FuzzAPIPostgres$$' -fuzztime $(FUZZTIME)
+
+## simulate: the seeded whole-system simulation, one seed for many steps
+## (SEED, STEPS); make test runs three short seeds. It reports steps/second.
+SEED  ?= 1
+STEPS ?= 5000
+simulate:
+	CORRIDOR_SIM_SEED=$(SEED) CORRIDOR_SIM_STEPS=$(STEPS) $(GO) test -count=1 -timeout 60m -run '^TestSimulation$$' -v ./app | grep -v '^=== '
 
 ## bench: pgbench reference, ledger posting (memory, PostgreSQL; spread and hot), HTTP funding.
 bench: build
