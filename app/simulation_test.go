@@ -291,7 +291,9 @@ func (s *simulation) concurrentPayouts(p *simPayer) (string, error) {
 	answers := make([][]byte, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { statuses[i], answers[i] = s.call("POST", "/transfer-out", bodies[i], "Idempotency-Key", keys[i]) })
+		wg.Go(func() {
+			statuses[i], answers[i] = s.call("POST", "/transfer-out", bodies[i], "Idempotency-Key", keys[i])
+		})
 	}
 	wg.Wait()
 	for i := 1; i < n-1; i++ {
