@@ -73,7 +73,9 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Ha
 		return
 	}
 	ctx := r.Context()
-	scope := principal(ctx).TokenID
+	// Keys belong to the platform: every credential of one platform shares
+	// them, as core's ids derived from keys do.
+	scope := principal(ctx).PlatformID
 	hash := requestHash(r, body)
 
 	if s.d.Cache != nil {

@@ -81,7 +81,7 @@ func TestIdempotencyKeyValidation(t *testing.T) {
 	assert.Equal(t, int64(5), h.balance(tn, acct.ID))
 }
 
-func TestIdempotencyKeyScopedPerCredential(t *testing.T) {
+func TestIdempotencyKeyScopedPerPlatform(t *testing.T) {
 	h := newHarness(t)
 	a := h.tenant("USD")
 	b := h.tenant("USD")
@@ -103,12 +103,14 @@ func TestIdempotencyKeyScopedPerCredential(t *testing.T) {
 	requireError(t, rb, http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	assert.Equal(t, int64(100), h.balance(a, acctA.ID))
 
-	// A second credential of platform A has its own key space too, and the
-	// ledger still refuses to fund twice under one key for one platform.
+	// A second credential of platform A shares A's keys: the same request
+	// replays A's response, another body is 422, and nothing moves twice.
 	a2 := h.credential(a)
 	r := h.post(a2, fundPath(acctA.ID), `{"amount":100}`, "Idempotency-Key", "shared")
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
-	assert.Empty(t, r.header.Get("Idempotent-Replayed"))
+	assert.Equal(t, "true", r.header.Get("Idempotent-Replayed"))
+	requireError(t, h.post(a2, fundPath(acctA.ID), `{"amount":999}`, "Idempotency-Key", "shared"),
+		http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
 	assert.Equal(t, int64(100), h.balance(a, acctA.ID), "same platform, same key: one funding")
 }
 
@@ -173,7 +175,7 @@ func TestIdempotencyStaleClaim(t *testing.T) {
 	require.NoError(t, err)
 	now := h.clock.Now()
 	_, owned, err := h.idem.Begin(context.Background(), ports.IdempotencyRecord{
-		Scope: tn.token, Key: "dead", RequestHash: "unknown", LockedUntil: now.Add(time.Minute),
+		Scope: tn.platformID, Key: "dead", RequestHash: "unknown", LockedUntil: now.Add(time.Minute),
 		CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour),
 	}, now)
 	require.NoError(t, err)
@@ -202,12 +204,12 @@ func TestIdempotencyInProgressIs409(t *testing.T) {
 	// key first, then plant an in-progress claim with that hash.
 	r := h.post(tn, fundPath(acct.ID), body, "Idempotency-Key", "probe")
 	require.Equal(t, http.StatusOK, r.status)
-	rec, ok, err := h.cache.Get(context.Background(), tn.token, "probe")
+	rec, ok, err := h.cache.Get(context.Background(), tn.platformID, "probe")
 	require.NoError(t, err)
 	require.True(t, ok)
 	now := h.clock.Now()
 	_, owned, err := h.idem.Begin(context.Background(), ports.IdempotencyRecord{
-		Scope: tn.token, Key: "busy", RequestHash: rec.RequestHash, LockedUntil: now.Add(time.Minute),
+		Scope: tn.platformID, Key: "busy", RequestHash: rec.RequestHash, LockedUntil: now.Add(time.Minute),
 		CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour),
 	}, now)
 	require.NoError(t, err)
@@ -227,7 +229,7 @@ func TestIdempotencyReplayFromStoreAfterCacheExpiry(t *testing.T) {
 
 	// The cached copy expires after an hour; the store keeps the key a day.
 	h.clock.Advance(3 * time.Hour)
-	_, ok, err := h.cache.Get(context.Background(), tn.token, "long")
+	_, ok, err := h.cache.Get(context.Background(), tn.platformID, "long")
 	require.NoError(t, err)
 	require.False(t, ok)
 	again := h.post(tn, fundPath(acct.ID), `{"amount":7}`, "Idempotency-Key", "long")
@@ -235,7 +237,7 @@ func TestIdempotencyReplayFromStoreAfterCacheExpiry(t *testing.T) {
 	assert.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
 	assert.Equal(t, int64(7), h.balance(tn, acct.ID))
 	// The replay warmed the cache again.
-	_, ok, err = h.cache.Get(context.Background(), tn.token, "long")
+	_, ok, err = h.cache.Get(context.Background(), tn.platformID, "long")
 	require.NoError(t, err)
 	assert.True(t, ok)
 }

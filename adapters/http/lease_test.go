@@ -66,14 +66,14 @@ func TestIdempotencyLeaseRenewedWhileRunning(t *testing.T) {
 	go func() { first <- h.post(tn, fundPath(acct.ID), `{"amount":250}`, "Idempotency-Key", "slow") }()
 	<-led.entered
 	start := h.clock.Now()
-	assert.False(t, h.storedClaim(tn.token, "slow").LockedUntil.After(start.Add(lease)), "the lease is short")
+	assert.False(t, h.storedClaim(tn.platformID, "slow").LockedUntil.After(start.Add(lease)), "the lease is short")
 
 	// Time passes well beyond the first lease; the running request renews.
 	for range 3 {
 		h.clock.Advance(8 * time.Second)
 		want := h.clock.Now().Add(lease)
 		require.Eventually(t, func() bool {
-			return !h.storedClaim(tn.token, "slow").LockedUntil.Before(want)
+			return !h.storedClaim(tn.platformID, "slow").LockedUntil.Before(want)
 		}, 5*time.Second, 5*time.Millisecond, "renewed to now+lease")
 	}
 	retry := h.post(tn, fundPath(acct.ID), `{"amount":250}`, "Idempotency-Key", "slow")
@@ -95,10 +95,10 @@ func (h *apiHarness) plantDeadClaim(tn tenant, key, path, body string) {
 	h.t.Helper()
 	probe := h.post(tn, path, body, "Idempotency-Key", "probe-"+key)
 	require.Less(h.t, probe.status, 300, string(probe.body))
-	hash := h.storedClaim(tn.token, "probe-"+key).RequestHash
+	hash := h.storedClaim(tn.platformID, "probe-"+key).RequestHash
 	now := h.clock.Now()
 	_, owned, err := h.idem.Begin(context.Background(), ports.IdempotencyRecord{
-		Scope: tn.token, Key: key, RequestHash: hash, Owner: "dead-attempt",
+		Scope: tn.platformID, Key: key, RequestHash: hash, Owner: "dead-attempt",
 		LockedUntil: now.Add(httpapi.DefaultIdempotencyLease), CreatedAt: now, ExpiresAt: now.Add(24 * time.Hour),
 	}, now)
 	require.NoError(h.t, err)

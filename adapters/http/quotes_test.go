@@ -395,3 +395,45 @@ func TestSandboxSendInProduction(t *testing.T) {
 	tn := h.tenant("USD")
 	requireError(t, h.post(tn, "/sandbox/send", `{"quoteId":"Quote:x","currencyCode":"USD"}`), http.StatusForbidden, "FORBIDDEN")
 }
+
+// One rule for a reused key, whichever layer notices: after the HTTP layer
+// has forgotten the first response (its retention passed), core compares
+// the stored quote with the new request; and a second credential of the
+// same platform shares the platform's keys. Either way: 422, nothing moved.
+func TestQuoteKeyReusedWithAnotherRequest(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("000")
+	ctx := context.Background()
+	first := created(t, h.post(f.tn, "/quotes", quoteBody(f.acct.ID, f.dest.ID, ""), "Idempotency-Key", "q-1"))
+	assert.Equal(t, "PENDING", first["status"])
+
+	// The HTTP layer forgets the key (cache entry and record past 24 h).
+	h.clock.Advance(25 * time.Hour)
+	_, err := h.idem.Purge(ctx, h.clock.Now())
+	require.NoError(t, err)
+	before := h.balance(f.tn, f.acct.ID)
+	other := strings.Replace(quoteBody(f.acct.ID, f.dest.ID, `,"immediatelyExecute":true`), "10000", "20000", 1)
+	requireError(t, h.post(f.tn, "/quotes", other, "Idempotency-Key", "q-1"), http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
+	// The same terms, now asked to execute at once: another request too.
+	requireError(t, h.post(f.tn, "/quotes", quoteBody(f.acct.ID, f.dest.ID, `,"immediatelyExecute":true`), "Idempotency-Key", "q-1"),
+		http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
+	assert.Equal(t, before, h.balance(f.tn, f.acct.ID), "nothing moved")
+	q, err := h.store.Read().Quotes().Get(ctx, f.tn.platformID, first["id"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, "PENDING", q.Status, "the stored quote was not executed")
+	// Once the HTTP layer forgets those refusals too, the first request
+	// again is its retry: core answers with the stored quote.
+	_, err = h.idem.Purge(ctx, h.clock.Now().Add(25*time.Hour))
+	require.NoError(t, err)
+	h.clock.Advance(25 * time.Hour)
+	again := h.post(f.tn, "/quotes", quoteBody(f.acct.ID, f.dest.ID, ""), "Idempotency-Key", "q-1")
+	require.Contains(t, []int{200, 201}, again.status, string(again.body))
+	assert.Equal(t, first["id"], again.object(t)["id"])
+
+	// A second credential of the platform: another body with a fresh key's
+	// twin is refused by the HTTP layer, as for the first credential.
+	second := h.credential(f.tn)
+	created(t, h.post(f.tn, "/quotes", quoteBody(f.acct.ID, f.dest.ID, ""), "Idempotency-Key", "q-2"))
+	requireError(t, h.post(second, "/quotes", other, "Idempotency-Key", "q-2"), http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
+	assert.Equal(t, before, h.balance(f.tn, f.acct.ID), "nothing moved")
+}

@@ -250,7 +250,7 @@ func (s *server) onAddOperation(_ *huma.OpenAPI, op *huma.Operation) {
 const idempotencyDoc = "Optional key (at most 255 characters) making the request safe to retry: a request " +
 	"repeated with the same key and the same body gets the first response back, with header " +
 	"`Idempotent-Replayed: true`; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED, and " +
-	"while the first request runs it is 409 IDEMPOTENCY_KEY_IN_USE. Keys belong to the API credential " +
+	"while the first request runs it is 409 IDEMPOTENCY_KEY_IN_USE. Keys belong to the platform (all its credentials) " +
 	"and are remembered for at least 24 hours."
 
 // noteErrorCause records the internal cause of a 5xx Huma is writing, for

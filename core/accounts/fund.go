@@ -71,8 +71,7 @@ func (s *Service) Fund(ctx context.Context, platformID, accountID string, amount
 	case err == nil, errors.Is(err, ledger.ErrExists):
 		// Posted now, or by an earlier attempt with the same key.
 	case errors.Is(err, ledger.ErrExistsDifferent):
-		return Account{}, fault.New(fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED",
-			"the idempotency key was already used for a different funding")
+		return Account{}, fault.KeyReused("funding")
 	default:
 		return Account{}, fmt.Errorf("post sandbox funding of %s: %w", a.ID, err)
 	}

@@ -85,6 +85,18 @@ func NotFound(code, message string) *Error { return New(KindNotFound, code, mess
 // Conflict is a 409 with the given code.
 func Conflict(code, message string) *Error { return New(KindConflict, code, message) }
 
+// CodeKeyReused is the code of an Idempotency-Key sent again with another
+// request.
+const CodeKeyReused = "IDEMPOTENCY_KEY_REUSED"
+
+// KeyReused is the one answer, in every use case, to an Idempotency-Key
+// whose first request differs from this one (what names the thing the key
+// made: "funding", "transfer", "quote"): 422 IDEMPOTENCY_KEY_REUSED,
+// whichever layer notices.
+func KeyReused(what string) *Error {
+	return New(KindUnprocessable, CodeKeyReused, "the idempotency key was already used for a different "+what)
+}
+
 // Unauthorized is a 401 UNAUTHORIZED naming the failed check.
 func Unauthorized(reason string) *Error {
 	return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: "authentication failed: " + reason, Reason: reason}

@@ -217,6 +217,9 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 		if gerr != nil {
 			return ports.Quote{}, fmt.Errorf("quote %s: read after conflict: %w", q.ID, gerr)
 		}
+		if !sameRequest(prev, q, r) {
+			return ports.Quote{}, fault.KeyReused("quote")
+		}
 		q, created = prev, false
 	} else if err != nil {
 		return ports.Quote{}, fmt.Errorf("quote %s: record: %w", q.ID, err)
@@ -235,6 +238,23 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 			"receiving", q.ReceivingCurrency, "totalSending", q.TotalSendingAmount)
 	}
 	return q, nil
+}
+
+// sameRequest reports whether prev, the quote a keyed request's first
+// attempt stored, was made from the request that priced q: the same source,
+// destination, locked side and amount, currencies and description. Prices
+// are not compared (the rate moves between attempts); an immediate
+// execution asked for now, of a quote the first request did not execute,
+// is another request.
+func sameRequest(prev, q ports.Quote, r CreateRequest) bool {
+	if r.ImmediatelyExecute && prev.SourceType == SourceAccount && prev.ExecutedAt == nil {
+		return false
+	}
+	return prev.SourceType == q.SourceType && prev.SourceAccountID == q.SourceAccountID && prev.CustomerID == q.CustomerID &&
+		prev.DestinationType == q.DestinationType && prev.DestinationAccountID == q.DestinationAccountID &&
+		prev.DestinationUmaAddress == q.DestinationUmaAddress && prev.SendingCurrency == q.SendingCurrency &&
+		prev.ReceivingCurrency == q.ReceivingCurrency && prev.LockedSide == q.LockedSide &&
+		prev.LockedAmount == q.LockedAmount && prev.Description == q.Description
 }
 
 // record writes a new quote, its transaction and the job that expires it

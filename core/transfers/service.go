@@ -141,9 +141,8 @@ func failureReason(txType, reason string) string {
 }
 
 var (
-	errKeyReused = fault.New(fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED",
-		"the idempotency key was already used for a different transfer")
-	errAbandoned = fault.Conflict("IDEMPOTENCY_KEY_REUSED",
+	errKeyReused = fault.KeyReused("transfer")
+	errAbandoned = fault.Conflict(fault.CodeKeyReused,
 		"an earlier attempt with this idempotency key was abandoned and its hold released; retry with a new key")
 )
 
