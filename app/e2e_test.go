@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -101,31 +100,22 @@ func startCorridor(t *testing.T, env ...string) *process {
 	return p
 }
 
+// call sends one request to the binary as the process's credential and
+// decodes the JSON answer (also checked against the reference's schema).
 func (p *process) call(t *testing.T, method, path string, body any, header ...string) (int, map[string]any) {
 	t.Helper()
-	var r io.Reader
+	var b []byte
 	if body != nil {
-		b, err := json.Marshal(body)
+		var err error
+		b, err = json.Marshal(body)
 		require.NoError(t, err)
-		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, p.base+BasePath+path, r)
-	require.NoError(t, err)
-	req.SetBasicAuth(p.user, p.secret)
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
+	r := apiTarget{bases: []string{p.base}, auth: basicAuth(p.user, p.secret)}.do(t, 0, method, path, string(b), header...)
 	var out map[string]any
-	if len(raw) > 0 {
-		require.NoError(t, json.Unmarshal(raw, &out), "body: %s", raw)
+	if len(r.body) > 0 {
+		require.NoError(t, json.Unmarshal(r.body, &out), "body: %s", r.body)
 	}
-	return resp.StatusCode, out
+	return r.status, out
 }
 
 func (p *process) stop(t *testing.T) {

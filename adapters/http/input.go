@@ -369,20 +369,28 @@ func (sc *jsonScanner) object(depth int) error {
 			}
 			return err
 		}
-		sc.space()
-		if sc.i >= len(sc.b) {
-			return errSyntax
-		}
-		switch sc.b[sc.i] {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			return nil
-		default:
-			return errSyntax
+		if done, err := sc.next('}'); done || err != nil {
+			return err
 		}
 	}
+}
+
+// next reads what follows a member of an object or array: a comma (more
+// follow) or its closing byte (done).
+func (sc *jsonScanner) next(closing byte) (done bool, err error) {
+	sc.space()
+	if sc.i >= len(sc.b) {
+		return false, errSyntax
+	}
+	switch sc.b[sc.i] {
+	case ',':
+		sc.i++
+		return false, nil
+	case closing:
+		sc.i++
+		return true, nil
+	}
+	return false, errSyntax
 }
 
 // seen records key among the open object's keys (from base), reporting
@@ -441,18 +449,8 @@ func (sc *jsonScanner) array(depth int) error {
 			}
 			return err
 		}
-		sc.space()
-		if sc.i >= len(sc.b) {
-			return errSyntax
-		}
-		switch sc.b[sc.i] {
-		case ',':
-			sc.i++
-		case ']':
-			sc.i++
-			return nil
-		default:
-			return errSyntax
+		if done, err := sc.next(']'); done || err != nil {
+			return err
 		}
 	}
 }
