@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,9 +37,9 @@ import (
 // carries its own, which replaces it before validation.
 const BasePath = "/2025-10-13"
 
-// Own are the service's routes the reference does not have (its own
+// OwnRoutes are the service's routes the reference does not have (its own
 // extensions), by path prefix, with why; their responses are not checked.
-var Own = map[string]string{
+var OwnRoutes = map[string]string{
 	BasePath + "/ledger":        "ledger reports: corridor's own (README: Ledger reports)",
 	BasePath + "/openapi":       "the service's own OpenAPI document",
 	BasePath + "/docs":          "the service's own docs page",
@@ -70,9 +71,9 @@ var (
 
 // Checker validates responses; Checked and Violations count what it did.
 type Checker struct {
-	v          validator.Validator
-	serverPath string // the reference server URL's path, e.g. /xyz/2025-10-13
-	serverBase string // scheme and host of the reference server URL
+	v validator.Validator
+	// server is the reference's server URL (its path holds the version).
+	server *url.URL
 	// Checked counts responses validated; Skipped those of routes the
 	// reference does not have; Undocumented those whose method or status
 	// the reference does not list for the operation.
@@ -115,8 +116,8 @@ func Load() (*Checker, error) {
 			loadError = fmt.Errorf("apischema: server URL: %w", err)
 			return
 		}
-		shared = &Checker{v: v, serverPath: strings.TrimSuffix(u.Path, "/"), serverBase: u.Scheme + "://" + u.Host,
-			operations: map[string]bool{}}
+		u.Path = strings.TrimSuffix(u.Path, "/")
+		shared = &Checker{v: v, server: u, operations: map[string]bool{}}
 	})
 	return shared, loadError
 }
@@ -147,15 +148,23 @@ func locate() string {
 	return ""
 }
 
-// own reports whether path is one of the service's own routes.
-func own(path string) bool {
-	for prefix := range Own {
-		if path == prefix || strings.HasPrefix(path, prefix+"/") || strings.HasPrefix(path, prefix+"?") ||
-			(strings.HasSuffix(prefix, "/openapi") && strings.HasPrefix(path, prefix)) {
+// IsOwn reports whether path is one of the service's own routes
+// (OwnRoutes).
+func IsOwn(path string) bool {
+	for prefix := range OwnRoutes {
+		if strings.HasPrefix(path, prefix) {
 			return true
 		}
 	}
 	return false
+}
+
+// referenceURL is u (a request URL under BasePath) on the reference's
+// server.
+func (c *Checker) referenceURL(u url.URL) *url.URL {
+	u.Scheme, u.Host, u.RawPath = c.server.Scheme, c.server.Host, ""
+	u.Path = c.server.Path + strings.TrimPrefix(u.Path, BasePath)
+	return &u
 }
 
 // Check validates one response to req (method and URL are what matter)
@@ -166,14 +175,11 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 		return nil
 	}
 	path := req.URL.Path
-	if own(path) || !strings.HasPrefix(path, BasePath+"/") {
+	if IsOwn(path) || !strings.HasPrefix(path, BasePath+"/") {
 		c.Skipped.Add(1)
 		return nil
 	}
-	u := *req.URL
-	sb, _ := url.Parse(c.serverBase)
-	u.Scheme, u.Host, u.Path, u.RawPath = sb.Scheme, sb.Host, c.serverPath+strings.TrimPrefix(path, BasePath), ""
-	vreq := &http.Request{Method: req.Method, URL: &u, Header: http.Header{}}
+	vreq := &http.Request{Method: req.Method, URL: c.referenceURL(*req.URL), Header: http.Header{}}
 	for k, vs := range req.Header {
 		if ref, ok := headerNames[http.CanonicalHeaderKey(k)]; ok {
 			k = ref
@@ -187,24 +193,20 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 			resp.Header.Del(brand)
 		}
 	}
-	c.Checked.Add(1)
-	c.mu.Lock()
-	c.operations[req.Method+" "+paramShape.ReplaceAllString(req.URL.Path, "{id}")] = true
-	c.mu.Unlock()
 	ok, errs := c.v.ValidateHttpResponse(vreq, resp)
-	if ok {
-		return nil
-	}
-	if specCode(errs, body) {
-		return nil
-	}
-	if undocumented(errs) {
+	if !ok && undocumented(errs) {
 		// A method the reference lacks on that path (405), or a status it
 		// does not list for the operation: the spec's own answers (409
 		// IDEMPOTENCY_KEY_IN_USE, 422 IDEMPOTENCY_KEY_REUSED, 413…, and any
 		// 401 or 500), with no schema to check against.
-		c.Checked.Add(-1)
 		c.Undocumented.Add(1)
+		return nil
+	}
+	c.Checked.Add(1)
+	c.mu.Lock()
+	c.operations[req.Method+" "+paramShape.ReplaceAllString(path, "{id}")] = true
+	c.mu.Unlock()
+	if ok || specCode(errs, body) {
 		return nil
 	}
 	var out []string
@@ -223,13 +225,17 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 // such operation or no such status for it (nothing to validate against).
 func undocumented(errs []*verrors.ValidationError) bool {
 	for _, e := range errs {
-		m := e.Message
-		if !(strings.Contains(m, "Path '") && strings.HasSuffix(m, "not found")) &&
-			!(strings.Contains(m, "response code '") && strings.Contains(m, "does not exist")) {
+		if !pathMissing(e) && !(strings.Contains(e.Message, "response code '") && strings.Contains(e.Message, "does not exist")) {
 			return false
 		}
 	}
 	return len(errs) > 0
+}
+
+// pathMissing reports whether e says the reference has no such path (or
+// no such method on it).
+func pathMissing(e *verrors.ValidationError) bool {
+	return strings.Contains(e.Message, "Path '") && strings.HasSuffix(e.Message, "not found")
 }
 
 // paramShape is an id segment ("Customer:…", "InternalAccount:missing").
@@ -246,17 +252,10 @@ func (c *Checker) Operations() int {
 // Has reports whether the reference has an operation for method on path
 // (a request path under BasePath, ids filled in).
 func (c *Checker) Has(method, path string) bool {
-	u, _ := url.Parse(c.serverBase)
-	u.Path = c.serverPath + strings.TrimPrefix(path, BasePath)
-	req := &http.Request{Method: method, URL: u, Header: http.Header{}}
+	req := &http.Request{Method: method, URL: c.referenceURL(url.URL{Path: path}), Header: http.Header{}}
 	_, errs := c.v.ValidateHttpResponse(req, &http.Response{StatusCode: 599, Header: http.Header{},
 		Body: io.NopCloser(bytes.NewReader(nil)), Request: req})
-	for _, e := range errs {
-		if strings.Contains(e.Message, "Path '") && strings.HasSuffix(e.Message, "not found") {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(errs, pathMissing)
 }
 
 // specCode reports whether the only schema failure is the code of an error
