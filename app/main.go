@@ -143,7 +143,6 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
 	}
 	handler := newHandler(b, s, cfg, clock, log)
-	var metricsSrv *http.Server
 	if cfg.MetricsAddr == "" {
 		// /metrics beside the API on the main listener (no API credential:
 		// firewall it, or give it its own address).
@@ -158,7 +157,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", b.metrics.Handler())
-		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		metricsSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = metricsSrv.Serve(mln) }()
 		defer metricsSrv.Close()
 		log.Info("metrics listening", "addr", mln.Addr().String())

@@ -94,7 +94,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Ha
 		Key:         key,
 		RequestHash: hash,
 		Owner:       newAttempt(),
-		LockedUntil: now.Add(s.lease()),
+		LockedUntil: now.Add(s.d.IdempotencyLease),
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(s.retention()),
 	}

@@ -21,21 +21,16 @@ const (
 	DefaultIdempotencyRenewEvery = 3 * time.Second
 )
 
-// lease is the lease of a new or renewed claim.
-func (s *server) lease() time.Duration {
-	if s.d.IdempotencyLease > 0 {
-		return s.d.IdempotencyLease
+// leaseDefaults fills Deps' lease settings: the defaults where unset, and
+// a renewal interval below half the lease.
+func leaseDefaults(d *Deps) {
+	if d.IdempotencyLease <= 0 {
+		d.IdempotencyLease = DefaultIdempotencyLease
 	}
-	return DefaultIdempotencyLease
-}
-
-// renewEvery is the renewal interval, kept below the lease.
-func (s *server) renewEvery() time.Duration {
-	every := s.d.IdempotencyRenewEvery
-	if every <= 0 {
-		every = DefaultIdempotencyRenewEvery
+	if d.IdempotencyRenewEvery <= 0 {
+		d.IdempotencyRenewEvery = DefaultIdempotencyRenewEvery
 	}
-	return min(every, s.lease()/2)
+	d.IdempotencyRenewEvery = min(d.IdempotencyRenewEvery, d.IdempotencyLease/2)
 }
 
 // newAttempt names one request's claim (ports.IdempotencyRecord.Owner).
@@ -53,7 +48,7 @@ func (s *server) keepClaim(ctx context.Context, scope, key, owner string) (stop 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(s.renewEvery())
+		tick := time.NewTicker(s.d.IdempotencyRenewEvery)
 		defer tick.Stop()
 		for {
 			select {
@@ -61,7 +56,7 @@ func (s *server) keepClaim(ctx context.Context, scope, key, owner string) (stop 
 				return
 			case <-tick.C:
 			}
-			until := s.d.Clock.Now().UTC().Add(s.lease())
+			until := s.d.Clock.Now().UTC().Add(s.d.IdempotencyLease)
 			ok, err := s.d.Idempotency.Renew(ctx, scope, key, owner, until)
 			switch {
 			case ctx.Err() != nil:

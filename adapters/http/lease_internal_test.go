@@ -49,9 +49,11 @@ func TestKeepClaimLogsFailuresAndStopsWhenLost(t *testing.T) {
 }
 
 func TestRenewEveryStaysBelowLease(t *testing.T) {
-	s := &server{}
-	assert.Equal(t, DefaultIdempotencyLease, s.lease())
-	assert.Equal(t, DefaultIdempotencyRenewEvery, s.renewEvery())
-	s.d.IdempotencyLease, s.d.IdempotencyRenewEvery = 2*time.Second, 5*time.Second
-	assert.Equal(t, time.Second, s.renewEvery(), "a renewal interval longer than the lease is capped")
+	var d Deps
+	leaseDefaults(&d)
+	assert.Equal(t, DefaultIdempotencyLease, d.IdempotencyLease)
+	assert.Equal(t, DefaultIdempotencyRenewEvery, d.IdempotencyRenewEvery)
+	d = Deps{IdempotencyLease: 2 * time.Second, IdempotencyRenewEvery: 5 * time.Second}
+	leaseDefaults(&d)
+	assert.Equal(t, time.Second, d.IdempotencyRenewEvery, "a renewal interval longer than the lease is capped")
 }

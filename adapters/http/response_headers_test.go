@@ -14,24 +14,31 @@ func TestEveryResponseIsUncacheableAndUnsniffable(t *testing.T) {
 	h := newHarness(t, harnessOpts{maxBodyBytes: 64})
 	tn := h.tenant("USD")
 	acct := h.platformAccount(tn, "USD")
-	cases := map[string]request{
-		"success":       {method: http.MethodGet, path: "/platform/internal-accounts", auth: &tn},
-		"created":       {method: http.MethodPost, path: fundPath(acct.ID), body: `{"amount":5}`, hasBody: true, auth: &tn, header: map[string]string{"Idempotency-Key": "h-1"}},
-		"replayed":      {method: http.MethodPost, path: fundPath(acct.ID), body: `{"amount":5}`, hasBody: true, auth: &tn, header: map[string]string{"Idempotency-Key": "h-1"}},
-		"bad input":     {method: http.MethodPost, path: fundPath(acct.ID), body: `{"amount":"x"}`, hasBody: true, auth: &tn},
-		"unauthorized":  {method: http.MethodGet, path: "/platform/internal-accounts"},
-		"no such route": {method: http.MethodGet, path: "/no/such/route", auth: &tn},
-		"not allowed":   {method: http.MethodDelete, path: "/platform/internal-accounts", auth: &tn},
-		"too large":     {method: http.MethodPost, path: fundPath(acct.ID), body: `{"amount":1,"x":"` + strings.Repeat("a", 100) + `"}`, hasBody: true, auth: &tn},
-		"openapi":       {method: http.MethodGet, path: "/openapi.json"},
-		"health":        {method: http.MethodGet, path: "/healthz", raw: true},
+	fund := func(body string, header map[string]string) request {
+		return request{method: http.MethodPost, path: fundPath(acct.ID), body: body, hasBody: true, auth: &tn, header: header}
+	}
+	key := map[string]string{"Idempotency-Key": "h-1"}
+	cases := []struct {
+		name string
+		rq   request
+	}{
+		{"success", request{method: http.MethodGet, path: "/platform/internal-accounts", auth: &tn}},
+		{"created", fund(`{"amount":5}`, key)},
+		{"replayed", fund(`{"amount":5}`, key)},
+		{"bad input", fund(`{"amount":"x"}`, nil)},
+		{"unauthorized", request{method: http.MethodGet, path: "/platform/internal-accounts"}},
+		{"no such route", request{method: http.MethodGet, path: "/no/such/route", auth: &tn}},
+		{"not allowed", request{method: http.MethodDelete, path: "/platform/internal-accounts", auth: &tn}},
+		{"too large", fund(`{"amount":1,"x":"`+strings.Repeat("a", 100)+`"}`, nil)},
+		{"openapi", request{method: http.MethodGet, path: "/openapi.json"}},
+		{"health", request{method: http.MethodGet, path: "/healthz", raw: true}},
 	}
 	statuses := map[int]bool{}
-	for _, name := range []string{"success", "created", "replayed", "bad input", "unauthorized", "no such route", "not allowed", "too large", "openapi", "health"} {
-		r := h.send(cases[name])
+	for _, c := range cases {
+		r := h.send(c.rq)
 		statuses[r.status] = true
-		assert.Equal(t, "no-store", r.header.Get("Cache-Control"), "%s (%d)", name, r.status)
-		assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"), "%s (%d)", name, r.status)
+		assert.Equal(t, "no-store", r.header.Get("Cache-Control"), "%s (%d)", c.name, r.status)
+		assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"), "%s (%d)", c.name, r.status)
 	}
 	for _, s := range []int{200, 400, 401, 404, 405, 413} {
 		assert.True(t, statuses[s], "a %d response was checked", s)

@@ -147,6 +147,7 @@ func New(d Deps) http.Handler {
 	if d.IdempotencyTTL <= 0 {
 		d.IdempotencyTTL = DefaultIdempotencyTTL
 	}
+	leaseDefaults(&d)
 	if d.AuthFailuresPerToken <= 0 {
 		d.AuthFailuresPerToken = DefaultAuthFailuresPerToken
 	}

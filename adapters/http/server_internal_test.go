@@ -24,15 +24,14 @@ import (
 func testServer(t *testing.T, logs *bytes.Buffer) *server {
 	t.Helper()
 	clock := testkit.NewFakeClock(time.Date(2025, 10, 13, 0, 0, 0, 0, time.UTC))
-	return &server{
-		d: Deps{
-			Idempotency:    memory.NewIdempotencyStore(),
-			Cache:          memory.NewResponseCache(clock),
-			Clock:          clock,
-			IdempotencyTTL: time.Hour,
-		},
-		log: slog.New(slog.NewTextHandler(logs, nil)),
+	d := Deps{
+		Idempotency:    memory.NewIdempotencyStore(),
+		Cache:          memory.NewResponseCache(clock),
+		Clock:          clock,
+		IdempotencyTTL: time.Hour,
 	}
+	leaseDefaults(&d) // as New does
+	return &server{d: d, log: slog.New(slog.NewTextHandler(logs, nil))}
 }
 
 func decodeError(t *testing.T, body []byte) Error {
