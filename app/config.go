@@ -34,6 +34,7 @@ type Config struct {
 	SettlementDelay  time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
 	MetricsAddr      string        // CORRIDOR_METRICS_ADDR: a separate listener for /metrics; empty = the main one
 	DBMaxConns       int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
+	CheckpointKey    string        // CORRIDOR_CHECKPOINT_KEY: PEM file of the ledger checkpoint key (ledger checkpoint/verify)
 	// CORRIDOR_AUTH_FAILURES_PER_TOKEN, _PER_ADDRESS and
 	// CORRIDOR_AUTH_FAILURE_WINDOW: the authentication throttle.
 	AuthFailuresPerToken   int
@@ -56,6 +57,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SandboxUmaDomain: or(getenv("CORRIDOR_SANDBOX_UMA_DOMAIN"), "sandbox.local"),
 		LogFormat:        or(getenv("CORRIDOR_LOG_FORMAT"), "text"),
 		MetricsAddr:      getenv("CORRIDOR_METRICS_ADDR"),
+		CheckpointKey:    getenv("CORRIDOR_CHECKPOINT_KEY"),
 	}
 	var err error
 	if c.Sandbox, err = parseBool("CORRIDOR_SANDBOX", or(getenv("CORRIDOR_SANDBOX"), "true")); err != nil {

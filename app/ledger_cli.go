@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/corridorpay/corridor/adapters/postgres"
 	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/core/reports"
+	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -29,9 +31,58 @@ const ledgerUsage = `usage:
   corridor ledger balance -account ID [-as-of T] [-format table|csv]
   corridor ledger statement -account ID [-from T] [-to T] [-format table|csv]
   corridor ledger export -rail RAIL -currency CUR [-from T] [-to T] [-format csv|ndjson] [-o FILE]
-  corridor ledger verify [-format table|csv]
+  corridor ledger verify [-checkpoint FILE -key KEY] [-format table|csv]
+  corridor ledger checkpoint -key KEY [-o FILE]
+  corridor ledger keygen -o FILE
 T is an RFC 3339 date-time or a date (midnight UTC); windows are [from, to).
-export and verify draw a progress bar on stderr (-quiet turns it off).`
+checkpoint verifies the journal and signs its head with the private key KEY
+(a PEM Ed25519 key from keygen, kept away from the database), appending one
+line to FILE (stdout by default); verify -checkpoint fails when the journal
+no longer leads to every checkpoint in FILE (KEY: the public or private PEM).
+-key defaults to $CORRIDOR_CHECKPOINT_KEY.
+export, verify and checkpoint draw a progress bar on stderr (-quiet turns it off).`
+
+// ledgerFlags are the flags of every ledger command (each uses its own).
+type ledgerFlags struct {
+	format, account, asOf, from, to, rail, currency, output, checkpoint, key string
+	quiet                                                                    bool
+}
+
+// ledgerCommand is one `corridor ledger` subcommand: the formats it takes
+// (the first is the default), the flags it needs, and what it runs.
+type ledgerCommand struct {
+	formats  []string
+	required []string // flag names that must be set
+	needsDB  bool
+	run      func(ctx context.Context, c *ledgerCtx) error
+}
+
+// ledgerCtx is what a subcommand runs with.
+type ledgerCtx struct {
+	f              ledgerFlags
+	svc            *reports.Service
+	v              reports.Viewer
+	stdout, stderr io.Writer
+}
+
+func (c *ledgerCtx) csv() bool { return c.f.format == "csv" }
+
+func (c *ledgerCtx) progress(label string) *progressBar {
+	if c.f.quiet {
+		return nil
+	}
+	return newProgressBar(c.stderr, label, "rows")
+}
+
+var ledgerCommands = map[string]ledgerCommand{
+	"trial-balance": {formats: []string{"table", "csv"}, needsDB: true, run: ledgerTrialBalance},
+	"balance":       {formats: []string{"table", "csv"}, required: []string{"account"}, needsDB: true, run: ledgerBalance},
+	"statement":     {formats: []string{"table", "csv"}, required: []string{"account"}, needsDB: true, run: ledgerStatement},
+	"export":        {formats: []string{"csv", "ndjson"}, needsDB: true, run: ledgerExport},
+	"verify":        {formats: []string{"table", "csv"}, needsDB: true, run: ledgerVerify},
+	"checkpoint":    {formats: []string{"table"}, required: []string{"key"}, needsDB: true, run: ledgerCheckpoint},
+	"keygen":        {formats: []string{"table"}, required: []string{"o"}, run: ledgerKeygen},
+}
 
 // ledgerCmd runs the ledger reports against DATABASE_URL as the operator.
 func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout, stderr io.Writer) error {
@@ -40,37 +91,16 @@ func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		return nil
 	}
 	sub, args := args[0], args[1:]
-	fs := flag.NewFlagSet("ledger "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "table", "output: table or csv (export: csv or ndjson)")
-	account := fs.String("account", "", "ledger account id (balance, statement)")
-	asOf := fs.String("as-of", "", "instant (default now)")
-	from := fs.String("from", "", "window start, inclusive (default the beginning)")
-	to := fs.String("to", "", "window end, exclusive (default now)")
-	rail := fs.String("rail", "", "rail (export)")
-	currency := fs.String("currency", "", "currency (export)")
-	output := fs.String("o", "", "write the export to this file instead of stdout")
-	quiet := fs.Bool("quiet", false, "no progress bar")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	switch sub {
-	case "trial-balance", "balance", "statement", "verify":
-		if *format != "table" && *format != "csv" {
-			return fmt.Errorf("ledger %s: -format must be table or csv", sub)
-		}
-	case "export":
-		if *format == "table" {
-			*format = "csv"
-		}
-		if *format != "csv" && *format != "ndjson" {
-			return fmt.Errorf("ledger export: -format must be csv or ndjson")
-		}
-	default:
+	cmd, ok := ledgerCommands[sub]
+	if !ok {
 		return fmt.Errorf("unknown ledger command %q\n%s", sub, ledgerUsage)
 	}
-	if (sub == "balance" || sub == "statement") && *account == "" {
-		return fmt.Errorf("ledger %s: -account is required", sub)
+	c := &ledgerCtx{v: reports.Operator(), stdout: stdout, stderr: stderr}
+	if err := parseLedgerFlags(sub, cmd, args, cfg, stderr, &c.f); err != nil {
+		return err
+	}
+	if !cmd.needsDB {
+		return cmd.run(ctx, c)
 	}
 	if cfg.DatabaseURL == "" {
 		return errors.New("ledger needs DATABASE_URL: the in-memory ledger of another process cannot be read")
@@ -80,66 +110,183 @@ func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		return err
 	}
 	defer db.Close()
-	svc := reports.New(postgres.NewLedgerReports(db), system.Clock{}, reports.Options{})
-	v := reports.Operator()
-	csvOut := *format == "csv"
+	c.svc = reports.New(postgres.NewLedgerReports(db), system.Clock{}, reports.Options{})
+	return cmd.run(ctx, c)
+}
 
-	switch sub {
-	case "trial-balance":
-		tb, err := svc.TrialBalance(ctx, v, *asOf)
-		if err != nil {
-			return err
-		}
-		return printTrialBalance(stdout, tb, csvOut)
-	case "balance":
-		pb, err := svc.BalanceAt(ctx, v, *account, *asOf)
-		if err != nil {
-			return err
-		}
-		t := newTable(stdout, csvOut, "account", "currency", "asOf", "net", "available", "total",
-			"debitsPending", "debitsPosted", "creditsPending", "creditsPosted", "lastEntry")
-		b := pb.Balance
-		t.row(pb.AccountID, pb.Currency, pb.AsOf.Format(time.RFC3339Nano), i64(b.Net), i64(b.Available), i64(b.Total),
-			i64(b.DebitsPending), i64(b.DebitsPosted), i64(b.CreditsPending), i64(b.CreditsPosted), pb.LastEntryID)
-		return t.flush()
-	case "statement":
-		return printStatement(ctx, stdout, svc, v, *account, *from, *to, csvOut)
-	case "export":
-		out := stdout
-		if *output != "" {
-			f, err := os.Create(*output)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			out = f
-		}
-		return runExport(ctx, out, stderr, svc, v, reports.ExportQuery{Rail: *rail, Currency: *currency, From: *from, To: *to},
-			*format == "ndjson", !*quiet)
-	default: // verify
-		var bar *progressBar
-		if !*quiet {
-			bar = newProgressBar(stderr, "verify", "rows")
-		}
-		res, err := svc.Verify(ctx, v, func(done, total int64) {
-			if bar != nil {
-				bar.set(done, total)
-			}
-		})
-		if bar != nil {
-			bar.done()
-		}
-		if err != nil {
-			return err
-		}
-		if err := printVerification(stdout, res, csvOut); err != nil {
-			return err
-		}
-		if !res.OK {
-			return fmt.Errorf("the journal does not verify: %d break(s), the first at %s", len(res.Breaks), breakPlace(res.Breaks[0]))
-		}
-		return nil
+func parseLedgerFlags(sub string, cmd ledgerCommand, args []string, cfg Config, stderr io.Writer, f *ledgerFlags) error {
+	fs := flag.NewFlagSet("ledger "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.format, "format", "", "output format")
+	fs.StringVar(&f.account, "account", "", "ledger account id (balance, statement)")
+	fs.StringVar(&f.asOf, "as-of", "", "instant (default now)")
+	fs.StringVar(&f.from, "from", "", "window start, inclusive (default the beginning)")
+	fs.StringVar(&f.to, "to", "", "window end, exclusive (default now)")
+	fs.StringVar(&f.rail, "rail", "", "rail (export)")
+	fs.StringVar(&f.currency, "currency", "", "currency (export)")
+	fs.StringVar(&f.output, "o", "", "write to this file instead of stdout (export, checkpoint, keygen)")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint file the journal must still lead to (verify)")
+	fs.StringVar(&f.key, "key", cfg.CheckpointKey, "checkpoint key PEM file (checkpoint: private; verify: public or private)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
+	if f.format == "" {
+		f.format = cmd.formats[0]
+	}
+	if sub == "export" && f.format == "table" {
+		f.format = "csv"
+	}
+	if !slices.Contains(cmd.formats, f.format) {
+		return fmt.Errorf("ledger %s: -format must be %s", sub, strings.Join(cmd.formats, " or "))
+	}
+	set := map[string]string{"account": f.account, "key": f.key, "o": f.output}
+	for _, name := range cmd.required {
+		if set[name] == "" {
+			return fmt.Errorf("ledger %s: -%s is required", sub, name)
+		}
+	}
+	if f.checkpoint != "" && f.key == "" {
+		return fmt.Errorf("ledger %s: -checkpoint needs -key, the public key that signed it", sub)
+	}
+	return nil
+}
+
+func ledgerTrialBalance(ctx context.Context, c *ledgerCtx) error {
+	tb, err := c.svc.TrialBalance(ctx, c.v, c.f.asOf)
+	if err != nil {
+		return err
+	}
+	return printTrialBalance(c.stdout, tb, c.csv())
+}
+
+func ledgerBalance(ctx context.Context, c *ledgerCtx) error {
+	pb, err := c.svc.BalanceAt(ctx, c.v, c.f.account, c.f.asOf)
+	if err != nil {
+		return err
+	}
+	t := newTable(c.stdout, c.csv(), "account", "currency", "asOf", "net", "available", "total",
+		"debitsPending", "debitsPosted", "creditsPending", "creditsPosted", "lastEntry")
+	b := pb.Balance
+	t.row(pb.AccountID, pb.Currency, pb.AsOf.Format(time.RFC3339Nano), i64(b.Net), i64(b.Available), i64(b.Total),
+		i64(b.DebitsPending), i64(b.DebitsPosted), i64(b.CreditsPending), i64(b.CreditsPosted), pb.LastEntryID)
+	return t.flush()
+}
+
+func ledgerStatement(ctx context.Context, c *ledgerCtx) error {
+	return printStatement(ctx, c.stdout, c.svc, c.v, c.f.account, c.f.from, c.f.to, c.csv())
+}
+
+func ledgerExport(ctx context.Context, c *ledgerCtx) error {
+	out := c.stdout
+	if c.f.output != "" {
+		f, err := os.Create(c.f.output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	return runExport(ctx, out, c.stderr, c.svc, c.v, reports.ExportQuery{Rail: c.f.rail, Currency: c.f.currency, From: c.f.from, To: c.f.to},
+		c.f.format == "ndjson", !c.f.quiet)
+}
+
+// withProgress runs fn with a progress callback drawing label's bar.
+func (c *ledgerCtx) withProgress(label string, fn func(progress func(done, total int64)) error) error {
+	bar := c.progress(label)
+	err := fn(func(done, total int64) {
+		if bar != nil {
+			bar.set(done, total)
+		}
+	})
+	if bar != nil {
+		bar.done()
+	}
+	return err
+}
+
+// anchors reads and checks the signatures of the -checkpoint file (none
+// without the flag).
+func (c *ledgerCtx) anchors() ([]ledger.Anchor, error) {
+	if c.f.checkpoint == "" {
+		return nil, nil
+	}
+	pub, err := loadCheckpointPublicKey(c.f.key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(c.f.checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cs, err := ledger.ReadCheckpoints(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.f.checkpoint, err)
+	}
+	return ledger.CheckpointAnchors(cs, pub)
+}
+
+func ledgerVerify(ctx context.Context, c *ledgerCtx) error {
+	anchors, err := c.anchors()
+	if err != nil {
+		return err
+	}
+	var res reports.Verification
+	err = c.withProgress("verify", func(progress func(done, total int64)) error {
+		res, err = c.svc.Verify(ctx, c.v, progress, anchors...)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := printVerification(c.stdout, res, c.csv()); err != nil {
+		return err
+	}
+	if !res.OK {
+		return fmt.Errorf("the journal does not verify: %d break(s), the first at %s", len(res.Breaks), breakPlace(res.Breaks[0]))
+	}
+	return nil
+}
+
+func ledgerCheckpoint(ctx context.Context, c *ledgerCtx) error {
+	key, err := loadCheckpointKey(c.f.key)
+	if err != nil {
+		return err
+	}
+	var cp ledger.Checkpoint
+	var res reports.Verification
+	err = c.withProgress("checkpoint", func(progress func(done, total int64)) error {
+		cp, res, err = c.svc.Checkpoint(ctx, c.v, key, progress)
+		return err
+	})
+	if err != nil {
+		if !res.OK && len(res.Breaks) > 0 {
+			_ = printVerification(c.stdout, res, false)
+		}
+		return err
+	}
+	out := c.stdout
+	if c.f.output != "" {
+		f, err := os.OpenFile(c.f.output, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+		fmt.Fprintf(c.stdout, "checkpoint: seq %d (entry %s) head %s, appended to %s\n", cp.Seq, cp.EntryID, cp.Head, c.f.output)
+	}
+	return ledger.AppendCheckpoint(out, cp)
+}
+
+func ledgerKeygen(_ context.Context, c *ledgerCtx) error {
+	pub, err := writeCheckpointKey(c.f.output)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "wrote the private checkpoint key to %s (key id %s); keep it away from the database.\n"+
+		"Its public key (for ledger verify -key):\n%s", c.f.output, ledger.KeyID(pub), publicKeyPEM(pub))
+	return nil
 }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
@@ -289,10 +436,10 @@ func printVerification(w io.Writer, v reports.Verification, csvOut bool) error {
 	if !csvOut {
 		fmt.Fprintf(w, "entries %d (hashed %d, unhashed %d), accounts %d, postings %d\n", v.Entries, v.Hashed, v.Unhashed, v.Accounts, v.Postings)
 		if v.Head != "" {
-			fmt.Fprintf(w, "chain head %s\n", v.Head)
+			fmt.Fprintf(w, "chain head %s (seq %d, entry %s)\n", v.Head, v.HeadSeq, v.HeadID)
 		}
-		if v.Note != "" {
-			fmt.Fprintln(w, v.Note)
+		if v.Checkpoints > 0 {
+			fmt.Fprintf(w, "signed checkpoints checked: %d\n", v.Checkpoints)
 		}
 		if v.OK {
 			fmt.Fprintln(w, "ok: the hash chain, every posting and every account's counters agree with the journal")

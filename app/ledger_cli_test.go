@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +133,65 @@ func TestLedgerCLIVerifyFailsOnTampering(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "entry out2")
 	assert.Contains(t, out, "posting")
+}
+
+// The operator's checkpoint: keygen writes a key, checkpoint signs the
+// verified head into a file, and verify -checkpoint fails once the journal
+// no longer leads to it, or when the file was not signed by the key.
+func TestLedgerCLICheckpoint(t *testing.T) {
+	dsn := ledgerCLIFixture(t)
+	dir := t.TempDir()
+	key, file := filepath.Join(dir, "checkpoint.pem"), filepath.Join(dir, "checkpoints.ndjson")
+
+	out, _, err := runLedger(t, dsn, "keygen", "-o", key)
+	require.NoError(t, err)
+	assert.Contains(t, out, "BEGIN PUBLIC KEY")
+	pubPEM := out[strings.Index(out, "-----BEGIN"):]
+	pub := filepath.Join(dir, "public.pem")
+	require.NoError(t, os.WriteFile(pub, []byte(pubPEM), 0o600))
+	_, _, err = runLedger(t, dsn, "keygen", "-o", key)
+	assert.Error(t, err, "an existing key is not overwritten")
+
+	_, _, err = runLedger(t, dsn, "checkpoint")
+	assert.ErrorContains(t, err, "-key")
+	out, _, err = runLedger(t, dsn, "checkpoint", "-quiet", "-key", key, "-o", file)
+	require.NoError(t, err)
+	assert.Contains(t, out, "seq 3 (entry out2)")
+	_, _, err = runLedger(t, dsn, "checkpoint", "-quiet", "-key", pub)
+	assert.ErrorContains(t, err, "private key")
+
+	out, _, err = runLedger(t, dsn, "verify", "-quiet", "-checkpoint", file, "-key", pub)
+	require.NoError(t, err)
+	assert.Contains(t, out, "signed checkpoints checked: 1")
+	_, _, err = runLedger(t, dsn, "verify", "-quiet", "-checkpoint", file)
+	assert.ErrorContains(t, err, "-key")
+
+	// A checkpoint file from another key is refused before the walk.
+	otherKey := filepath.Join(dir, "other.pem")
+	_, _, err = runLedger(t, dsn, "keygen", "-o", otherKey)
+	require.NoError(t, err)
+	_, _, err = runLedger(t, dsn, "verify", "-quiet", "-checkpoint", file, "-key", otherKey)
+	assert.ErrorIs(t, err, ledger.ErrCheckpointSignature)
+
+	// The head's hash rewritten: the journal no longer leads to the
+	// checkpoint.
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.ExecContext(ctx, `UPDATE ledger_entries SET hash = sha256(hash) WHERE id = 'out2'`)
+	require.NoError(t, err)
+	out, _, err = runLedger(t, dsn, "verify", "-quiet", "-checkpoint", file, "-key", pub)
+	require.Error(t, err)
+	assert.Contains(t, out, "entry out2 (seq 3) does not match its hash")
+	// The journal cut short: it ends before the checkpoint.
+	_, err = db.ExecContext(ctx, `DELETE FROM ledger_transfers WHERE entry_id = 'out2'`)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `DELETE FROM ledger_entries WHERE id = 'out2'`)
+	require.NoError(t, err)
+	out, _, err = runLedger(t, dsn, "verify", "-quiet", "-checkpoint", file, "-key", pub)
+	require.Error(t, err)
+	assert.Contains(t, out, "the journal ends at seq 2: entries were removed")
+	_, _, err = runLedger(t, dsn, "checkpoint", "-quiet", "-key", key, "-o", file)
+	assert.ErrorContains(t, err, "no checkpoint signed")
 }

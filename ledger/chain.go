@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/hex"
 	"fmt"
+	"sort"
 )
 
 // Chain break kinds, as VerifyChain and the stores' journal verification
@@ -15,9 +16,15 @@ const (
 	// before it: an entry was removed, inserted or reordered, or one was
 	// edited and re-hashed.
 	BreakLink = "link"
-	// BreakUnhashed: an entry without a hash follows hashed entries. Only
-	// entries recorded before the chain existed may lack one.
+	// BreakUnhashed: an entry has no hash. The writer hashes every entry
+	// (no released version predates the chain), so a missing hash was
+	// removed: the evidence of an edit was stripped.
 	BreakUnhashed = "unhashed"
+	// BreakCheckpoint: the journal does not lead to a signed checkpoint: the
+	// entry at the checkpoint's seq has another hash (the journal was
+	// rewritten and re-chained after the checkpoint was signed), or the
+	// journal ends before it (entries were removed).
+	BreakCheckpoint = "checkpoint"
 )
 
 // ChainBreak is where the hash chain does not hold.
@@ -31,22 +38,43 @@ type ChainBreak struct {
 func (b ChainBreak) String() string { return b.Kind + ": " + b.Message }
 
 // ChainCheck walks the journal in Seq order and checks its hash chain,
-// keeping only the previous entry's hash. Entries recorded before the chain
-// existed (no hash) are counted, not failed, as long as they all come
-// first; the first hashed entry after them links to ZeroHash.
+// keeping only the previous entry's hash. Every entry must be hashed, the
+// first linking to ZeroHash. Anchors (Expect) pin the hash the entry at a
+// seq must have, so a chain recomputed end to end, consistent with itself,
+// still fails against a checkpoint signed before the rewrite.
 type ChainCheck struct {
-	// Entries, Hashed and Unhashed count what was added.
+	// Entries, Hashed and Unhashed count what was added; every unhashed
+	// entry is a break.
 	Entries, Hashed, Unhashed int64
-	// FirstUnhashed and LastUnhashed are the Seq range of the entries
-	// without a hash that predate the chain (0 when there are none).
-	FirstUnhashed, LastUnhashed int64
-	// Head is the hash of the last hashed entry.
-	Head [32]byte
+	// Head is the hash of the last entry added, HeadSeq and HeadID its seq
+	// and id.
+	Head    [32]byte
+	HeadSeq int64
+	HeadID  string
 
-	started bool
-	prev    [32]byte
-	prevID  string
-	buf     []byte
+	prev      [32]byte
+	prevKnown bool // false after an unhashed entry: its hash is unknown
+	prevID    string
+	buf       []byte
+	anchors   map[int64]Anchor
+}
+
+// Anchor is the hash the entry at Seq must have, from a signed checkpoint.
+type Anchor struct {
+	Seq  int64
+	Head [32]byte
+	// Source names the anchor in messages (e.g. "the checkpoint of
+	// 2026-11-25T10:00:00Z").
+	Source string
+}
+
+// Expect pins the hash of the entry at a.Seq. Call it before adding
+// entries.
+func (c *ChainCheck) Expect(a Anchor) {
+	if c.anchors == nil {
+		c.anchors = map[int64]Anchor{}
+	}
+	c.anchors[a.Seq] = a
 }
 
 // Add checks e against the entries added before it and returns the break
@@ -54,29 +82,29 @@ type ChainCheck struct {
 // one edited entry is reported once.
 func (c *ChainCheck) Add(e JournalEntry) *ChainBreak {
 	c.Entries++
+	if c.Entries == 1 {
+		c.prevKnown = true
+	}
+	wantPrev, prevKnown, prevID := c.prev, c.prevKnown, c.prevID
+	c.prev, c.prevID, c.Head, c.HeadSeq, c.HeadID = e.Hash, e.ID, e.Hash, e.Seq, e.ID
 	if e.Hash == ZeroHash {
+		delete(c.anchors, e.Seq) // reached; the break below reports it
 		c.Unhashed++
-		if c.started {
-			return &ChainBreak{Kind: BreakUnhashed, Seq: e.Seq, EntryID: e.ID,
-				Message: fmt.Sprintf("entry %s (seq %d) has no hash but follows hashed entries (the last %s)", e.ID, e.Seq, c.prevID)}
-		}
-		if c.FirstUnhashed == 0 {
-			c.FirstUnhashed = e.Seq
-		}
-		c.LastUnhashed = e.Seq
-		c.prevID = e.ID
-		return nil
+		c.prevKnown = false
+		return &ChainBreak{Kind: BreakUnhashed, Seq: e.Seq, EntryID: e.ID,
+			Message: fmt.Sprintf("entry %s (seq %d) has no hash: every entry is hashed when it is recorded, so its hash was removed", e.ID, e.Seq)}
 	}
 	c.Hashed++
-	wantPrev, prevID := c.prev, c.prevID
-	c.started, c.prev, c.prevID, c.Head = true, e.Hash, e.ID, e.Hash
+	c.prevKnown = true
+	anchor, anchored := c.anchors[e.Seq]
+	delete(c.anchors, e.Seq) // reached: a break below already reports it
 	c.buf = AppendCanonical(c.buf[:0], e.PrevHash, e)
 	if got := sha256Sum(c.buf); got != e.Hash {
 		return &ChainBreak{Kind: BreakHash, Seq: e.Seq, EntryID: e.ID,
 			Message: fmt.Sprintf("entry %s (seq %d) does not match its hash: stored %s, its content hashes to %s",
 				e.ID, e.Seq, short(e.Hash), short(got))}
 	}
-	if e.PrevHash != wantPrev {
+	if prevKnown && e.PrevHash != wantPrev {
 		after := "the start of the chain"
 		if prevID != "" {
 			after = "entry " + prevID
@@ -85,7 +113,25 @@ func (c *ChainCheck) Add(e JournalEntry) *ChainBreak {
 			Message: fmt.Sprintf("entry %s (seq %d) links to %s, but %s has hash %s",
 				e.ID, e.Seq, short(e.PrevHash), after, short(wantPrev))}
 	}
+	if anchored && anchor.Head != e.Hash {
+		return &ChainBreak{Kind: BreakCheckpoint, Seq: e.Seq, EntryID: e.ID,
+			Message: fmt.Sprintf("entry %s (seq %d) has hash %s, but %s says %s: the journal was rewritten after it was signed",
+				e.ID, e.Seq, short(e.Hash), anchor.Source, short(anchor.Head))}
+	}
 	return nil
+}
+
+// Finish reports the anchors the walk never reached: the journal ends
+// before them. Call it after the last Add.
+func (c *ChainCheck) Finish() []ChainBreak {
+	var out []ChainBreak
+	for _, a := range c.anchors {
+		out = append(out, ChainBreak{Kind: BreakCheckpoint, Seq: a.Seq,
+			Message: fmt.Sprintf("%s names seq %d, but the journal ends at seq %d: entries were removed", a.Source, a.Seq, c.HeadSeq)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	c.anchors = nil
+	return out
 }
 
 func short(h [32]byte) string { return hex.EncodeToString(h[:8]) }

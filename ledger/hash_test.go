@@ -162,15 +162,15 @@ func TestChainCheckNamesTheFirstBreak(t *testing.T) {
 		assert.Equal(t, ledger.BreakLink, b.Kind)
 		assert.Equal(t, "settle:Transaction:1:c", b.EntryID)
 	})
-	t.Run("entries from before the chain", func(t *testing.T) {
+	t.Run("hashes stripped from the start", func(t *testing.T) {
 		es := chainOf(5)
 		ledger.Chain(ledger.ZeroHash, es[2:])
 		b, c := check(es)
-		assert.Nil(t, b, "unhashed entries before the chain are not a break")
+		require.NotNil(t, b, "no released version predates the chain: an unhashed entry is a break")
+		assert.Equal(t, ledger.BreakUnhashed, b.Kind)
+		assert.Equal(t, es[0].ID, b.EntryID)
 		assert.Equal(t, int64(2), c.Unhashed)
 		assert.Equal(t, int64(3), c.Hashed)
-		assert.Equal(t, int64(1), c.FirstUnhashed)
-		assert.Equal(t, int64(2), c.LastUnhashed)
 	})
 	t.Run("hash removed inside the chain", func(t *testing.T) {
 		es := chainOf(5)

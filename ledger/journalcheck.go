@@ -29,11 +29,16 @@ type JournalCheck struct {
 // maxChainBreaks bounds what ChainBreaks keeps.
 const maxChainBreaks = 50
 
-// NewJournalCheck returns an empty check. Its digests are keyed by a random
-// seed, so a forged posting cannot be made to collide.
-func NewJournalCheck() *JournalCheck {
-	return &JournalCheck{replay: NewJournalReplay(), postings: NewPostingReplay(),
+// NewJournalCheck returns an empty check that expects the anchors (signed
+// checkpoints) on the way. Its digests are keyed by a random seed, so a
+// forged posting cannot be made to collide.
+func NewJournalCheck(anchors ...Anchor) *JournalCheck {
+	c := &JournalCheck{replay: NewJournalReplay(), postings: NewPostingReplay(),
 		expected: map[string]*PostingDigest{}, seed: maphash.MakeSeed()}
+	for _, a := range anchors {
+		c.Chain.Expect(a)
+	}
+	return c
 }
 
 // Add checks and replays e.
@@ -52,8 +57,13 @@ func (c *JournalCheck) Add(e JournalEntry) {
 	})
 }
 
-// ChainBreaks returns the chain breaks found so far, in Seq order.
-func (c *JournalCheck) ChainBreaks() []ChainBreak { return c.breaks }
+// ChainBreaks returns the chain breaks found so far, in Seq order, and
+// the anchors the walk did not reach (ChainCheck.Finish): call it once the
+// journal has been added.
+func (c *JournalCheck) ChainBreaks() []ChainBreak {
+	c.breaks = append(c.breaks, c.Chain.Finish()...)
+	return c.breaks
+}
 
 // Counters returns an account's counters as the journal replays them.
 func (c *JournalCheck) Counters(accountID string) Counters { return c.postings.Counters(accountID) }

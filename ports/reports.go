@@ -54,8 +54,9 @@ type LedgerReports interface {
 	// hash chain and every account's counters (and, where the store keeps
 	// them, the counters after every posting), and reports what it found;
 	// progress (optional) is called as entries are checked. A broken ledger
-	// is a result (Breaks), not an error.
-	VerifyJournal(ctx context.Context, progress func(done, total int64)) (JournalVerification, error)
+	// is a result (Breaks), not an error. anchors (from signed
+	// checkpoints) pin the hash the entry at a seq must have.
+	VerifyJournal(ctx context.Context, progress func(done, total int64), anchors ...ledger.Anchor) (JournalVerification, error)
 }
 
 // AccountScope is which ledger accounts a reader sees.
@@ -224,7 +225,7 @@ type SettlementRow struct {
 }
 
 // Journal break kinds beyond the chain's (ledger.BreakHash, BreakLink,
-// BreakUnhashed).
+// BreakUnhashed, BreakCheckpoint).
 const (
 	// BreakPosting: a stored posting's counters disagree with the journal.
 	BreakPosting = "posting"
@@ -248,17 +249,17 @@ type JournalBreak struct {
 
 // JournalVerification is what VerifyJournal found.
 type JournalVerification struct {
+	// Unhashed entries are breaks (their hash was removed).
 	Entries, Hashed, Unhashed int64
-	// FirstUnhashed and LastUnhashed are the seq range of the entries
-	// recorded before the hash chain existed (not tamper-evident; their
-	// counters are still checked).
-	FirstUnhashed, LastUnhashed int64
-	Accounts                    int64
+	Accounts                  int64
 	// Postings is how many stored postings were checked (0 on stores that
 	// keep no postings of their own).
 	Postings int64
-	// Head is the hash of the last hashed entry.
-	Head [32]byte
+	// Head is the stored hash of the last entry, HeadSeq and HeadID its
+	// seq and id: what a checkpoint signs.
+	Head    [32]byte
+	HeadSeq int64
+	HeadID  string
 	// Breaks lists what does not verify, the first break (lowest seq, then
 	// account-level breaks) first; capped at MaxJournalBreaks.
 	Breaks []JournalBreak
@@ -301,8 +302,8 @@ func SummarizeJournalCheck(c *ledger.JournalCheck, accounts []ledger.Account, pe
 	postings int64, extra []JournalBreak) JournalVerification {
 	v := JournalVerification{
 		Entries: c.Chain.Entries, Hashed: c.Chain.Hashed, Unhashed: c.Chain.Unhashed,
-		FirstUnhashed: c.Chain.FirstUnhashed, LastUnhashed: c.Chain.LastUnhashed,
-		Accounts: int64(len(accounts)), Postings: postings, Head: c.Chain.Head,
+		Accounts: int64(len(accounts)), Postings: postings,
+		Head: c.Chain.Head, HeadSeq: c.Chain.HeadSeq, HeadID: c.Chain.HeadID,
 	}
 	for _, b := range c.ChainBreaks() {
 		v.Breaks = append(v.Breaks, JournalBreak{Kind: b.Kind, Seq: b.Seq, EntryID: b.EntryID, Message: b.Message})

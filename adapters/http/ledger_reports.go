@@ -199,17 +199,16 @@ type JournalBreak struct {
 
 // JournalVerification is what verifying the journal found.
 type JournalVerification struct {
-	OK               bool           `json:"ok"`
-	Entries          int64          `json:"entries"`
-	Hashed           int64          `json:"hashed"`
-	Unhashed         int64          `json:"unhashed" doc:"Entries recorded before the hash chain existed"`
-	FirstUnhashedSeq int64          `json:"firstUnhashedSeq,omitempty"`
-	LastUnhashedSeq  int64          `json:"lastUnhashedSeq,omitempty"`
-	Accounts         int64          `json:"accounts"`
-	Postings         int64          `json:"postings" doc:"Stored postings checked"`
-	Head             string         `json:"head,omitempty" doc:"Hash of the last hashed entry"`
-	Note             string         `json:"note,omitempty"`
-	Breaks           []JournalBreak `json:"breaks" doc:"First break first"`
+	OK          bool           `json:"ok"`
+	Entries     int64          `json:"entries"`
+	Hashed      int64          `json:"hashed"`
+	Unhashed    int64          `json:"unhashed" doc:"Entries whose hash was removed (each is a break)"`
+	Accounts    int64          `json:"accounts"`
+	Postings    int64          `json:"postings" doc:"Stored postings checked"`
+	Head        string         `json:"head,omitempty" doc:"Hash of the last entry"`
+	HeadSeq     int64          `json:"headSeq,omitempty" doc:"Seq of the last entry"`
+	HeadEntryID string         `json:"headEntryId,omitempty" doc:"Id of the last entry"`
+	Breaks      []JournalBreak `json:"breaks" doc:"First break first"`
 }
 
 // ReconciliationRow is one row of the reconciliation export (as a JSON
@@ -559,8 +558,8 @@ func registerLedgerReports(api huma.API, d Deps) {
 			return nil, apiError(err)
 		}
 		out := JournalVerification{OK: jv.OK, Entries: jv.Entries, Hashed: jv.Hashed, Unhashed: jv.Unhashed,
-			FirstUnhashedSeq: jv.FirstUnhashed, LastUnhashedSeq: jv.LastUnhashed, Accounts: jv.Accounts, Postings: jv.Postings,
-			Head: jv.Head, Note: jv.Note, Breaks: []JournalBreak{}}
+			Accounts: jv.Accounts, Postings: jv.Postings, Head: jv.Head, HeadSeq: jv.HeadSeq, HeadEntryID: jv.HeadID,
+			Breaks: []JournalBreak{}}
 		for _, b := range jv.Breaks {
 			out.Breaks = append(out.Breaks, JournalBreak{Kind: b.Kind, Seq: b.Seq, EntryID: b.EntryID, AccountID: b.AccountID, Message: b.Message})
 		}

@@ -345,9 +345,9 @@ func (r *LedgerReports) ExportSettlement(ctx context.Context, f ports.Settlement
 // VerifyJournal recomputes the hash chain and every account's counters
 // from the journal. The memory store keeps no postings of its own (its
 // index is derived from the journal), so there are none to compare.
-func (r *LedgerReports) VerifyJournal(ctx context.Context, progress func(done, total int64)) (ports.JournalVerification, error) {
+func (r *LedgerReports) VerifyJournal(ctx context.Context, progress func(done, total int64), anchors ...ledger.Anchor) (ports.JournalVerification, error) {
 	journal, accts, pend := r.l.reportState()
-	c := ledger.NewJournalCheck()
+	c := ledger.NewJournalCheck(anchors...)
 	total := int64(len(journal))
 	for i, e := range journal {
 		if i%verifyProgressEvery == 0 {

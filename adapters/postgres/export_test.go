@@ -15,3 +15,7 @@ var TextArray = textArray
 
 // TxnGroupQuery is the grouped transaction read, for the plan test.
 func TxnGroupQuery(db *bun.DB) string { return newTxnRead(newPreparedStmts(db)).query }
+
+// ReportsDBForTest is the database a LedgerReports reads, for tests that
+// tamper with it.
+func ReportsDBForTest(r *LedgerReports) *bun.DB { return r.db }

@@ -19,20 +19,15 @@ import (
 	"github.com/corridorpay/corridor/testkit"
 )
 
-// RechainForTest rewrites the journal's hash chain as the writer writes
-// it, so verification can be tested on journals the writer has not hashed
-// (see chainBatch): entries with seq <= unhashedThrough lose their hash
-// (they predate the chain), and the rest are chained in seq order from
-// ZeroHash. With unhashedThrough 0 the result is what a hashing writer
-// stores.
+// RechainForTest recomputes the journal's whole hash chain in seq order
+// from ZeroHash, as the writer chains it: what someone who rewrote an
+// entry would do to hide it (and how tests chain entries they wrote
+// directly).
 var RechainForTest = rechainForTest
 
-func rechainForTest(ctx context.Context, db *bun.DB, unhashedThrough int64) error {
+func rechainForTest(ctx context.Context, db *bun.DB) error {
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE ledger_entries SET hash = NULL, prev_hash = NULL WHERE seq <= ?`, unhashedThrough); err != nil {
-			return err
-		}
-		es, err := loadEntries(ctx, tx, `WHERE seq > ? ORDER BY seq`, unhashedThrough)
+		es, err := loadEntries(ctx, tx, `ORDER BY seq`)
 		if err != nil {
 			return err
 		}

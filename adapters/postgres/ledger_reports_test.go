@@ -66,7 +66,6 @@ func tamperLedger(t *testing.T) (*bun.DB, *postgres.LedgerReports, map[string]in
 		require.NoError(t, err)
 		seqs[e.ID] = je.Seq
 	}
-	require.NoError(t, postgres.RechainForTest(ctx, db, 0))
 	r := postgres.NewLedgerReports(db)
 	v, err := r.VerifyJournal(ctx, nil)
 	require.NoError(t, err)
@@ -148,21 +147,47 @@ func TestVerifyJournalNamesTamperedRows(t *testing.T) {
 		}
 		assert.True(t, found, "breaks: %+v", v.Breaks)
 	})
-	t.Run("entries from before the chain", func(t *testing.T) {
-		db, r, _ := tamperLedger(t)
-		require.NoError(t, postgres.RechainForTest(ctx, db, 2))
-		v, err := r.VerifyJournal(ctx, nil)
+	t.Run("hash removed", func(t *testing.T) {
+		db, r, seqs := tamperLedger(t)
+		_, err := db.ExecContext(ctx, `UPDATE ledger_entries SET hash = NULL, prev_hash = NULL WHERE id = 'pay2'`)
 		require.NoError(t, err)
-		assert.Empty(t, v.Breaks, "entries without a hash before the chain are reported, not failed")
-		assert.Equal(t, int64(2), v.Unhashed)
-		assert.Equal(t, int64(1), v.FirstUnhashed)
-		assert.Equal(t, int64(2), v.LastUnhashed)
-		assert.Equal(t, int64(4), v.Hashed)
-		// A hash removed after the chain started is a break.
-		_, err = db.ExecContext(ctx, `UPDATE ledger_entries SET hash = NULL, prev_hash = NULL WHERE id = 'pay2'`)
-		require.NoError(t, err)
-		v = verifyBreaks(t, r)
+		v := verifyBreaks(t, r)
 		assert.Equal(t, ledger.BreakUnhashed, v.Breaks[0].Kind)
 		assert.Equal(t, "pay2", v.Breaks[0].EntryID)
+		assert.Equal(t, seqs["pay2"], v.Breaks[0].Seq)
+		assert.Len(t, v.Breaks, 1, "the entry after it is not blamed: %+v", v.Breaks)
+	})
+}
+
+// TestLedgerTamper: stripped hashes and a re-chained forgery are caught.
+func TestLedgerTamper(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := func(env reporttest.Env) *bun.DB {
+		return postgres.ReportsDBForTest(env.Reports.(*postgres.LedgerReports))
+	}
+	reporttest.RunTamper(t, newReportsEnv, reporttest.Tamper{
+		StripHashes: func(t *testing.T, env reporttest.Env) {
+			_, err := db(env).ExecContext(ctx, `UPDATE ledger_entries SET hash = NULL, prev_hash = NULL`)
+			require.NoError(t, err)
+		},
+		Forge: func(t *testing.T, env reporttest.Env, transferID string, delta int64) {
+			d := db(env)
+			var debit, credit string
+			require.NoError(t, d.QueryRowContext(ctx, `UPDATE ledger_transfers SET amount = amount + ? WHERE id = ?
+				RETURNING debit_account_id, credit_account_id`, delta, transferID).Scan(&debit, &credit))
+			for _, q := range []struct{ sql, account string }{
+				{`UPDATE ledger_postings SET debits_posted = debits_posted + ? WHERE transfer_id = ? AND account_id = ?`, debit},
+				{`UPDATE ledger_postings SET credits_posted = credits_posted + ? WHERE transfer_id = ? AND account_id = ?`, credit},
+			} {
+				_, err := d.ExecContext(ctx, q.sql, delta, transferID, q.account)
+				require.NoError(t, err)
+			}
+			_, err := d.ExecContext(ctx, `UPDATE ledger_accounts SET debits_posted = debits_posted + ? WHERE id = ?`, delta, debit)
+			require.NoError(t, err)
+			_, err = d.ExecContext(ctx, `UPDATE ledger_accounts SET credits_posted = credits_posted + ? WHERE id = ?`, delta, credit)
+			require.NoError(t, err)
+			require.NoError(t, postgres.RechainForTest(ctx, d))
+		},
 	})
 }

@@ -59,8 +59,8 @@ const (
 //  3. every account's counters and the open holds against the replay.
 //
 // progress counts entries and postings read.
-func (r *LedgerReports) VerifyJournal(ctx context.Context, progress func(done, total int64)) (ports.JournalVerification, error) {
-	v, err := r.verifyJournal(ctx, progress)
+func (r *LedgerReports) VerifyJournal(ctx context.Context, progress func(done, total int64), anchors ...ledger.Anchor) (ports.JournalVerification, error) {
+	v, err := r.verifyJournal(ctx, progress, anchors)
 	if err != nil {
 		return ports.JournalVerification{}, fmt.Errorf("postgres reports: verify journal: %w", err)
 	}
@@ -103,7 +103,7 @@ func (c snapshotConn) close() {
 	_ = c.Close()
 }
 
-func (r *LedgerReports) verifyJournal(ctx context.Context, progress func(done, total int64)) (ports.JournalVerification, error) {
+func (r *LedgerReports) verifyJournal(ctx context.Context, progress func(done, total int64), anchors []ledger.Anchor) (ports.JournalVerification, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	main, err := r.openSnapshotConn(ctx, "")
@@ -133,7 +133,7 @@ func (r *LedgerReports) verifyJournal(ctx context.Context, progress func(done, t
 	}
 	report(0)
 
-	c := ledger.NewJournalCheck()
+	c := ledger.NewJournalCheck(anchors...)
 
 	// Pass 2 runs alongside pass 1; it only reads c's digest key.
 	type scan struct {

@@ -19,6 +19,7 @@ package reports
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -681,36 +682,60 @@ func (s *Service) Export(ctx context.Context, v Viewer, q ExportQuery, fn func(E
 
 // Verification is the result of verifying the journal.
 type Verification struct {
-	OK                          bool
-	Entries, Hashed, Unhashed   int64
-	FirstUnhashed, LastUnhashed int64
-	Accounts, Postings          int64
-	// Head is the hex hash of the last hashed entry.
-	Head   string
-	Breaks []ports.JournalBreak
-	// Note explains unhashed entries, when there are any.
-	Note string
+	OK                        bool
+	Entries, Hashed, Unhashed int64
+	Accounts, Postings        int64
+	// Head is the hex hash of the last entry, HeadSeq and HeadID its seq
+	// and id.
+	Head    string
+	HeadSeq int64
+	HeadID  string
+	// Checkpoints is how many signed checkpoints the journal was checked
+	// against.
+	Checkpoints int
+	Breaks      []ports.JournalBreak
 }
 
 // Verify recomputes the journal's hash chain and every account's counters
-// (operator only: it reads the whole ledger).
-func (s *Service) Verify(ctx context.Context, v Viewer, progress func(done, total int64)) (Verification, error) {
+// (operator only: it reads the whole ledger), and checks that the journal
+// still leads to every anchor (from signed checkpoints, already verified
+// with the operator's public key).
+func (s *Service) Verify(ctx context.Context, v Viewer, progress func(done, total int64), anchors ...ledger.Anchor) (Verification, error) {
 	if !v.Operator {
 		return Verification{}, fault.New(fault.KindForbidden, "FORBIDDEN", "verifying the journal needs the operator token")
 	}
-	jv, err := s.r.VerifyJournal(ctx, progress)
+	jv, err := s.r.VerifyJournal(ctx, progress, anchors...)
 	if err != nil {
 		return Verification{}, err
 	}
 	out := Verification{OK: jv.OK(), Entries: jv.Entries, Hashed: jv.Hashed, Unhashed: jv.Unhashed,
-		FirstUnhashed: jv.FirstUnhashed, LastUnhashed: jv.LastUnhashed, Accounts: jv.Accounts, Postings: jv.Postings,
-		Breaks: jv.Breaks}
-	if jv.Hashed > 0 {
+		Accounts: jv.Accounts, Postings: jv.Postings, HeadSeq: jv.HeadSeq, HeadID: jv.HeadID,
+		Checkpoints: len(anchors), Breaks: jv.Breaks}
+	if jv.Entries > 0 {
 		out.Head = hex.EncodeToString(jv.Head[:])
 	}
-	if jv.Unhashed > 0 {
-		out.Note = fmt.Sprintf("%d entries (seq %d to %d) were recorded before the hash chain existed: their counters "+
-			"are checked, their content is not tamper-evident", jv.Unhashed, jv.FirstUnhashed, jv.LastUnhashed)
-	}
 	return out, nil
+}
+
+// Checkpoint verifies the whole journal (against anchors, when given) and
+// signs its head with key, the operator's checkpoint key, which the
+// database never holds. A journal that does not verify is not signed: the
+// checkpoint would vouch for a break.
+func (s *Service) Checkpoint(ctx context.Context, v Viewer, key ed25519.PrivateKey, progress func(done, total int64),
+	anchors ...ledger.Anchor) (ledger.Checkpoint, Verification, error) {
+	res, err := s.Verify(ctx, v, progress, anchors...)
+	if err != nil {
+		return ledger.Checkpoint{}, res, err
+	}
+	if !res.OK {
+		return ledger.Checkpoint{}, res, fmt.Errorf("the journal does not verify (%d break(s)): no checkpoint signed", len(res.Breaks))
+	}
+	if res.Entries == 0 {
+		return ledger.Checkpoint{}, res, errors.New("the journal is empty: nothing to checkpoint")
+	}
+	var head [32]byte
+	if _, err := hex.Decode(head[:], []byte(res.Head)); err != nil {
+		return ledger.Checkpoint{}, res, err
+	}
+	return ledger.SignCheckpoint(key, res.HeadSeq, res.HeadID, head, s.clock.Now()), res, nil
 }

@@ -2,6 +2,8 @@ package reports_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"errors"
 	"testing"
 	"time"
@@ -249,11 +251,30 @@ func TestVerifyIsForTheOperator(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, v.OK)
 	assert.Equal(t, int64(4), v.Entries)
-	if v.Unhashed > 0 {
-		assert.Contains(t, v.Note, "before the hash chain existed")
-	} else {
-		assert.Len(t, v.Head, 64)
-	}
+	assert.Zero(t, v.Unhashed)
+	assert.Len(t, v.Head, 64)
+	assert.Equal(t, int64(4), v.HeadSeq)
+}
+
+// A checkpoint signs the verified head with the operator's key; the
+// journal then verifies against it, and a platform can sign nothing.
+func TestCheckpointSignsTheVerifiedHead(t *testing.T) {
+	e := newEnv(t)
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	_, _, err = e.svc.Checkpoint(e.ctx, viewA, key, nil)
+	kind(t, err, fault.KindForbidden)
+	cp, v, err := e.svc.Checkpoint(e.ctx, viewOp, key, nil)
+	require.NoError(t, err)
+	assert.Equal(t, v.HeadSeq, cp.Seq)
+	assert.Equal(t, v.HeadID, cp.EntryID)
+	assert.Equal(t, v.Head, cp.Head)
+	anchor, err := cp.Verify(key.Public().(ed25519.PublicKey))
+	require.NoError(t, err)
+	again, err := e.svc.Verify(e.ctx, viewOp, nil, anchor)
+	require.NoError(t, err)
+	assert.True(t, again.OK)
+	assert.Equal(t, 1, again.Checkpoints)
 }
 
 func TestParseInstant(t *testing.T) {

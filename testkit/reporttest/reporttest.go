@@ -17,6 +17,8 @@ package reporttest
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"fmt"
 	"testing"
 	"time"
@@ -600,4 +602,65 @@ func RunChain(t *testing.T, newEnv NewEnv) {
 	require.NoError(t, err)
 	assert.Equal(t, last.Hash, v.Head)
 	assert.Equal(t, ledger.Hash(last.PrevHash, last.JournalEntry), last.Hash)
+}
+
+// Tamper edits a store behind its writer's back, as anyone who can write
+// its database could.
+type Tamper struct {
+	// StripHashes removes every entry's hash and previous hash.
+	StripHashes func(t *testing.T, env Env)
+	// Forge adds delta to the amount of the Single transfer transferID
+	// (the last posting of both its accounts) and to the counters it
+	// moved (the accounts' and, where the store keeps them, the
+	// postings'), then recomputes the hash chain end to end: a forgery
+	// consistent with itself.
+	Forge func(t *testing.T, env Env, transferID string, delta int64)
+}
+
+// RunTamper checks that neither attack on the journal goes unseen:
+// stripped hashes are breaks, and a forgery re-chained end to end, which
+// verifies on its own, fails against a checkpoint signed before it.
+func RunTamper(t *testing.T, newEnv NewEnv, tamper Tamper) {
+	setup := func(t *testing.T) (*fixture, ledger.Anchor) {
+		clock := testkit.NewFakeClock(Epoch)
+		f := &fixture{t: t, env: newEnv(t, clock), clock: clock, ctx: context.Background()}
+		f.chart()
+		f.story()
+		v, err := f.env.Reports.VerifyJournal(f.ctx, nil)
+		require.NoError(t, err)
+		require.True(t, v.OK(), "breaks: %+v", v.Breaks)
+		_, key, err := ed25519.GenerateKey(rand.Reader)
+		require.NoError(t, err)
+		cp := ledger.SignCheckpoint(key, v.HeadSeq, v.HeadID, v.Head, clock.Now())
+		anchor, err := cp.Verify(key.Public().(ed25519.PublicKey))
+		require.NoError(t, err)
+		assert.Equal(t, "quote:1", cp.EntryID)
+		return f, anchor
+	}
+	t.Run("HashesStripped", func(t *testing.T) {
+		f, anchor := setup(t)
+		tamper.StripHashes(t, f.env)
+		v, err := f.env.Reports.VerifyJournal(f.ctx, nil, anchor)
+		require.NoError(t, err)
+		assert.False(t, v.OK())
+		assert.Equal(t, int64(11), v.Unhashed)
+		require.NotEmpty(t, v.Breaks)
+		assert.Equal(t, ledger.BreakUnhashed, v.Breaks[0].Kind)
+		assert.Equal(t, "fund:a1", v.Breaks[0].EntryID)
+		assert.Contains(t, v.Breaks[0].Message, "removed")
+	})
+	t.Run("ForgedAndRechained", func(t *testing.T) {
+		f, anchor := setup(t)
+		tamper.Forge(t, f.env, "quote:1:fee", 1_000)
+		v, err := f.env.Reports.VerifyJournal(f.ctx, nil)
+		require.NoError(t, err)
+		require.True(t, v.OK(), "the forgery must be consistent for the test to mean anything: %+v", v.Breaks)
+		assert.NotEqual(t, anchor.Head, v.Head)
+		v, err = f.env.Reports.VerifyJournal(f.ctx, nil, anchor)
+		require.NoError(t, err)
+		require.Len(t, v.Breaks, 1, "breaks: %+v", v.Breaks)
+		assert.Equal(t, ledger.BreakCheckpoint, v.Breaks[0].Kind)
+		assert.Equal(t, "quote:1", v.Breaks[0].EntryID)
+		assert.Equal(t, anchor.Seq, v.Breaks[0].Seq)
+	})
 }
