@@ -291,7 +291,7 @@ func (s *staging) apply(t Transfer, now time.Time) (Transfer, *Error) {
 	case PostPending, VoidPending:
 		return s.resolve(t, now)
 	}
-	return t, &Error{Code: CodeAmountInvalid}
+	return t, &Error{Code: CodeKindInvalid}
 }
 
 func (s *staging) applyNew(t Transfer, now time.Time) (Transfer, *Error) {
@@ -321,7 +321,7 @@ func (s *staging) applyNew(t Transfer, now time.Time) (Transfer, *Error) {
 	// Overflow guard: amounts are bounded by the API far below this, but the
 	// engine must never wrap.
 	if addOverflows(dr.DebitsPending+dr.DebitsPosted, t.Amount) || addOverflows(cr.CreditsPending+cr.CreditsPosted, t.Amount) {
-		return t, &Error{Code: CodeAmountInvalid}
+		return t, &Error{Code: CodeOverflow}
 	}
 	if dr.Flags&DebitsMustNotExceedCredits != 0 && dr.DebitsPending+dr.DebitsPosted+t.Amount > dr.CreditsPosted {
 		return t, &Error{Code: CodeExceedsCredits, AccountID: dr.ID}
@@ -362,7 +362,7 @@ func (s *staging) resolve(t Transfer, now time.Time) (Transfer, *Error) {
 	}
 	expiry := t.Kind == VoidPending && t.Code == CodeExpiry
 	if expiry && (p.ExpiresAt.IsZero() || p.ExpiresAt.After(now)) {
-		return t, &Error{Code: CodeAmountInvalid}
+		return t, &Error{Code: CodeExpiryPremature}
 	}
 	if !expiry && !p.ExpiresAt.IsZero() && !p.ExpiresAt.After(now) {
 		return t, &Error{Code: CodePendingExpired}

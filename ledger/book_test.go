@@ -145,7 +145,7 @@ func TestExpiry(t *testing.T) {
 	r.now = t0.Add(29 * time.Second)
 	assert.Empty(t, r.b.Due(r.now))
 	p, _ := r.b.Pending("h1")
-	r.refuse(ledger.ExpiryEntry(p), ledger.CodeAmountInvalid) // not yet due
+	r.refuse(ledger.ExpiryEntry(p), ledger.CodeExpiryPremature) // not yet due
 
 	// At the timeout the hold can no longer be posted or voided, even before
 	// the expiry entry is recorded.
@@ -383,7 +383,7 @@ func TestRefusals(t *testing.T) {
 		{"negative amount", entry("e", single("t", alice, bob, -5)), ledger.CodeAmountInvalid, ""},
 		{"negative hold", entry("e", hold("t", alice, bob, -5, 0)), ledger.CodeAmountInvalid, ""},
 		{"negative post", entry("e", postHold("t", "h-open", -1)), ledger.CodeAmountInvalid, ""},
-		{"unknown kind", entry("e", ledger.Transfer{ID: "t", DebitAccountID: alice, CreditAccountID: bob, Amount: 1, Kind: 9}), ledger.CodeAmountInvalid, ""},
+		{"unknown kind", entry("e", ledger.Transfer{ID: "t", DebitAccountID: alice, CreditAccountID: bob, Amount: 1, Kind: 9}), ledger.CodeKindInvalid, ""},
 		{"same account", entry("e", single("t", alice, alice, 1)), ledger.CodeSameAccount, alice},
 		{"debit account not found", entry("e", single("t", "InternalAccount:nobody", bob, 1)), ledger.CodeAccountNotFound, "InternalAccount:nobody"},
 		{"credit account not found", entry("e", single("t", alice, "InternalAccount:nobody", 1)), ledger.CodeAccountNotFound, "InternalAccount:nobody"},
@@ -396,7 +396,7 @@ func TestRefusals(t *testing.T) {
 		{"hold id twice in one entry", entry("e", hold("h-new", alice, bob, 1, 0), hold("h-new", alice, bob, 1, 0)), ledger.CodeTransferIDExists, ""},
 		{"post names other accounts", entry("e", ledger.Transfer{ID: "t", Kind: ledger.PostPending, PendingID: "h-open", DebitAccountID: bob}), ledger.CodeExistsWithDifferentFields, ""},
 		{"post names other currency", entry("e", ledger.Transfer{ID: "t", Kind: ledger.PostPending, PendingID: "h-open", Currency: "EUR"}), ledger.CodeExistsWithDifferentFields, ""},
-		{"expiry of a hold without timeout", ledger.Entry{ID: "e", Transfers: []ledger.Transfer{{ID: "t", Kind: ledger.VoidPending, PendingID: "h-open", Code: ledger.CodeExpiry}}}, ledger.CodeAmountInvalid, ""},
+		{"expiry of a hold without timeout", ledger.Entry{ID: "e", Transfers: []ledger.Transfer{{ID: "t", Kind: ledger.VoidPending, PendingID: "h-open", Code: ledger.CodeExpiry}}}, ledger.CodeExpiryPremature, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -416,9 +416,9 @@ func TestRefusals(t *testing.T) {
 func TestOverflowGuard(t *testing.T) {
 	r := newRig(t)
 	r.mustPost(entry("big", single("big", whaleA, whaleB, math.MaxInt64)))
-	r.refuse(entry("one-more", single("one-more", whaleA, fundUSD, 1)), ledger.CodeAmountInvalid)
-	r.refuse(entry("one-more-in", single("one-more-in", fundUSD, whaleB, 1)), ledger.CodeAmountInvalid)
-	r.refuse(entry("hold-more", hold("hold-more", whaleA, fundUSD, 1, 0)), ledger.CodeAmountInvalid)
+	r.refuse(entry("one-more", single("one-more", whaleA, fundUSD, 1)), ledger.CodeOverflow)
+	r.refuse(entry("one-more-in", single("one-more-in", fundUSD, whaleB, 1)), ledger.CodeOverflow)
+	r.refuse(entry("hold-more", hold("hold-more", whaleA, fundUSD, 1, 0)), ledger.CodeOverflow)
 	// The other directions still work.
 	r.mustPost(entry("back", single("back", whaleB, whaleA, math.MaxInt64)))
 	assert.Equal(t, [4]int64{0, math.MaxInt64, 0, math.MaxInt64}, r.counters(whaleA))
@@ -442,7 +442,7 @@ func TestErrorPrecedence(t *testing.T) {
 		{"transfer id exists before not found", entry("e", hold("h-open", "InternalAccount:x", bob, 5, 0)), ledger.CodeTransferIDExists, "h-open"},
 		{"not found before currency", entry("e", single("t", carol, "InternalAccount:x", 5)), ledger.CodeAccountNotFound, "t"},
 		{"currency before overdraft", entry("e", single("t", bob, carol, 5)), ledger.CodeCurrencyMismatch, "t"},
-		{"overflow before overdraft", entry("e", single("t", alice, bob, math.MaxInt64)), ledger.CodeAmountInvalid, "t"},
+		{"overflow before overdraft", entry("e", single("t", alice, bob, math.MaxInt64)), ledger.CodeOverflow, "t"},
 		{"debit bound before credit bound", entry("e", single("t", bob, limitAcc, 500)), ledger.CodeExceedsCredits, "t"},
 		{"post amount before pending lookup", entry("e", postHold("t", "nope", -1)), ledger.CodeAmountInvalid, "t"},
 		{"already posted before exceeds amount", entry("e", postHold("t", "h-posted", 10_000)), ledger.CodePendingAlreadyPosted, "t"},

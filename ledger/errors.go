@@ -14,6 +14,11 @@ const (
 	CodeOK Code = iota
 	CodeEntryEmpty
 	CodeIDMissing
+	// CodeKindInvalid: the transfer's kind is none of Single, Pending,
+	// PostPending, VoidPending.
+	CodeKindInvalid
+	// CodeAmountInvalid: a new transfer's amount is not positive, or a
+	// resolution's is negative.
 	CodeAmountInvalid
 	CodeSameAccount
 	CodeAccountNotFound
@@ -22,7 +27,12 @@ const (
 	CodePendingAlreadyPosted
 	CodePendingAlreadyVoided
 	CodePendingExpired
+	// CodeExpiryPremature: an expiry (a void with CodeExpiry) of a hold
+	// that has no deadline or whose deadline has not passed.
+	CodeExpiryPremature
 	CodeExceedsPendingAmount
+	// CodeOverflow: the amount would overflow an account's counters.
+	CodeOverflow
 	CodeExceedsCredits
 	CodeExceedsDebits
 	CodeExists
@@ -37,6 +47,7 @@ var codeNames = map[Code]string{
 	CodeOK:                        "ok",
 	CodeEntryEmpty:                "entry_empty",
 	CodeIDMissing:                 "id_missing",
+	CodeKindInvalid:               "kind_invalid",
 	CodeAmountInvalid:             "amount_invalid",
 	CodeSameAccount:               "same_account",
 	CodeAccountNotFound:           "account_not_found",
@@ -45,7 +56,9 @@ var codeNames = map[Code]string{
 	CodePendingAlreadyPosted:      "pending_already_posted",
 	CodePendingAlreadyVoided:      "pending_already_voided",
 	CodePendingExpired:            "pending_expired",
+	CodeExpiryPremature:           "expiry_premature",
 	CodeExceedsPendingAmount:      "exceeds_pending_amount",
+	CodeOverflow:                  "overflow",
 	CodeExceedsCredits:            "exceeds_credits",
 	CodeExceedsDebits:             "exceeds_debits",
 	CodeExists:                    "exists",
@@ -104,6 +117,9 @@ var (
 	ErrPendingNotFound    = &Error{Code: CodePendingNotFound}
 	ErrCurrencyMismatch   = &Error{Code: CodeCurrencyMismatch}
 	ErrAmountInvalid      = &Error{Code: CodeAmountInvalid}
+	ErrOverflow           = &Error{Code: CodeOverflow}
+	ErrKindInvalid        = &Error{Code: CodeKindInvalid}
+	ErrExpiryPremature    = &Error{Code: CodeExpiryPremature}
 	ErrAlreadyReversed    = &Error{Code: CodeAlreadyReversed}
 	ErrTransferIDExists   = &Error{Code: CodeTransferIDExists}
 	ErrReversalNotAllowed = &Error{Code: CodeReversalNotAllowed}

@@ -175,7 +175,7 @@ func (m *model) predictTransfer(p *prediction, t ledger.Transfer, now time.Time)
 			return ledger.CodeCurrencyMismatch, t
 		}
 		if dr.dPending+dr.dPosted > math.MaxInt64-t.Amount || cr.cPending+cr.cPosted > math.MaxInt64-t.Amount {
-			return ledger.CodeAmountInvalid, t
+			return ledger.CodeOverflow, t
 		}
 		if dr.protectDebits && dr.dPending+dr.dPosted+t.Amount > dr.cPosted {
 			return ledger.CodeExceedsCredits, t
@@ -215,7 +215,7 @@ func (m *model) predictTransfer(p *prediction, t ledger.Transfer, now time.Time)
 		due := !h.expires.IsZero() && !now.Before(h.expires)
 		expiry := t.Kind == ledger.VoidPending && t.Code == ledger.CodeExpiry
 		if expiry && !due {
-			return ledger.CodeAmountInvalid, t
+			return ledger.CodeExpiryPremature, t
 		}
 		if !expiry && due {
 			return ledger.CodePendingExpired, t
@@ -250,7 +250,7 @@ func (m *model) predictTransfer(p *prediction, t ledger.Transfer, now time.Time)
 		t.DebitAccountID, t.CreditAccountID, t.Currency, t.Amount = h.debit, h.credit, h.currency, amount
 		return ledger.CodeOK, t
 	}
-	return ledger.CodeAmountInvalid, t
+	return ledger.CodeKindInvalid, t
 }
 
 // commit applies an accepted prediction; req is the entry as submitted.

@@ -665,7 +665,7 @@ func (s *Service) createExecuted(ctx context.Context, q ports.Quote, t ports.Tra
 	case errors.Is(err, ledger.ErrExceedsCredits):
 		return ports.Quote{}, transactions.Insufficient(ctx, s.ledger, "totalSendingAmount", q.SourceAccountID,
 			q.SendingCurrency, q.TotalSendingAmount)
-	case errors.Is(err, ledger.ErrAmountInvalid):
+	case errors.Is(err, ledger.ErrOverflow):
 		return ports.Quote{}, fault.New(fault.KindInvalid, transactions.CodeInvalidAmount, "the amount is too large")
 	}
 	return ports.Quote{}, fmt.Errorf("execute %s: hold: %w", q.ID, err)

@@ -209,7 +209,7 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 		}
 		return ports.Quote{}, transactions.Insufficient(ctx, s.ledger, "totalSendingAmount", q.SourceAccountID,
 			q.SendingCurrency, q.TotalSendingAmount)
-	case errors.Is(err, ledger.ErrAmountInvalid):
+	case errors.Is(err, ledger.ErrOverflow):
 		return ports.Quote{}, fault.New(fault.KindInvalid, transactions.CodeInvalidAmount, "the amount is too large")
 	default:
 		return ports.Quote{}, fmt.Errorf("execute %s: hold: %w", q.ID, err)

@@ -150,7 +150,7 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 		return ports.Transaction{}, errKeyReused
 	case errors.Is(err, ledger.ErrExceedsCredits):
 		return ports.Transaction{}, s.insufficient(ctx, src, r.Amount)
-	case errors.Is(err, ledger.ErrAmountInvalid):
+	case errors.Is(err, ledger.ErrOverflow):
 		return ports.Transaction{}, fault.New(fault.KindInvalid, "INVALID_AMOUNT", "the amount is too large")
 	default:
 		return ports.Transaction{}, fmt.Errorf("transfer-out %s: hold: %w", t.ID, err)

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -521,6 +522,10 @@ func testRefusedEntryChangesNothing(f *fixture) {
 	f.refuse(entry("mismatch", single("mismatch", alice, dave, 1)), ledger.CodeCurrencyMismatch)
 	f.refuse(entry("same", single("same", alice, alice, 1)), ledger.CodeSameAccount)
 	f.refuse(entry("zero", single("zero", alice, bob, 0)), ledger.CodeAmountInvalid)
+	odd := single("odd", alice, bob, 1)
+	odd.Kind = 9
+	f.refuse(entry("odd", odd), ledger.CodeKindInvalid)
+	f.refuse(entry("whale", single("whale", alice, bob, math.MaxInt64)), ledger.CodeOverflow)
 
 	for _, id := range ids {
 		assert.Equal(t, before[id], f.counters(id), "account %s", id)
