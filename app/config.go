@@ -10,6 +10,7 @@ import (
 	"time"
 
 	httpapi "github.com/corridorpay/corridor/adapters/http"
+	"github.com/corridorpay/corridor/core/operator"
 )
 
 // Config is everything corridor reads from its environment. README.md's
@@ -30,11 +31,14 @@ type Config struct {
 	LogFormat        string        // CORRIDOR_LOG_FORMAT: text or json
 	ExpiryInterval   time.Duration // CORRIDOR_HOLD_EXPIRY_INTERVAL
 	JobInterval      time.Duration // CORRIDOR_JOB_INTERVAL
-	OperatorToken    string        // CORRIDOR_OPERATOR_TOKEN: the platform operator's ledger-report token
-	SettlementDelay  time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
-	MetricsAddr      string        // CORRIDOR_METRICS_ADDR: a separate listener for /metrics; empty = the main one
-	DBMaxConns       int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
-	CheckpointKey    string        // CORRIDOR_CHECKPOINT_KEY: PEM file of the ledger checkpoint key (ledger checkpoint/verify)
+	// CORRIDOR_OPERATOR_TOKEN or CORRIDOR_OPERATOR_TOKEN_SHA256: the
+	// operator's own credential for the ledger reports (only its digest
+	// is kept).
+	Operator        *operator.Authenticator
+	SettlementDelay time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
+	MetricsAddr     string        // CORRIDOR_METRICS_ADDR: a separate listener for /metrics; empty = the main one
+	DBMaxConns      int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
+	CheckpointKey   string        // CORRIDOR_CHECKPOINT_KEY: PEM file of the ledger checkpoint key (ledger checkpoint/verify)
 	// CORRIDOR_AUTH_FAILURES_PER_TOKEN, _PER_ADDRESS and
 	// CORRIDOR_AUTH_FAILURE_WINDOW: the authentication throttle.
 	AuthFailuresPerToken   int
@@ -108,8 +112,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.APIClientSecret != "" && len(c.APIClientSecret) < 16 {
 		return c, fmt.Errorf("config: CORRIDOR_API_CLIENT_SECRET must be at least 16 characters")
 	}
-	if c.OperatorToken = getenv("CORRIDOR_OPERATOR_TOKEN"); c.OperatorToken != "" && len(c.OperatorToken) < 16 {
-		return c, fmt.Errorf("config: CORRIDOR_OPERATOR_TOKEN must be at least 16 characters")
+	if c.Operator, err = operator.New(getenv("CORRIDOR_OPERATOR_TOKEN"), getenv("CORRIDOR_OPERATOR_TOKEN_SHA256")); err != nil {
+		return c, fmt.Errorf("config: CORRIDOR_OPERATOR_TOKEN: %w", err)
 	}
 	if k := getenv("CORRIDOR_CURSOR_KEY"); k != "" {
 		if len(k) < 16 {

@@ -110,7 +110,7 @@ func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		return err
 	}
 	defer db.Close()
-	c.svc = reports.New(postgres.NewLedgerReports(db), system.Clock{}, reports.Options{})
+	c.svc = reports.New(postgres.NewLedgerReports(db), system.Clock{})
 	return cmd.run(ctx, c)
 }
 

@@ -236,7 +236,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, wallet, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)
-	s.reports = reports.New(b.reports, clock, reports.Options{OperatorToken: cfg.OperatorToken})
+	s.reports = reports.New(b.reports, clock)
 	// The orphan-hold reaper is a self-rescheduling job; each start asks
 	// for the current slot (a no-op when another instance already did).
 	if err := s.transfers.ScheduleReaper(context.Background(), b.store.Read().Jobs(), clock.Now()); err != nil && b.log != nil {
@@ -259,6 +259,7 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		KYC:            s.kyc,
 		Quotes:         s.quotes,
 		Reports:        s.reports,
+		Operator:       cfg.Operator,
 		Idempotency:    b.idem,
 		Cache:          b.cache,
 		Clock:          clock,

@@ -15,10 +15,11 @@ import (
 )
 
 // Principal is who an authenticated request acts for: the platform and the
-// API credential (token id) it used.
+// API credential (token id) it used, or the operator (no platform).
 type Principal struct {
 	PlatformID string
 	TokenID    string
+	Operator   bool
 }
 
 type principalKey struct{}
@@ -60,6 +61,10 @@ func parseBasic(h string) (tokenID, secret string, err error) {
 // failed check as `reason` and a WWW-Authenticate challenge.
 func (s *server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := r.Header[operatorHeader]; ok {
+			s.authenticateOperator(w, r, next)
+			return
+		}
 		tokenID, secret, err := parseBasic(r.Header.Get("Authorization"))
 		if err == nil {
 			key := credKey{svc: s.d.Platforms, hash: credHash(tokenID, secret)}
@@ -160,4 +165,44 @@ func (c *credCache) put(k credKey, p Principal) {
 		clear(c.m)
 	}
 	c.m[k] = credEntry{p: p, expires: c.now().Add(c.ttl)}
+}
+
+// operatorHeader carries the operator's token (core/operator): a
+// credential of its own, sent without a platform credential.
+const operatorHeader = "Corridor-Operator-Token"
+
+// operatorPrefix is where the operator's credential reaches: the ledger
+// reports. Every other operation acts for a platform.
+const operatorPrefix = BasePath + "/ledger"
+
+// authenticateOperator admits a request made with the operator token
+// alone. With a platform credential beside it, it is 401 (one request, one
+// principal); a wrong token is 401 and counts against the throttle; the
+// operator outside the ledger reports is 403.
+func (s *server) authenticateOperator(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if r.Header.Get("Authorization") != "" {
+		writeError(w, r, toError(fault.Unauthorized("the operator token is a credential of its own: send it without a platform credential")))
+		return
+	}
+	if e := s.throttled(r.Context(), operatorHeader, r); e != nil {
+		writeError(w, r, e)
+		return
+	}
+	if err := s.d.Operator.Authenticate(r.Header.Get(operatorHeader)); err != nil {
+		if e := s.countFailure(r.Context(), operatorHeader, r); e != nil {
+			writeError(w, r, e)
+			return
+		}
+		writeError(w, r, toError(err))
+		return
+	}
+	if ri := infoFrom(r.Context()); ri != nil {
+		ri.operator = true
+	}
+	if r.URL.Path != operatorPrefix && !strings.HasPrefix(r.URL.Path, operatorPrefix+"/") {
+		writeError(w, r, toError(fault.New(fault.KindForbidden, "FORBIDDEN",
+			"the operator token reaches the ledger reports (/ledger/…) only; this operation needs a platform credential")))
+		return
+	}
+	next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), Principal{Operator: true})))
 }

@@ -19,10 +19,6 @@ import (
 	"github.com/corridorpay/corridor/ports"
 )
 
-// operatorHeader carries the platform operator's token (configured with
-// CORRIDOR_OPERATOR_TOKEN) on top of a platform credential.
-const operatorHeader = "Corridor-Operator-Token"
-
 const ledgerTag = "Ledger reports"
 
 // ---- wire models ----
@@ -252,14 +248,7 @@ func (r ReconciliationRow) Record(buf []string) []string {
 
 // ---- inputs ----
 
-// OperatorHeader is the optional operator token every ledger report
-// accepts (embedded in their inputs; exported so Huma reads it).
-type OperatorHeader struct {
-	OperatorToken string `header:"Corridor-Operator-Token" doc:"The platform operator's token (CORRIDOR_OPERATOR_TOKEN): widens the view to every account, system accounts included"`
-}
-
 type listLedgerAccountsInput struct {
-	OperatorHeader
 	Currency string `query:"currency" doc:"Only accounts in this currency"`
 	Kind     string `query:"kind" enum:"internal,sandbox_funding,fee_revenue,rail_settlement,fx_position" doc:"Only accounts of this kind"`
 	Limit    int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Page size"`
@@ -267,23 +256,19 @@ type listLedgerAccountsInput struct {
 }
 
 type ledgerAccountInput struct {
-	OperatorHeader
 	AccountID string `path:"accountId" doc:"The ledger account's id"`
 }
 
 type trialBalanceInput struct {
-	OperatorHeader
 	AsOf string `query:"asOf" doc:"The instant (RFC 3339 date-time, or a date for midnight UTC); default now"`
 }
 
 type ledgerBalanceInput struct {
-	OperatorHeader
 	AccountID string `path:"accountId" doc:"The ledger account's id"`
 	AsOf      string `query:"asOf" doc:"The instant (RFC 3339 date-time, or a date for midnight UTC), inclusive; default now"`
 }
 
 type statementInput struct {
-	OperatorHeader
 	AccountID string `path:"accountId" doc:"The ledger account's id"`
 	From      string `query:"from" doc:"Start of the window, inclusive (RFC 3339 or a date); default the beginning"`
 	To        string `query:"to" doc:"End of the window, exclusive (RFC 3339 or a date); default now"`
@@ -292,7 +277,6 @@ type statementInput struct {
 }
 
 type listLedgerEntriesInput struct {
-	OperatorHeader
 	AccountID string `query:"accountId" doc:"Only entries with a leg on this account"`
 	Ref       string `query:"ref" doc:"Only entries caused by this business object (Transaction:…, Quote:…, InternalAccount:…)"`
 	From      string `query:"from" doc:"Only entries posted at or after this instant"`
@@ -302,12 +286,10 @@ type listLedgerEntriesInput struct {
 }
 
 type ledgerEntryInput struct {
-	OperatorHeader
 	EntryID string `path:"entryId" doc:"The journal entry's id"`
 }
 
 type reconciliationInput struct {
-	OperatorHeader
 	Rail     string `query:"rail" required:"true" doc:"The rail (ACH, SEPA, …)" example:"ACH"`
 	Currency string `query:"currency" required:"true" doc:"The currency of the rail's settlement account" example:"USD"`
 	From     string `query:"from" doc:"Start of the window, inclusive; default the beginning"`
@@ -320,11 +302,9 @@ func registerLedgerReports(api huma.API, d Deps) {
 		Description: "corridor's own extension for finance teams: ledger accounts (system accounts included for the " +
 			"operator), trial balances, exact point-in-time balances, statements, the journal with its links, " +
 			"reconciliation exports per rail, and verification of the tamper-evident journal. A platform sees its own " +
-			"accounts; the `" + operatorHeader + "` header with the operator token widens the view to every account."})
+			"accounts; the operator, with its own `" + operatorHeader + "` credential (alone, no platform credential), " +
+			"sees every account."})
 	tags := []string{ledgerTag}
-	viewer := func(ctx context.Context, in OperatorHeader) (reports.Viewer, error) {
-		return d.Reports.Viewer(principal(ctx).PlatformID, in.OperatorToken)
-	}
 	errs := []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound}
 
 	huma.Register(api, huma.Operation{
@@ -332,10 +312,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		Summary: "List ledger accounts", Tags: tags, Errors: errs,
 		Description: "The ledger accounts in view, by id, with their four counters and derived balances.",
 	}, func(ctx context.Context, in *listLedgerAccountsInput) (*struct{ Body LedgerAccountList }, error) {
-		v, err := viewer(ctx, in.OperatorHeader)
-		if err != nil {
-			return nil, apiError(err)
-		}
+		v := ledgerViewer(ctx)
 		key := scopedCursorKey(d.CursorKey, "ledger", "accounts", in.Currency, in.Kind)
 		q := reports.AccountQuery{Currency: in.Currency, Kind: in.Kind, Limit: in.Limit}
 		if in.Cursor != "" {
@@ -364,10 +341,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		Summary: "Get a ledger account", Tags: tags, Errors: errs,
 		Description: "One ledger account in view with its counters and derived balances.",
 	}, func(ctx context.Context, in *ledgerAccountInput) (*struct{ Body LedgerAccount }, error) {
-		v, err := viewer(ctx, in.OperatorHeader)
-		if err != nil {
-			return nil, apiError(err)
-		}
+		v := ledgerViewer(ctx)
 		a, err := d.Reports.GetAccount(ctx, v, in.AccountID)
 		if err != nil {
 			return nil, apiError(err)
@@ -381,10 +355,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		Description: "Per currency, the posted debits, credits and net of every account in view with a balance at " +
 			"asOf, and whether the whole ledger's credits equal its debits in that currency (its total is zero).",
 	}, func(ctx context.Context, in *trialBalanceInput) (*struct{ Body TrialBalance }, error) {
-		v, err := viewer(ctx, in.OperatorHeader)
-		if err != nil {
-			return nil, apiError(err)
-		}
+		v := ledgerViewer(ctx)
 		tb, err := d.Reports.TrialBalance(ctx, v, in.AsOf)
 		if err != nil {
 			return nil, apiError(err)
@@ -408,10 +379,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		Description: "The account's exact balance at asOf, counting every posting at or before it, read from the " +
 			"postings index (each posting stores the account's counters right after it), not by replaying the journal.",
 	}, func(ctx context.Context, in *ledgerBalanceInput) (*struct{ Body LedgerPointBalance }, error) {
-		v, err := viewer(ctx, in.OperatorHeader)
-		if err != nil {
-			return nil, apiError(err)
-		}
+		v := ledgerViewer(ctx)
 		pb, err := d.Reports.BalanceAt(ctx, v, in.AccountID, in.AsOf)
 		if err != nil {
 			return nil, apiError(err)
@@ -426,10 +394,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		Description: "The account's postings in [from, to), oldest first, each with its running balance and the business " +
 			"object that caused it, between the opening (just before from) and closing (just before to) balances.",
 	}, func(ctx context.Context, in *statementInput) (*struct{ Body Statement }, error) {
-		v, err := viewer(ctx, in.OperatorHeader)
-		if err != nil {
-			return nil, apiError(err)
-		}
+		v := ledgerViewer(ctx)
 		key := scopedCursorKey(d.CursorKey, "ledger", "statement", in.AccountID, in.From, in.To)
 		q := reports.StatementQuery{From: in.From, To: in.To, Limit: in.Limit}
 		if in.Cursor != "" {
@@ -467,10 +432,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		Description: "Journal entries with a leg on an account in view, by posting time, with their legs and links " +
 			"(caused by, reverses, reversed by); filterable by account, business object and window [from, to).",
 	}, func(ctx context.Context, in *listLedgerEntriesInput) (*struct{ Body LedgerEntryList }, error) {
-		v, err := viewer(ctx, in.OperatorHeader)
-		if err != nil {
-			return nil, apiError(err)
-		}
+		v := ledgerViewer(ctx)
 		key := scopedCursorKey(d.CursorKey, "ledger", "entries", in.AccountID, in.Ref, in.From, in.To)
 		q := reports.EntryQuery{AccountID: in.AccountID, Ref: in.Ref, From: in.From, To: in.To, Limit: in.Limit}
 		if in.Cursor != "" {
@@ -503,10 +465,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 		Summary: "Get a journal entry", Tags: tags, Errors: errs,
 		Description: "One journal entry with a leg in view: its legs, what caused it, what it reverses and what reverses it, and its hash.",
 	}, func(ctx context.Context, in *ledgerEntryInput) (*struct{ Body LedgerEntry }, error) {
-		v, err := viewer(ctx, in.OperatorHeader)
-		if err != nil {
-			return nil, apiError(err)
-		}
+		v := ledgerViewer(ctx)
 		e, err := d.Reports.GetEntry(ctx, v, in.EntryID)
 		if err != nil {
 			return nil, apiError(err)
@@ -527,10 +486,7 @@ func registerLedgerReports(api huma.API, d Deps) {
 			"application/x-ndjson": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(ReconciliationRow{}), true, "")},
 		}}},
 	}, func(ctx context.Context, in *reconciliationInput) (*huma.StreamResponse, error) {
-		v, err := viewer(ctx, in.OperatorHeader)
-		if err != nil {
-			return nil, apiError(err)
-		}
+		v := ledgerViewer(ctx)
 		q := reports.ExportQuery{Rail: in.Rail, Currency: in.Currency, From: in.From, To: in.To}
 		// A bad query is an error response, not a broken stream.
 		if _, _, err := d.Reports.ExportWindow(ctx, v, q); err != nil {
@@ -546,14 +502,10 @@ func registerLedgerReports(api huma.API, d Deps) {
 		OperationID: "verifyLedger", Method: http.MethodGet, Path: "/ledger/verify",
 		Summary: "Verify the journal", Tags: tags, Errors: []int{http.StatusUnauthorized, http.StatusForbidden},
 		Description: "Recomputes the journal's hash chain and every account's counters (and every stored posting) " +
-			"from the journal and reports the first break. Entries recorded before the chain existed are counted as " +
-			"unhashed, not failed. Operator only.",
-	}, func(ctx context.Context, in *OperatorHeader) (*struct{ Body JournalVerification }, error) {
-		v, err := viewer(ctx, *in)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		jv, err := d.Reports.Verify(ctx, v, nil)
+			"from the journal and reports the first break; an entry without a hash is a break. Operator only (the " +
+			"signed checkpoints are checked by `corridor ledger verify -checkpoint`).",
+	}, func(ctx context.Context, _ *struct{}) (*struct{ Body JournalVerification }, error) {
+		jv, err := d.Reports.Verify(ctx, ledgerViewer(ctx), nil)
 		if err != nil {
 			return nil, apiError(err)
 		}
@@ -655,4 +607,14 @@ func safeName(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// ledgerViewer is who reads the ledger: the operator, or the platform of
+// the request's credential.
+func ledgerViewer(ctx context.Context) reports.Viewer {
+	p := principal(ctx)
+	if p.Operator {
+		return reports.Operator()
+	}
+	return reports.Platform(p.PlatformID)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	httpapi "github.com/corridorpay/corridor/adapters/http"
 	"github.com/corridorpay/corridor/adapters/memory"
+	"github.com/corridorpay/corridor/core/operator"
 	"github.com/corridorpay/corridor/core/reports"
 	"github.com/corridorpay/corridor/ledger"
 )
@@ -34,7 +36,8 @@ func newReportsHarness(t *testing.T) *apiHarness {
 	h := memoryHarness(t, true)
 	require.NoError(t, h.ledger.CreateAccounts(context.Background(), ledger.SystemAccounts([]string{"USD"}, map[string][]string{"ACH": {"USD"}})...))
 	h.serve(httpapi.Deps{
-		Reports: reports.New(memory.NewLedgerReports(h.ledger.(*memory.Ledger), h.store.(*memory.Store)), h.clock, reports.Options{OperatorToken: operatorToken}),
+		Reports: reports.New(memory.NewLedgerReports(h.ledger.(*memory.Ledger), h.store.(*memory.Store)), h.clock),
+		Operator: mustOperator(t),
 	})
 	return h
 }
@@ -60,9 +63,59 @@ func (h *apiHarness) ledgerStory(a, b tenant) (string, string) {
 	return accA, accB
 }
 
-func (h *apiHarness) operator(tn tenant, path string, header ...string) apiResponse {
+// operator reads path with the operator's own credential (tn is only
+// there to keep call sites readable: it is not sent).
+func (h *apiHarness) operator(_ tenant, path string, header ...string) apiResponse {
 	h.t.Helper()
-	return h.get(tn, path, append([]string{"Corridor-Operator-Token", operatorToken}, header...)...)
+	return h.send(request{method: http.MethodGet, path: path,
+		header: headerPairs(append([]string{"Corridor-Operator-Token", operatorToken}, header...))})
+}
+
+func mustOperator(t *testing.T) *operator.Authenticator {
+	t.Helper()
+	a, err := operator.New(operatorToken, "")
+	require.NoError(t, err)
+	return a
+}
+
+// The operator is a principal of its own: its token never rides on a
+// platform credential, reaches the ledger reports only, and a platform's
+// credential never reaches a system account.
+func TestOperatorIsItsOwnPrincipal(t *testing.T) {
+	h := newReportsHarness(t)
+	a, b := h.tenant("USD"), h.tenant("USD")
+	accA, _ := h.ledgerStory(a, b)
+
+	// B's credential with the operator token: refused, not widened.
+	for _, path := range []string{"/ledger/accounts/" + accA, "/ledger/verify", "/ledger/accounts"} {
+		requireError(t, h.get(b, path, "Corridor-Operator-Token", operatorToken), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	// Alone, it reads A's account and verifies.
+	got := decode[httpapi.LedgerAccount](t, h.operator(a, "/ledger/accounts/"+accA))
+	assert.Equal(t, accA, got.ID)
+	assert.True(t, decode[httpapi.JournalVerification](t, h.operator(a, "/ledger/verify")).OK)
+	logs := h.logs.String()
+	assert.Contains(t, logs, `"principal":"operator"`, "the operator's requests are logged as the operator's")
+	assert.NotContains(t, logs, operatorToken, "the token is never logged")
+	// Outside the ledger reports it is no platform.
+	res := h.send(request{method: http.MethodGet, path: "/customers", header: map[string]string{"Corridor-Operator-Token": operatorToken}})
+	requireError(t, res, http.StatusForbidden, "FORBIDDEN")
+	// A wrong or empty token alone is 401.
+	for _, tok := range []string{"wrong", ""} {
+		res := h.send(request{method: http.MethodGet, path: "/ledger/accounts", header: map[string]string{"Corridor-Operator-Token": tok}})
+		requireError(t, res, http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	// A platform's credential reaches no system account.
+	for _, id := range []string{ledgerACH, ledgerFund} {
+		for _, path := range []string{"/ledger/accounts/", "/ledger/accounts/%s/balance", "/ledger/accounts/%s/statement"} {
+			p := path + url.PathEscape(id)
+			if strings.Contains(path, "%s") {
+				p = fmt.Sprintf(path, url.PathEscape(id))
+			}
+			requireError(t, h.get(a, p), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+		}
+	}
+	requireError(t, h.get(a, "/ledger/verify"), http.StatusForbidden, "FORBIDDEN")
 }
 
 func TestLedgerAccountsAreScopedToThePlatform(t *testing.T) {
@@ -112,7 +165,8 @@ func TestLedgerAccountsAreScopedToThePlatform(t *testing.T) {
 	requireError(t, h.get(a, "/ledger/accounts?cursor=bogus"), http.StatusBadRequest, "INVALID_INPUT", "cursor")
 
 	// A wrong operator token is refused, not ignored.
-	requireError(t, h.get(a, "/ledger/accounts", "Corridor-Operator-Token", "wrong"), http.StatusUnauthorized, "UNAUTHORIZED")
+	requireError(t, h.send(request{method: http.MethodGet, path: "/ledger/accounts",
+		header: map[string]string{"Corridor-Operator-Token": "wrong"}}), http.StatusUnauthorized, "UNAUTHORIZED")
 	requireError(t, h.send(request{method: http.MethodGet, path: "/ledger/accounts"}), http.StatusUnauthorized, "UNAUTHORIZED")
 }
 

@@ -16,6 +16,7 @@ import (
 type requestInfo struct {
 	id         string
 	platformID string
+	operator   bool // the operator's credential authenticated the request
 	// operation is the route pattern that served the request (metrics).
 	operation string
 	// traceID and spanID come from a valid W3C traceparent header.
@@ -133,6 +134,9 @@ func (s *server) logLine(r *http.Request, ri *requestInfo, sw *statusWriter, d t
 	}
 	if ri.platformID != "" {
 		attrs = append(attrs, slog.String("platform", ri.platformID))
+	}
+	if ri.operator {
+		attrs = append(attrs, slog.String("principal", "operator"))
 	}
 	level := slog.LevelInfo
 	if status >= 500 {

@@ -20,6 +20,7 @@ import (
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/kyc"
 	"github.com/corridorpay/corridor/core/lookup"
+	"github.com/corridorpay/corridor/core/operator"
 	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/quotes"
 	"github.com/corridorpay/corridor/core/reports"
@@ -67,6 +68,9 @@ type Deps struct {
 	KYC *kyc.Service
 	// Reports (/ledger/…, the ledger reports) is registered when set.
 	Reports *reports.Service
+	// Operator authenticates the operator's token (none configured when
+	// nil: every operator token is refused).
+	Operator *operator.Authenticator
 	// Idempotency is the authoritative Idempotency-Key record (required);
 	// Cache speeds up replays (optional).
 	Idempotency ports.IdempotencyStore
@@ -163,7 +167,7 @@ func New(d Deps) http.Handler {
 	}
 	// Every line logged with a request's context names the request.
 	d.Logger = slog.New(ContextLogHandler(d.Logger.Handler()))
-	s := &server{d: d, log: d.Logger, mux: http.NewServeMux(), readHeaders: map[string]bool{}}
+	s := &server{d: d, log: d.Logger, mux: http.NewServeMux(), readHeaders: map[string]bool{operatorHeader: true}}
 	s.private = s.authenticate(http.HandlerFunc(s.limitBody))
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
 	registerAccounts(s.api, d)
@@ -213,6 +217,9 @@ func (s *server) config() huma.Config {
 	c.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"BasicAuth": {Type: "http", Scheme: "basic",
 			Description: "API token id as the user name and API client secret as the password."},
+		"OperatorToken": {Type: "apiKey", In: "header", Name: operatorHeader,
+			Description: "The deployment operator's token (CORRIDOR_OPERATOR_TOKEN), alone: no platform credential beside it. " +
+				"It reaches the ledger reports only, where it sees every account."},
 	}
 	c.Security = []map[string][]string{{"BasicAuth": {}}}
 	c.Transformers = []huma.Transformer{noteErrorCause}
@@ -230,6 +237,9 @@ func (s *server) onAddOperation(_ *huma.OpenAPI, op *huma.Operation) {
 	op.MaxBodyBytes = s.d.MaxBodyBytes + 1
 	op.BodyReadTimeout = -1
 	s.noteHeaders(op)
+	if strings.HasPrefix(op.Path, "/ledger") {
+		op.Security = []map[string][]string{{"BasicAuth": {}}, {"OperatorToken": {}}}
+	}
 	if op.Method != http.MethodPost {
 		return
 	}

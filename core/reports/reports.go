@@ -20,8 +20,6 @@ package reports
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -45,58 +43,30 @@ const (
 
 // Service answers the reports.
 type Service struct {
-	r        ports.LedgerReports
-	clock    ports.Clock
-	operator *[sha256.Size]byte // SHA-256 of the operator token; nil: none configured
-}
-
-// Options configure the service.
-type Options struct {
-	// OperatorToken is the platform operator's credential; only its
-	// SHA-256 is kept. Empty: no request can be the operator.
-	OperatorToken string
+	r     ports.LedgerReports
+	clock ports.Clock
 }
 
 // New returns the reports service.
-func New(r ports.LedgerReports, clock ports.Clock, opts Options) *Service {
-	s := &Service{r: r, clock: clock}
-	if opts.OperatorToken != "" {
-		h := sha256.Sum256([]byte(opts.OperatorToken))
-		s.operator = &h
-	}
-	return s
+func New(r ports.LedgerReports, clock ports.Clock) *Service {
+	return &Service{r: r, clock: clock}
 }
 
 // Viewer is who reads the ledger.
 type Viewer struct {
 	// PlatformID is the platform whose credential made the request (empty
-	// for the command line, which is always the operator).
+	// for the operator).
 	PlatformID string
 	// Operator sees every account and may verify the journal.
 	Operator bool
 }
 
-// Operator is the viewer of the command line: the operator, with database
-// access.
+// Operator is the operator's viewer: the operator's own credential
+// (core/operator) on the API, or database access on the command line.
 func Operator() Viewer { return Viewer{Operator: true} }
 
-// Viewer returns the viewer of a request made with platformID's credential
-// and, when operatorToken is not empty, elevated to the operator. A wrong
-// operator token (or one presented when none is configured) is 401: it is
-// never silently ignored. Tokens are compared as SHA-256 digests in
-// constant time.
-func (s *Service) Viewer(platformID, operatorToken string) (Viewer, error) {
-	v := Viewer{PlatformID: platformID}
-	if operatorToken == "" {
-		return v, nil
-	}
-	got := sha256.Sum256([]byte(operatorToken))
-	if s.operator == nil || subtle.ConstantTimeCompare(got[:], s.operator[:]) != 1 {
-		return Viewer{}, fault.Unauthorized("the operator token is not valid")
-	}
-	v.Operator = true
-	return v, nil
-}
+// Platform is the viewer of a platform's credential: its own accounts.
+func Platform(platformID string) Viewer { return Viewer{PlatformID: platformID} }
 
 func (v Viewer) scope() ports.AccountScope {
 	if v.Operator {

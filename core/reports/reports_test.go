@@ -47,7 +47,7 @@ func newEnv(t *testing.T) *env {
 	l := memory.NewLedger(clock)
 	s := memory.NewStore(l)
 	e := &env{t: t, ctx: context.Background(), clock: clock, l: l,
-		svc: reports.New(memory.NewLedgerReports(l, s), clock, reports.Options{OperatorToken: "operator-token-0123456789"})}
+		svc: reports.New(memory.NewLedgerReports(l, s), clock)}
 	require.NoError(t, l.CreateAccounts(e.ctx, append(ledger.SystemAccounts([]string{"USD"}, map[string][]string{"ACH": {"USD"}}),
 		ledger.Account{ID: a1, Currency: "USD", Kind: ledger.KindInternal, Flags: ledger.DebitsMustNotExceedCredits, PlatformID: pA},
 		ledger.Account{ID: b1, Currency: "USD", Kind: ledger.KindInternal, Flags: ledger.DebitsMustNotExceedCredits, PlatformID: pB})...))
@@ -80,21 +80,6 @@ func kind(t *testing.T, err error, k fault.Kind) {
 	f, ok := fault.As(err)
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, k, f.Kind)
-}
-
-func TestViewerOperatorToken(t *testing.T) {
-	e := newEnv(t)
-	v, err := e.svc.Viewer(pA, "")
-	require.NoError(t, err)
-	assert.Equal(t, viewA, v)
-	v, err = e.svc.Viewer(pA, "operator-token-0123456789")
-	require.NoError(t, err)
-	assert.True(t, v.Operator)
-	_, err = e.svc.Viewer(pA, "operator-token-012345678X")
-	kind(t, err, fault.KindUnauthorized)
-	none := reports.New(memory.NewLedgerReports(e.l, nil), e.clock, reports.Options{})
-	_, err = none.Viewer(pA, "anything")
-	kind(t, err, fault.KindUnauthorized)
 }
 
 func TestPlatformsSeeOnlyTheirOwn(t *testing.T) {
