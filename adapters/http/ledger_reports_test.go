@@ -36,7 +36,7 @@ func newReportsHarness(t *testing.T) *apiHarness {
 	h := memoryHarness(t, true)
 	require.NoError(t, h.ledger.CreateAccounts(context.Background(), ledger.SystemAccounts([]string{"USD"}, map[string][]string{"ACH": {"USD"}})...))
 	h.serve(httpapi.Deps{
-		Reports: reports.New(memory.NewLedgerReports(h.ledger.(*memory.Ledger), h.store.(*memory.Store)), h.clock),
+		Reports:  reports.New(memory.NewLedgerReports(h.ledger.(*memory.Ledger), h.store.(*memory.Store)), h.clock),
 		Operator: mustOperator(t),
 	})
 	return h
