@@ -200,7 +200,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	ids := system.IDs{}
 	s := services{
 		platforms:    platforms.New(b.store, b.ledger, clock, ids),
-		customers:    customers.New(b.store, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
+		customers:    customers.New(b.store, b.ledger, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
 		accounts:     accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
 		runner:       jobs.NewRunner(b.store.Read().Jobs(), clock, b.log),
 		transfers:    transfers.New(b.store, b.ledger, b.rails, clock, ids, transfers.Options{Logger: b.log}),

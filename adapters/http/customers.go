@@ -461,9 +461,9 @@ func registerCustomers(api huma.API, d Deps) {
 		Method:      http.MethodDelete,
 		Path:        "/customers/{customerId}",
 		Summary:     "Delete a customer",
-		Description: "Marks the customer deleted and returns it (isDeleted true). Its platformCustomerId becomes free; its UMA address stays reserved. 410 CUSTOMER_DELETED when already deleted.",
+		Description: "Marks the customer deleted, closes its internal accounts (they refuse credits from then on) and returns it (isDeleted true). Its platformCustomerId becomes free; its UMA address stays reserved. 409 CUSTOMER_HAS_FUNDS, naming the balances and the payments in flight, while any of its accounts holds money or a payment of it is not final; 410 CUSTOMER_DELETED when already deleted.",
 		Tags:        tags,
-		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusGone},
+		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict, http.StatusGone},
 	}, func(ctx context.Context, in *customerIDInput) (*customerOutput, error) {
 		c, err := d.Customers.Delete(ctx, principal(ctx).PlatformID, in.CustomerID)
 		if err != nil {

@@ -409,6 +409,27 @@ func TestCustomerDelete(t *testing.T) {
 	h.createCustomer(tn, `{"customerType":"INDIVIDUAL","platformCustomerId":"u-1"}`)
 }
 
+// A customer whose account holds money is not deleted: 409 naming the
+// balance, and the customer and its account are as they were.
+func TestCustomerDeleteRefusedWhileFunded(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant()
+	c := h.createCustomer(tn, `{"customerType":"INDIVIDUAL","platformCustomerId":"rich"}`)
+	id := c["id"].(string)
+	acct := h.customerAccount(tn, id, "INTERNAL_FIAT", "USD")
+	r := h.post(tn, fundPath(acct.ID), `{"amount":5000}`)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+
+	r = h.del(tn, customerPath(id))
+	body := requireError(t, r, http.StatusConflict, "CUSTOMER_HAS_FUNDS")
+	assert.Contains(t, body["message"], "1 account(s) hold money")
+	balances := body["details"].(map[string]any)["balances"].([]any)
+	require.Len(t, balances, 1)
+	assert.Equal(t, map[string]any{"accountId": acct.ID, "currency": "USD", "balance": float64(5000), "pending": float64(0)}, balances[0])
+	assert.Equal(t, false, h.get(tn, customerPath(id)).object(t)["isDeleted"])
+	assert.Equal(t, "ACTIVE", h.customerAccount(tn, id, "INTERNAL_FIAT", "USD").Status)
+}
+
 // ---- list ----
 
 func TestCustomerListFilters(t *testing.T) {

@@ -97,7 +97,7 @@ func memoryHarness(t *testing.T, sandboxed bool) *apiHarness {
 		accounts:  accounts.New(st, l, clock, ids, sandboxed),
 		logs:      logs,
 		log:       slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		customers: customers.New(st, clock, ids, customers.Options{}),
+		customers: customers.New(st, l, clock, ids, customers.Options{}),
 		external:  external.New(st, clock, ids, external.WithVerifier(verifysandbox.Verifier{})),
 	}
 }

@@ -475,6 +475,21 @@ func (r storeAccounts) Create(_ context.Context, a ports.InternalAccount) error 
 	return nil
 }
 
+func (r storeAccounts) Update(_ context.Context, a ports.InternalAccount) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	old, ok := storeLookup(r.tx, pickAccounts, a.ID)
+	if !ok || old.PlatformID != a.PlatformID {
+		return fmt.Errorf("internal account %s: %w", a.ID, ports.ErrNotFound)
+	}
+	old.Status, old.UpdatedAt = a.Status, a.UpdatedAt
+	r.tx.w.state.accounts[a.ID] = storeCopyAccount(old)
+	return nil
+}
+
 func (r storeAccounts) Get(_ context.Context, platformID, id string) (ports.InternalAccount, error) {
 	done, err := r.tx.begin(false)
 	if err != nil {

@@ -395,6 +395,19 @@ func (r storeAccounts) Create(ctx context.Context, a ports.InternalAccount) erro
 	return r.tx.insert(ctx, "create internal account "+a.ID, &row)
 }
 
+func (r storeAccounts) Update(ctx context.Context, a ports.InternalAccount) error {
+	row := storeAccountToRow(a)
+	what := "update internal account " + a.ID
+	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewUpdate().Model(&row).Column("status", "updated_at").
+			WherePK().Where("platform_id = ?", a.PlatformID).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
 func (r storeAccounts) Get(ctx context.Context, platformID, id string) (ports.InternalAccount, error) {
 	var row storeAccountRow
 	q := r.tx.db.NewSelect().Model(&row).Where("id = ?", id).Where("platform_id = ?", platformID)

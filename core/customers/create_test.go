@@ -481,7 +481,7 @@ func (failingCreator) Create(context.Context, ...ledger.Account) error { return 
 
 func TestCustomerCreateIsAtomic(t *testing.T) {
 	e := newEnv(t, "", customers.Options{})
-	broken := customers.New(failingLedgerStore{e.store}, e.clock, system.IDs{}, customers.Options{})
+	broken := customers.New(failingLedgerStore{e.store}, e.ledger, e.clock, system.IDs{}, customers.Options{})
 	in := individual()
 	in.Email = ptr("ana@example.com")
 	_, err := broken.Create(context.Background(), e.platform, in)

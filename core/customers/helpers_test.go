@@ -32,7 +32,7 @@ func newEnv(t *testing.T, umaDomain string, opts customers.Options) *env {
 	clock := testkit.NewFakeClock(t0)
 	led := memory.NewLedger(clock)
 	store := memory.NewStore(led)
-	e := &env{svc: customers.New(store, clock, system.IDs{}, opts), store: store, ledger: led, clock: clock}
+	e := &env{svc: customers.New(store, led, clock, system.IDs{}, opts), store: store, ledger: led, clock: clock}
 	e.platform = e.addPlatform(t, umaDomain)
 	return e
 }

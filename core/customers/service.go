@@ -29,18 +29,19 @@ type Options struct {
 
 // Service runs the customer use cases.
 type Service struct {
-	store ports.Store
-	clock ports.Clock
-	ids   ports.IDs
-	opts  Options
+	store  ports.Store
+	ledger Ledger
+	clock  ports.Clock
+	ids    ports.IDs
+	opts   Options
 }
 
-// New builds a Service.
-func New(store ports.Store, clock ports.Clock, ids ports.IDs, opts Options) *Service {
+// New builds a Service; ledger reads the balances a deletion checks.
+func New(store ports.Store, ledger Ledger, clock ports.Clock, ids ports.IDs, opts Options) *Service {
 	if opts.UmaDomain == "" {
 		opts.UmaDomain = DefaultUmaDomain
 	}
-	return &Service{store: store, clock: clock, ids: ids, opts: opts}
+	return &Service{store: store, ledger: ledger, clock: clock, ids: ids, opts: opts}
 }
 
 // Error codes of the reference used by this package.

@@ -51,6 +51,17 @@ func newMemoryEnv(t testing.TB) *env { return newEnv(t, coretest.Memory()) }
 
 func newPostgresEnv(t testing.TB) *env { return newEnv(t, coretest.Postgres(t)) }
 
+// onBothStores runs fn as subtests "memory" and "postgres", each on a
+// fresh env.
+func onBothStores(t *testing.T, fn func(t *testing.T, e *env)) {
+	for _, b := range []struct {
+		name string
+		env  func(testing.TB) *env
+	}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}} {
+		t.Run(b.name, func(t *testing.T) { fn(t, b.env(t)) })
+	}
+}
+
 func (e *env) platform() string { return e.Platform("USD", "EUR", "MXN", "USDC", "BTC") }
 
 // customer creates a US customer (with an e-mail, so it also gets an

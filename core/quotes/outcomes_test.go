@@ -262,55 +262,49 @@ func TestUmaDestinationRefusals(t *testing.T) {
 
 // 20 concurrent executes of one quote move its money exactly once.
 func TestConcurrentExecutes(t *testing.T) {
-	for _, backend := range []struct {
-		name string
-		env  func(testing.TB) *env
-	}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}} {
-		t.Run(backend.name, func(t *testing.T) {
-			e := backend.env(t)
-			f := e.fixture("789")
-			ctx := context.Background()
-			q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
-			require.NoError(t, err)
-			const n = 20
-			var (
-				wg                         sync.WaitGroup
-				mu                         sync.Mutex
-				executed, conflicts, other int
-			)
-			gate := make(chan struct{})
-			for range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-gate
-					_, err := e.quotes.Execute(ctx, f.pid, q.ID, "")
-					mu.Lock()
-					defer mu.Unlock()
-					switch fe, ok := fault.As(err); {
-					case err == nil:
-						executed++
-					case ok && fe.Kind == fault.KindConflict:
-						conflicts++
-					default:
-						other++
-						t.Log(err)
-					}
-				}()
-			}
-			close(gate)
-			wg.Wait()
-			assert.Equal(t, 1, executed)
-			assert.Equal(t, n-1, conflicts)
-			assert.Zero(t, other)
-			src := e.LedgerAccount(f.acct.ID)
-			assert.Equal(t, funded-q.TotalSendingAmount, src.Available())
-			assert.Equal(t, q.TotalSendingAmount, src.DebitsPending)
+	onBothStores(t, func(t *testing.T, e *env) {
+		f := e.fixture("789")
+		ctx := context.Background()
+		q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
+		require.NoError(t, err)
+		const n = 20
+		var (
+			wg                         sync.WaitGroup
+			mu                         sync.Mutex
+			executed, conflicts, other int
+		)
+		gate := make(chan struct{})
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				_, err := e.quotes.Execute(ctx, f.pid, q.ID, "")
+				mu.Lock()
+				defer mu.Unlock()
+				switch fe, ok := fault.As(err); {
+				case err == nil:
+					executed++
+				case ok && fe.Kind == fault.KindConflict:
+					conflicts++
+				default:
+					other++
+					t.Log(err)
+				}
+			}()
+		}
+		close(gate)
+		wg.Wait()
+		assert.Equal(t, 1, executed)
+		assert.Equal(t, n-1, conflicts)
+		assert.Zero(t, other)
+		src := e.LedgerAccount(f.acct.ID)
+		assert.Equal(t, funded-q.TotalSendingAmount, src.Available())
+		assert.Equal(t, q.TotalSendingAmount, src.DebitsPending)
 
-			e.RunJobs()
-			e.check(t, f.pid, f.acct.ID, q, completed)
-			assert.Equal(t, q.FeesIncluded, e.LedgerAccount(ledger.FeeRevenueID("USD")).Net())
-			e.Verify()
-		})
-	}
+		e.RunJobs()
+		e.check(t, f.pid, f.acct.ID, q, completed)
+		assert.Equal(t, q.FeesIncluded, e.LedgerAccount(ledger.FeeRevenueID("USD")).Net())
+		e.Verify()
+	})
 }

@@ -315,6 +315,38 @@ func TestIdempotentCreate(t *testing.T) {
 	e.Verify()
 }
 
+// A key reused with another quote request is refused in core (the HTTP
+// response cache long forgotten): 422 IDEMPOTENCY_KEY_REUSED, the stored
+// quote untouched and nothing moved, on both stores.
+func TestKeyReusedWithAnotherRequest(t *testing.T) {
+	onBothStores(t, func(t *testing.T, e *env) {
+		f := e.fixture("789")
+		ctx := context.Background()
+		req := usdToEUR(f.acct.ID, f.dest.ID)
+		req.IdempotencyKey = "k1"
+		first, err := e.quotes.Create(ctx, f.pid, req)
+		require.NoError(t, err)
+		e.Clock.Advance(25 * time.Hour)
+
+		other := req
+		other.LockedAmount *= 2
+		other.ImmediatelyExecute = true
+		_, err = e.quotes.Create(ctx, f.pid, other)
+		testkit.RequireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
+		executeNow := req
+		executeNow.ImmediatelyExecute = true
+		_, err = e.quotes.Create(ctx, f.pid, executeNow)
+		testkit.RequireFault(t, err, fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED")
+		assert.Equal(t, int64(funded), e.LedgerAccount(f.acct.ID).Available(), "nothing moved")
+		assert.Equal(t, quotes.StatusPending, e.quote(f.pid, first.ID).Status, "the stored quote was not executed")
+
+		again, err := e.quotes.Create(ctx, f.pid, req)
+		require.NoError(t, err, "the first request again is its retry")
+		assert.Equal(t, first.ID, again.ID)
+		e.Verify()
+	})
+}
+
 func TestEmbeddedWalletSignature(t *testing.T) {
 	e := newMemoryEnv(t)
 	f := e.fixture("789")
@@ -350,12 +382,7 @@ func TestEmbeddedWalletSignature(t *testing.T) {
 // unexpired at the Clock's now) is checked by the store under the quote's
 // lock.
 func TestExpiry(t *testing.T) {
-	for _, backend := range []struct {
-		name string
-		env  func(testing.TB) *env
-	}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}} {
-		t.Run(backend.name, func(t *testing.T) { testExpiry(t, backend.env(t)) })
-	}
+	onBothStores(t, testExpiry)
 }
 
 func testExpiry(t *testing.T, e *env) {

@@ -57,7 +57,7 @@ func newEnv(t *testing.T, sandbox bool) *env {
 	return &env{
 		svc:   uma.New(st, l, umasandbox.New(""), reg, clock, ids, sandbox),
 		store: st, ledger: l, clock: clock, platform: p.ID,
-		customers: customers.New(st, clock, ids, customers.Options{UmaDomain: "corridor.test"}),
+		customers: customers.New(st, l, clock, ids, customers.Options{UmaDomain: "corridor.test"}),
 		external:  external.New(st, clock, ids),
 	}
 }

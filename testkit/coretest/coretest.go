@@ -90,7 +90,7 @@ func New(t testing.TB, b Backend, newRail func(ports.RailSpec) ports.Rail) *Env 
 	return &Env{
 		T: t, Clock: b.Clock, Store: b.Store, Ledger: b.Ledger, IDs: ids, Rails: reg,
 		Platforms: platforms.New(b.Store, b.Ledger, b.Clock, ids),
-		Customers: customers.New(b.Store, b.Clock, ids, customers.Options{}),
+		Customers: customers.New(b.Store, b.Ledger, b.Clock, ids, customers.Options{}),
 		Accounts:  accounts.New(b.Store, b.Ledger, b.Clock, ids, true),
 		Runner:    jobs.NewRunner(b.Store.Read().Jobs(), b.Clock, QuietLog()),
 	}
