@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/core/status"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -24,7 +26,8 @@ const (
 // Types lists every internal account type.
 var Types = []string{TypeInternalFiat, TypeInternalCrypto, TypeEmbeddedWallet}
 
-// Internal account statuses (reference InternalAccountStatus).
+// Internal account statuses (reference InternalAccountStatus), untyped so
+// they compare with stored strings.
 const (
 	StatusPending = "PENDING"
 	StatusActive  = "ACTIVE"
@@ -35,6 +38,30 @@ const (
 
 // Statuses lists every internal account status.
 var Statuses = []string{StatusPending, StatusActive, StatusClosed, StatusFrozen, StatusFailed}
+
+// Status is an internal account's status; every change goes through Move.
+type Status string
+
+// transitions: an account opening (PENDING) becomes ACTIVE or FAILED; an
+// ACTIVE one may be FROZEN and back; any live one may be CLOSED (its
+// customer deleted); CLOSED and FAILED are final. Only ACTIVE accounts
+// move money.
+var transitions = status.NewTable("internal account", []Status{StatusPending, StatusActive, StatusClosed, StatusFrozen, StatusFailed},
+	map[Status][]Status{
+		StatusPending: {StatusActive, StatusFailed, StatusClosed},
+		StatusActive:  {StatusFrozen, StatusClosed},
+		StatusFrozen:  {StatusActive, StatusClosed},
+	})
+
+// Move changes a (read in the unit of work that writes it) to status to
+// at now, or returns a status.ErrIllegal error leaving a as it was.
+func Move(a *ports.InternalAccount, to Status, now time.Time) error {
+	if err := transitions.Set(&a.Status, to); err != nil {
+		return err
+	}
+	a.UpdatedAt = now
+	return nil
+}
 
 // HoldingType is the type of the holding account for currency c:
 // INTERNAL_CRYPTO for crypto currencies, INTERNAL_FIAT otherwise.

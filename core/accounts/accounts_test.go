@@ -14,6 +14,7 @@ import (
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/core/status"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
@@ -332,4 +333,17 @@ func TestBalanceExcludesHolds(t *testing.T) {
 	require.Len(t, res.Accounts, 1)
 	assert.Equal(t, int64(7000), res.Accounts[0].Balance)
 	assert.Equal(t, int64(10_000), res.Accounts[0].TotalBalance)
+}
+
+func TestInternalAccountStateMachine(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	a := ports.InternalAccount{ID: "InternalAccount:1", Status: accounts.StatusActive}
+	require.NoError(t, accounts.Move(&a, accounts.StatusFrozen, t0))
+	require.NoError(t, accounts.Move(&a, accounts.StatusActive, t0))
+	require.NoError(t, accounts.Move(&a, accounts.StatusClosed, t0))
+	assert.Equal(t, t0, a.UpdatedAt)
+	for _, to := range accounts.Statuses {
+		require.ErrorIs(t, accounts.Move(&a, accounts.Status(to), t0), status.ErrIllegal, "CLOSED is final (%s)", to)
+	}
+	assert.Equal(t, accounts.StatusClosed, a.Status)
 }

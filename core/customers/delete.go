@@ -50,7 +50,9 @@ func (s *Service) Delete(ctx context.Context, platformID, id string) (ports.Cust
 			if a.Status == accounts.StatusClosed {
 				continue
 			}
-			a.Status, a.UpdatedAt = accounts.StatusClosed, now
+			if err := accounts.Move(&a, accounts.StatusClosed, now); err != nil {
+				return fmt.Errorf("delete customer %s: close %s: %w", id, a.ID, err)
+			}
 			if err := tx.InternalAccounts().Update(ctx, a); err != nil {
 				return fmt.Errorf("delete customer %s: close %s: %w", id, a.ID, err)
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/status"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -29,21 +30,33 @@ const (
 // Statuses lists every status.
 var Statuses = []string{StatusPending, StatusActive, StatusUnderReview, StatusInactive}
 
+// Status is an external account's status; every change goes through
+// Move.
+type Status string
+
 // transitions is the status lifecycle: an account starts PENDING (its
 // beneficiary check is not done) or ACTIVE; review and deactivation can
 // happen from either; a reviewed account goes back to ACTIVE or becomes
 // INACTIVE; INACTIVE is final.
-var transitions = map[string][]string{
-	StatusPending:     {StatusActive, StatusUnderReview, StatusInactive},
-	StatusActive:      {StatusUnderReview, StatusInactive},
-	StatusUnderReview: {StatusActive, StatusInactive},
-	StatusInactive:    {},
-}
+var transitions = status.NewTable("external account", []Status{StatusPending, StatusActive, StatusUnderReview, StatusInactive},
+	map[Status][]Status{
+		StatusPending:     {StatusActive, StatusUnderReview, StatusInactive},
+		StatusActive:      {StatusUnderReview, StatusInactive},
+		StatusUnderReview: {StatusActive, StatusInactive},
+	})
 
 // CanTransition reports whether an account may move from one status to
 // another.
-func CanTransition(from, to string) bool {
-	return slices.Contains(transitions[from], to)
+func CanTransition(from, to string) bool { return transitions.Allows(Status(from), Status(to)) }
+
+// Move changes a to status to at now, or returns a status.ErrIllegal
+// error leaving a as it was.
+func Move(a *ports.ExternalAccount, to Status, now time.Time) error {
+	if err := transitions.Set(&a.Status, to); err != nil {
+		return err
+	}
+	a.UpdatedAt = now
+	return nil
 }
 
 // Ownership types (reference OwnershipType).
@@ -326,10 +339,15 @@ func (s *Service) Delete(ctx context.Context, platformID, id string, scope Scope
 		if !scope.allows(a) {
 			return errNotFound(id)
 		}
+		now := s.now()
+		if a.Status != StatusInactive {
+			if err := Move(&a, StatusInactive, now); err != nil {
+				return err
+			}
+		}
 		a.IsDeleted = true
-		a.Status = StatusInactive
 		a.DefaultUmaDepositAccount = false
-		a.UpdatedAt = s.now()
+		a.UpdatedAt = now
 		if err := tx.ExternalAccounts().Update(ctx, a); err != nil {
 			return fmt.Errorf("delete external account %s: %w", id, err)
 		}
@@ -356,11 +374,9 @@ func (s *Service) SetStatus(ctx context.Context, platformID, id, status string) 
 			out = a
 			return nil
 		}
-		if !CanTransition(a.Status, status) {
+		if err := Move(&a, Status(status), s.now()); err != nil {
 			return fault.Conflict(CodeConflict, "external account "+id+" cannot go from "+a.Status+" to "+status)
 		}
-		a.Status = status
-		a.UpdatedAt = s.now()
 		if err := tx.ExternalAccounts().Update(ctx, a); err != nil {
 			return fmt.Errorf("update external account %s: %w", id, err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/status"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -40,6 +41,40 @@ const (
 // VerificationStatuses is the reference's VerificationStatus enum.
 var VerificationStatuses = []string{VerificationResolveErrors, VerificationManualReview, VerificationInProgress,
 	VerificationApproved, VerificationRejected, VerificationReady}
+
+// VerificationStatus is a verification's status; stored verifications
+// keep it as a string, and every change goes through moveVerification.
+type VerificationStatus string
+
+// verificationNew is the status of a verification not yet saved.
+const verificationNew VerificationStatus = ""
+
+// verificationTransitions: a submission missing data waits in
+// RESOLVE_ERRORS (READY_FOR_VERIFICATION once the data is there), a
+// submitted one is IN_PROGRESS or PENDING_MANUAL_REVIEW until the
+// provider decides; APPROVED and REJECTED are final.
+var verificationTransitions = func() status.Table[VerificationStatus] {
+	decided := []VerificationStatus{VerificationInProgress, VerificationManualReview, VerificationApproved, VerificationRejected}
+	with := func(extra ...VerificationStatus) []VerificationStatus { return append(extra, decided...) }
+	return status.NewTable("verification", []VerificationStatus{verificationNew, VerificationResolveErrors, VerificationReady,
+		VerificationInProgress, VerificationManualReview, VerificationApproved, VerificationRejected},
+		map[VerificationStatus][]VerificationStatus{
+			verificationNew:           with(VerificationResolveErrors),
+			VerificationResolveErrors: with(VerificationReady),
+			VerificationReady:         with(VerificationResolveErrors),
+			VerificationInProgress:    {VerificationResolveErrors, VerificationManualReview, VerificationApproved, VerificationRejected},
+			VerificationManualReview:  {VerificationResolveErrors, VerificationInProgress, VerificationApproved, VerificationRejected},
+		})
+}()
+
+// moveVerification sets v's status to to (staying is no change), or
+// returns a status.ErrIllegal error leaving v as it was.
+func moveVerification(v *ports.Verification, to VerificationStatus) error {
+	if v.Status == string(to) {
+		return nil
+	}
+	return verificationTransitions.Set(&v.Status, to)
+}
 
 const (
 	customerTypeBusiness    = customers.TypeBusiness

@@ -68,7 +68,10 @@ func (s *Service) Submit(ctx context.Context, platformID, customerID string) (po
 			return err
 		}
 		if missing := Requirements(c, owners, docs); len(missing) > 0 {
-			v.Status, v.Errors = VerificationResolveErrors, missing
+			if err := moveVerification(&v, VerificationResolveErrors); err != nil {
+				return err
+			}
+			v.Errors = missing
 		} else if err := s.decide(ctx, tx, c, owners, docs, &v, now); err != nil {
 			return err
 		}
@@ -133,7 +136,11 @@ func (s *Service) decide(ctx context.Context, tx ports.Tx, c ports.Customer, own
 			return err
 		}
 	}
-	v.Status, v.Errors = outcome(decisions)
+	decided, errs := outcome(decisions)
+	if err := moveVerification(v, decided); err != nil {
+		return err
+	}
+	v.Errors = errs
 	v.SubmittedAt = &now
 	if err := tx.Documents().MarkSubmitted(ctx, c.PlatformID, c.ID, now); err != nil {
 		return fmt.Errorf("mark documents of %s submitted: %w", c.ID, err)
@@ -151,7 +158,7 @@ func withDefaultReason(d ports.KYCDecision, resourceID string) ports.KYCDecision
 
 // outcome combines the applicants' decisions, the worst winning. Only a
 // rejection carries errors (the spec: none when APPROVED or IN_PROGRESS).
-func outcome(ds []ports.KYCDecision) (string, []ports.VerificationError) {
+func outcome(ds []ports.KYCDecision) (VerificationStatus, []ports.VerificationError) {
 	has := func(status string) bool {
 		return slices.ContainsFunc(ds, func(d ports.KYCDecision) bool { return d.Status == status })
 	}
@@ -263,9 +270,12 @@ func (s *Service) recheck(ctx context.Context, tx ports.Tx, c ports.Customer, no
 	}
 	prev := v.Status
 	v.Errors = Requirements(c, owners, docs)
-	v.Status = VerificationResolveErrors
+	next := VerificationStatus(VerificationResolveErrors)
 	if len(v.Errors) == 0 {
-		v.Status, v.Errors = VerificationReady, []ports.VerificationError{}
+		next, v.Errors = VerificationReady, []ports.VerificationError{}
+	}
+	if err := moveVerification(&v, next); err != nil {
+		return err
 	}
 	v.UpdatedAt = now
 	return s.saveVerification(ctx, tx, v, true, prev, now)

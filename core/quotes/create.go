@@ -649,8 +649,13 @@ func (s *Service) createExecuted(ctx context.Context, q ports.Quote, t ports.Tra
 	if err != nil {
 		return ports.Quote{}, err
 	}
-	q.Status, q.ExecutedAt, q.UpdatedAt = StatusProcessing, &now, now
-	t.Status, t.UpdatedAt = transactions.StatusProcessing, now
+	if err := Move(&q, StatusProcessing, now); err != nil {
+		return ports.Quote{}, err
+	}
+	if err := transactions.Move(&t, transactions.StatusProcessing, now); err != nil {
+		return ports.Quote{}, err
+	}
+	q.ExecutedAt = &now
 	recs := ports.Records{
 		Quotes:       []ports.Quote{q},
 		Transactions: []ports.Transaction{t},

@@ -184,13 +184,12 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	if err != nil {
 		return ports.Quote{}, err
 	}
+	change := StatusChange(q.PlatformID, q.ID, StatusProcessing, now)
+	change.ExecutedAt, change.NotExpiredAt, change.Required = &now, &now, true
 	recs := ports.Records{
-		QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
-			From: []string{StatusPending}, Status: StatusProcessing, UpdatedAt: now,
-			ExecutedAt: &now, NotExpiredAt: &now, Required: true}},
-		StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
-			From: []string{transactions.StatusPending}, Status: transactions.StatusProcessing, UpdatedAt: now}},
-		Jobs: []ports.Job{submit},
+		QuoteChanges:  []ports.QuoteStatusChange{change},
+		StatusChanges: []ports.TransactionStatusChange{transactions.StatusChange(q.PlatformID, q.TransactionID, transactions.StatusProcessing, now)},
+		Jobs:          []ports.Job{submit},
 	}
 	_, err = s.post(ctx, holdEntry(q), recs)
 	switch {
@@ -214,7 +213,10 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	default:
 		return ports.Quote{}, fmt.Errorf("execute %s: hold: %w", q.ID, err)
 	}
-	q.Status, q.ExecutedAt, q.UpdatedAt = StatusProcessing, &now, now
+	if err := Move(&q, StatusProcessing, now); err != nil {
+		return ports.Quote{}, err
+	}
+	q.ExecutedAt = &now
 	s.log.InfoContext(ctx, "quote executed", "quote", q.ID, "transaction", q.TransactionID)
 	return q, nil
 }
@@ -320,14 +322,11 @@ func walletError(code, message string) error {
 // (removing job jobID too, when set; recorded reports that it did). A
 // quote no longer PENDING is left as it is.
 func (s *Service) expire(ctx context.Context, q ports.Quote, now time.Time, jobID string) (recorded bool, err error) {
-	recs := ports.Records{
-		// Required: the transaction expires only with its quote.
-		QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
-			From: []string{StatusPending}, Status: StatusExpired, UpdatedAt: now, Required: true}},
-		StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
-			From: []string{transactions.StatusPending}, Status: transactions.StatusExpired, UpdatedAt: now,
-			FailureReason: ReasonQuoteExpired}},
-	}
+	change := StatusChange(q.PlatformID, q.ID, StatusExpired, now)
+	change.Required = true // the transaction expires only with its quote
+	txn := transactions.StatusChange(q.PlatformID, q.TransactionID, transactions.StatusExpired, now)
+	txn.FailureReason = ReasonQuoteExpired
+	recs := ports.Records{QuoteChanges: []ports.QuoteStatusChange{change}, StatusChanges: []ports.TransactionStatusChange{txn}}
 	if jobID != "" {
 		recs.CompletedJobs = []string{jobID}
 	}
@@ -359,8 +358,13 @@ func (s *Service) refuseFunding(ctx context.Context, q ports.Quote, now time.Tim
 		if err != nil {
 			return fmt.Errorf("fund %s: transaction %s: %w", q.ID, q.TransactionID, err)
 		}
-		cur.Status, cur.UpdatedAt = StatusFailed, now
-		t.Status, t.FailureReason, t.UpdatedAt = transactions.StatusFailed, ReasonFundingAmountMismatch, now
+		if err := Move(&cur, StatusFailed, now); err != nil {
+			return err
+		}
+		if err := transactions.Move(&t, transactions.StatusFailed, now); err != nil {
+			return err
+		}
+		t.FailureReason = ReasonFundingAmountMismatch
 		t.Details.Refund = &ports.Refund{Reference: refundReference(t), InitiatedAt: now, SettledAt: &now,
 			Status: RefundCompleted, Reason: RefundTransactionFailed}
 		out = cur

@@ -180,11 +180,11 @@ func (s *Service) apply(ctx context.Context, j ports.Job, q ports.Quote, p jobPa
 // they are recorded together or not at all.
 func (s *Service) succeed(ctx context.Context, j ports.Job, q ports.Quote, p jobPayload, res ports.RailResult) error {
 	now := s.clock.Now().UTC()
+	txn := transactions.StatusChange(q.PlatformID, q.TransactionID, transactions.StatusCompleted, now)
+	txn.SettledAt = &now
 	recs := ports.Records{
-		QuoteChanges: []ports.QuoteStatusChange{{PlatformID: q.PlatformID, QuoteID: q.ID,
-			From: []string{StatusProcessing}, Status: StatusCompleted, UpdatedAt: now}},
-		StatusChanges: []ports.TransactionStatusChange{{PlatformID: q.PlatformID, TransactionID: q.TransactionID,
-			From: []string{transactions.StatusProcessing}, Status: transactions.StatusCompleted, UpdatedAt: now, SettledAt: &now}},
+		QuoteChanges:  []ports.QuoteStatusChange{StatusChange(q.PlatformID, q.ID, StatusCompleted, now)},
+		StatusChanges: []ports.TransactionStatusChange{txn},
 	}
 	if !res.CheckAt.IsZero() {
 		// The rail's return window: ask again when it closes.
@@ -311,8 +311,9 @@ func (s *Service) paidAnyway(ctx context.Context, q ports.Quote, res ports.RailR
 
 // outcome is where a payout ends.
 type outcome struct {
-	quote, txn string
-	reason     string
+	quote  Status
+	txn    transactions.Status
+	reason string
 	// refund, when set, records the refund's status and reason.
 	refund, refundReason string
 	// afterCompleted allows the move from COMPLETED (a returned payout).
@@ -343,8 +344,12 @@ func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 		if err != nil {
 			return fmt.Errorf("quote %s: transaction %s: %w", q.ID, q.TransactionID, err)
 		}
-		cur.Status, cur.UpdatedAt = o.quote, now
-		t.Status, t.UpdatedAt = o.txn, now
+		if err := Move(&cur, o.quote, now); err != nil {
+			return err
+		}
+		if err := transactions.Move(&t, o.txn, now); err != nil {
+			return err
+		}
 		t.FailureReason = o.reason
 		if o.txn == transactions.StatusCompleted {
 			t.SettledAt = &now

@@ -61,15 +61,6 @@ import (
 	"github.com/corridorpay/corridor/ports"
 )
 
-// Quote statuses (reference Quote.status).
-const (
-	StatusPending    = "PENDING"
-	StatusProcessing = "PROCESSING"
-	StatusCompleted  = "COMPLETED"
-	StatusFailed     = "FAILED"
-	StatusExpired    = "EXPIRED"
-)
-
 // Source and destination types.
 const (
 	SourceAccount         = "ACCOUNT"

@@ -22,32 +22,6 @@ const (
 // Types lists every transaction type.
 var Types = []string{TypeIncoming, TypeOutgoing}
 
-// Transaction statuses (reference TransactionStatus).
-const (
-	StatusCreated              = "CREATED"
-	StatusPending              = "PENDING"
-	StatusPendingAuthorization = "PENDING_AUTHORIZATION"
-	StatusProcessing           = "PROCESSING"
-	StatusCompleted            = "COMPLETED"
-	StatusRejected             = "REJECTED"
-	StatusFailed               = "FAILED"
-	StatusRefunded             = "REFUNDED"
-	StatusExpired              = "EXPIRED"
-)
-
-// Statuses lists every transaction status.
-var Statuses = []string{StatusCreated, StatusPending, StatusPendingAuthorization, StatusProcessing,
-	StatusCompleted, StatusRejected, StatusFailed, StatusRefunded, StatusExpired}
-
-// Terminal reports whether a transaction in status s will not change again.
-func Terminal(s string) bool {
-	switch s {
-	case StatusCompleted, StatusRejected, StatusFailed, StatusRefunded, StatusExpired:
-		return true
-	}
-	return false
-}
-
 // Page size bounds of the list.
 const (
 	DefaultLimit = 20

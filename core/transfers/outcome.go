@@ -143,9 +143,8 @@ func (s *Service) pending(ctx context.Context, j ports.Job, p jobPayload, res po
 	// terminal; should a concurrent run have finished it since, the status
 	// change does nothing and the check finds it terminal.
 	recs := ports.Records{
-		StatusChanges: []ports.TransactionStatusChange{{PlatformID: p.PlatformID, TransactionID: p.TransactionID,
-			From: []string{transactions.StatusPending}, Status: transactions.StatusProcessing, UpdatedAt: now}},
-		Jobs: []ports.Job{check},
+		StatusChanges: []ports.TransactionStatusChange{transactions.StatusChange(p.PlatformID, p.TransactionID, transactions.StatusProcessing, now)},
+		Jobs:          []ports.Job{check},
 	}
 	if j.ID != "" {
 		recs.CompletedJobs = []string{j.ID}
@@ -263,23 +262,11 @@ func releaseEntry(txID, code string) ledger.Entry {
 	}}}
 }
 
-// openStatuses are the statuses a transfer may finish from (every
-// non-terminal one).
-var openStatuses = func() []string {
-	var out []string
-	for _, st := range transactions.Statuses {
-		if !transactions.Terminal(st) {
-			out = append(out, st)
-		}
-	}
-	return out
-}()
-
 // finishRecords are the records that finish a transaction: the terminal
-// status (once: only from an open status) and the removal of job j.
-func (s *Service) finishRecords(j ports.Job, p jobPayload, status, reason string, now time.Time) ports.Records {
-	c := ports.TransactionStatusChange{PlatformID: p.PlatformID, TransactionID: p.TransactionID,
-		From: openStatuses, Status: status, UpdatedAt: now}
+// status (once: transactions.StatusChange moves an open status only) and
+// the removal of job j.
+func (s *Service) finishRecords(j ports.Job, p jobPayload, status transactions.Status, reason string, now time.Time) ports.Records {
+	c := transactions.StatusChange(p.PlatformID, p.TransactionID, status, now)
 	switch status {
 	case transactions.StatusCompleted:
 		c.SettledAt = &now
@@ -300,7 +287,7 @@ func (s *Service) finishRecords(j ports.Job, p jobPayload, status, reason string
 // finish moves the transaction to a terminal status, once, and removes
 // job j: the records of finishRecords without a ledger entry (one already
 // recorded or none to record).
-func (s *Service) finish(ctx context.Context, j ports.Job, p jobPayload, status, reason string) error {
+func (s *Service) finish(ctx context.Context, j ports.Job, p jobPayload, status transactions.Status, reason string) error {
 	if err := posting.Write(ctx, s.ledger, s.finishRecords(j, p, status, reason, s.clock.Now().UTC())); err != nil {
 		return fmt.Errorf("transfer %s: mark %s: %w", p.TransactionID, status, err)
 	}

@@ -1,0 +1,77 @@
+package transactions
+
+import (
+	"time"
+
+	"github.com/corridorpay/corridor/core/status"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Status is a transaction's status (reference TransactionStatus). Stored
+// transactions keep it as a string (ports.Transaction.Status); every change
+// goes through Move or StatusChange, which check the table below.
+type Status string
+
+// Transaction statuses (untyped, so they compare with stored strings).
+const (
+	StatusCreated              = "CREATED"
+	StatusPending              = "PENDING"
+	StatusPendingAuthorization = "PENDING_AUTHORIZATION"
+	StatusProcessing           = "PROCESSING"
+	StatusCompleted            = "COMPLETED"
+	StatusRejected             = "REJECTED"
+	StatusFailed               = "FAILED"
+	StatusRefunded             = "REFUNDED"
+	StatusExpired              = "EXPIRED"
+)
+
+// Statuses lists every transaction status.
+var Statuses = []string{StatusCreated, StatusPending, StatusPendingAuthorization, StatusProcessing,
+	StatusCompleted, StatusRejected, StatusFailed, StatusRefunded, StatusExpired}
+
+// transitions is the transaction state machine: a payment is created
+// PENDING (a quote's waits there for execution), is PROCESSING once
+// submitted, and ends COMPLETED, FAILED, REFUNDED (cancelled, its money
+// back), REJECTED or EXPIRED; a COMPLETED payout the rail returns later
+// becomes FAILED.
+var transitions = status.NewTable("transaction", []Status{StatusCreated, StatusPending, StatusPendingAuthorization,
+	StatusProcessing, StatusCompleted, StatusRejected, StatusFailed, StatusRefunded, StatusExpired}, map[Status][]Status{
+	StatusCreated:              {StatusPending, StatusPendingAuthorization, StatusProcessing, StatusRejected, StatusFailed, StatusExpired},
+	StatusPendingAuthorization: {StatusPending, StatusProcessing, StatusRejected, StatusFailed, StatusExpired},
+	StatusPending:              {StatusProcessing, StatusCompleted, StatusFailed, StatusRejected, StatusExpired},
+	StatusProcessing:           {StatusCompleted, StatusFailed, StatusRefunded},
+	StatusCompleted:            {StatusFailed},
+})
+
+// Terminal reports whether a transaction in status s is settled: nothing
+// more happens to it in the normal course (a COMPLETED payout the rail
+// returns is the one exception, made on the locked row with Move).
+func Terminal(s string) bool {
+	switch s {
+	case StatusCompleted, StatusRejected, StatusFailed, StatusRefunded, StatusExpired:
+		return true
+	}
+	return false
+}
+
+// CanBecome reports whether the table lets s become to.
+func (s Status) CanBecome(to Status) bool { return transitions.Allows(s, to) }
+
+// Move changes t (read under its lock) to status to at now, or returns a
+// status.ErrIllegal error leaving t as it was.
+func Move(t *ports.Transaction, to Status, now time.Time) error {
+	if err := transitions.Set(&t.Status, to); err != nil {
+		return err
+	}
+	t.UpdatedAt = now
+	return nil
+}
+
+// StatusChange is the change that moves transaction id to status to when
+// a ledger entry is recorded (ports.Records): the store applies it only to
+// a transaction in an open (not Terminal) status the table lets become to,
+// so a change applies once and never reopens a settled payment.
+func StatusChange(platformID, id string, to Status, now time.Time) ports.TransactionStatusChange {
+	return ports.TransactionStatusChange{PlatformID: platformID, TransactionID: id,
+		From: transitions.OpenSources(to, Terminal), Status: string(to), UpdatedAt: now}
+}
