@@ -193,15 +193,7 @@ func (r *JournalReplay) addTransfer(e JournalEntry, t Transfer) {
 // pending transfers; see Verify for the rules. It does not change r, so a
 // replay can be extended with Add and checked again.
 func (r *JournalReplay) Check(accounts []Account, pendings []PendingTransfer) []Violation {
-	var out []Violation
-	add := func(kind, format string, args ...any) {
-		if len(out) < maxViolations {
-			out = append(out, Violation{Kind: kind, Message: fmt.Sprintf(format, args...)})
-		} else if len(out) == maxViolations {
-			out = append(out, Violation{Kind: ViolationTruncated, Message: "more violations not reported"})
-		}
-	}
-
+	var v violations
 	accts := make([]*Account, len(accounts))
 	for i := range accounts {
 		accts[i] = &accounts[i]
@@ -210,12 +202,35 @@ func (r *JournalReplay) Check(accounts []Account, pendings []PendingTransfer) []
 	byID := make(map[string]*Account, len(accts))
 	for _, a := range accts {
 		if _, dup := byID[a.ID]; dup {
-			add(ViolationJournal, "account %s appears twice in the snapshot", a.ID)
+			v.add(ViolationJournal, "account %s appears twice in the snapshot", a.ID)
 		}
 		byID[a.ID] = a
 	}
+	checkZeroSum(&v, accts)
+	checkBounds(&v, accts)
+	r.checkCounters(&v, accts, byID)
+	r.checkHolds(&v, accts, byID, pendings)
+	if len(v.out) == 0 {
+		return nil
+	}
+	return v.out
+}
 
-	// 1. zero sum per currency.
+// violations collects what Check finds, up to maxViolations (then one
+// ViolationTruncated).
+type violations struct{ out []Violation }
+
+func (v *violations) add(kind, format string, args ...any) {
+	if len(v.out) < maxViolations {
+		v.out = append(v.out, Violation{Kind: kind, Message: fmt.Sprintf(format, args...)})
+	} else if len(v.out) == maxViolations {
+		v.out = append(v.out, Violation{Kind: ViolationTruncated, Message: "more violations not reported"})
+	}
+}
+
+// checkZeroSum is rule 1: per currency, posted and pending credits equal
+// debits.
+func checkZeroSum(v *violations, accts []*Account) {
 	type sums struct{ debitsPending, debitsPosted, creditsPending, creditsPosted verifySum }
 	perCurrency := map[string]*sums{}
 	for _, a := range accts {
@@ -237,41 +252,46 @@ func (r *JournalReplay) Check(accounts []Account, pendings []PendingTransfer) []
 	for _, c := range currencies {
 		s := perCurrency[c]
 		if s.creditsPosted != s.debitsPosted {
-			add(ViolationZeroSum, "currency %s: credits posted sum to %s but debits posted to %s (net %s, want 0)",
+			v.add(ViolationZeroSum, "currency %s: credits posted sum to %s but debits posted to %s (net %s, want 0)",
 				c, s.creditsPosted, s.debitsPosted, s.creditsPosted.sub(s.debitsPosted))
 		}
 		if s.creditsPending != s.debitsPending {
-			add(ViolationZeroSum, "currency %s: credits pending sum to %s but debits pending to %s (net %s, want 0)",
+			v.add(ViolationZeroSum, "currency %s: credits pending sum to %s but debits pending to %s (net %s, want 0)",
 				c, s.creditsPending, s.debitsPending, s.creditsPending.sub(s.debitsPending))
 		}
 	}
+}
 
-	// 2. bounds.
+// checkBounds is rule 2: no negative counter, no account past its flags.
+func checkBounds(v *violations, accts []*Account) {
 	for _, a := range accts {
 		for _, c := range [...]struct {
 			name string
 			v    int64
 		}{{"debitsPending", a.DebitsPending}, {"debitsPosted", a.DebitsPosted}, {"creditsPending", a.CreditsPending}, {"creditsPosted", a.CreditsPosted}} {
 			if c.v < 0 {
-				add(ViolationBound, "account %s %s is negative: %d", a.ID, c.name, c.v)
+				v.add(ViolationBound, "account %s %s is negative: %d", a.ID, c.name, c.v)
 			}
 		}
 		// With non-negative counters x-y cannot wrap, so d+p > c is
 		// checked as d > c-p.
 		nonNegative := a.DebitsPending >= 0 && a.DebitsPosted >= 0 && a.CreditsPending >= 0 && a.CreditsPosted >= 0
 		if a.Flags&DebitsMustNotExceedCredits != 0 && nonNegative && a.DebitsPending > a.CreditsPosted-a.DebitsPosted {
-			add(ViolationBound, "account %s must not have debits exceed credits: debitsPending %d + debitsPosted %d > creditsPosted %d (available %d)",
+			v.add(ViolationBound, "account %s must not have debits exceed credits: debitsPending %d + debitsPosted %d > creditsPosted %d (available %d)",
 				a.ID, a.DebitsPending, a.DebitsPosted, a.CreditsPosted, a.Available())
 		}
 		if a.Flags&CreditsMustNotExceedDebits != 0 && nonNegative && a.CreditsPending > a.DebitsPosted-a.CreditsPosted {
-			add(ViolationBound, "account %s must not have credits exceed debits: creditsPending %d + creditsPosted %d > debitsPosted %d",
+			v.add(ViolationBound, "account %s must not have credits exceed debits: creditsPending %d + creditsPosted %d > debitsPosted %d",
 				a.ID, a.CreditsPending, a.CreditsPosted, a.DebitsPosted)
 		}
 	}
+}
 
-	// 3. counters equal the journal.
+// checkCounters is rule 3: every account's counters equal the journal's
+// replay (and the journal names no account the snapshot lacks).
+func (r *JournalReplay) checkCounters(v *violations, accts []*Account, byID map[string]*Account) {
 	for _, p := range r.problems {
-		add(p.Kind, "%s", p.Message)
+		v.add(p.Kind, "%s", p.Message)
 	}
 	for _, a := range accts {
 		want := replayCounters{currency: a.Currency}
@@ -279,7 +299,7 @@ func (r *JournalReplay) Check(accounts []Account, pendings []PendingTransfer) []
 			want = *c
 		}
 		if want.currency != a.Currency {
-			add(ViolationJournal, "account %s is in %s but the journal moves %s on it", a.ID, a.Currency, want.currency)
+			v.add(ViolationJournal, "account %s is in %s but the journal moves %s on it", a.ID, a.Currency, want.currency)
 		}
 		for _, c := range [...]struct {
 			name      string
@@ -291,7 +311,7 @@ func (r *JournalReplay) Check(accounts []Account, pendings []PendingTransfer) []
 			{"creditsPosted", want.creditsPosted, a.CreditsPosted},
 		} {
 			if c.want != c.got {
-				add(ViolationCounter, "account %s %s: journal replay gives %d, account has %d (off by %d)",
+				v.add(ViolationCounter, "account %s %s: journal replay gives %d, account has %d (off by %d)",
 					a.ID, c.name, c.want, c.got, c.got-c.want)
 			}
 		}
@@ -304,21 +324,23 @@ func (r *JournalReplay) Check(accounts []Account, pendings []PendingTransfer) []
 	}
 	sort.Strings(unknown)
 	for _, id := range unknown {
-		add(ViolationJournal, "the journal moves money on account %s, which is not in the snapshot", id)
+		v.add(ViolationJournal, "the journal moves money on account %s, which is not in the snapshot", id)
 	}
+}
 
-	// 4. holds.
+// checkHolds is rule 4: the snapshot's pending transfers agree with the
+// journal, and the open ones add up to each account's pending counters.
+func (r *JournalReplay) checkHolds(v *violations, accts []*Account, byID map[string]*Account, pendings []PendingTransfer) {
 	ps := make([]*PendingTransfer, len(pendings))
 	for i := range pendings {
 		ps[i] = &pendings[i]
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].ID < ps[j].ID })
-	heldDebits := map[string]int64{}
-	heldCredits := map[string]int64{}
+	heldDebits, heldCredits := map[string]int64{}, map[string]int64{}
 	seen := make(map[string]struct{}, len(ps))
 	for _, p := range ps {
 		if _, dup := seen[p.ID]; dup {
-			add(ViolationHolds, "pending transfer %s appears twice in the snapshot", p.ID)
+			v.add(ViolationHolds, "pending transfer %s appears twice in the snapshot", p.ID)
 			continue
 		}
 		seen[p.ID] = struct{}{}
@@ -326,20 +348,7 @@ func (r *JournalReplay) Check(accounts []Account, pendings []PendingTransfer) []
 			heldDebits[p.DebitAccountID] += p.Amount
 			heldCredits[p.CreditAccountID] += p.Amount
 		}
-		h, ok := r.holds[p.ID]
-		if !ok {
-			add(ViolationHolds, "pending transfer %s (%s, %d %s) was never opened by the journal", p.ID, p.Status, p.Amount, p.Currency)
-			continue
-		}
-		if p.Amount != h.amount || p.DebitAccountID != h.debit || p.CreditAccountID != h.credit || p.Currency != h.currency {
-			add(ViolationHolds, "pending transfer %s is %s→%s %d %s, the journal opened %s→%s %d %s",
-				p.ID, p.DebitAccountID, p.CreditAccountID, p.Amount, p.Currency, h.debit, h.credit, h.amount, h.currency)
-		}
-		if p.Status != h.status {
-			add(ViolationHolds, "pending transfer %s status: journal replay gives %s, snapshot has %s", p.ID, h.status, p.Status)
-		} else if p.Status == PendingPosted && p.PostedAmount != h.posted {
-			add(ViolationHolds, "pending transfer %s posted amount: journal replay gives %d, snapshot has %d", p.ID, h.posted, p.PostedAmount)
-		}
+		r.checkHold(v, p)
 	}
 	missing := make([]string, 0)
 	for id, h := range r.holds {
@@ -350,33 +359,47 @@ func (r *JournalReplay) Check(accounts []Account, pendings []PendingTransfer) []
 	sort.Strings(missing)
 	for _, id := range missing {
 		h := r.holds[id]
-		add(ViolationHolds, "hold %s (%s→%s %d %s) is open in the journal but missing from the snapshot", id, h.debit, h.credit, h.amount, h.currency)
+		v.add(ViolationHolds, "hold %s (%s→%s %d %s) is open in the journal but missing from the snapshot", id, h.debit, h.credit, h.amount, h.currency)
 	}
 	for _, a := range accts {
 		if got := heldDebits[a.ID]; got != a.DebitsPending {
-			add(ViolationHolds, "account %s debitsPending: open holds sum to %d, account has %d", a.ID, got, a.DebitsPending)
+			v.add(ViolationHolds, "account %s debitsPending: open holds sum to %d, account has %d", a.ID, got, a.DebitsPending)
 		}
 		if got := heldCredits[a.ID]; got != a.CreditsPending {
-			add(ViolationHolds, "account %s creditsPending: open holds sum to %d, account has %d", a.ID, got, a.CreditsPending)
+			v.add(ViolationHolds, "account %s creditsPending: open holds sum to %d, account has %d", a.ID, got, a.CreditsPending)
 		}
 	}
 	for _, m := range [...]map[string]int64{heldDebits, heldCredits} {
 		ids := make([]string, 0)
-		for id, v := range m {
-			if _, ok := byID[id]; !ok && v != 0 {
+		for id, held := range m {
+			if _, ok := byID[id]; !ok && held != 0 {
 				ids = append(ids, id)
 			}
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			add(ViolationHolds, "open holds reference account %s, which is not in the snapshot", id)
+			v.add(ViolationHolds, "open holds reference account %s, which is not in the snapshot", id)
 		}
 	}
+}
 
-	if len(out) == 0 {
-		return nil
+// checkHold compares one pending transfer of the snapshot with the hold
+// the journal opened.
+func (r *JournalReplay) checkHold(v *violations, p *PendingTransfer) {
+	h, ok := r.holds[p.ID]
+	if !ok {
+		v.add(ViolationHolds, "pending transfer %s (%s, %d %s) was never opened by the journal", p.ID, p.Status, p.Amount, p.Currency)
+		return
 	}
-	return out
+	if p.Amount != h.amount || p.DebitAccountID != h.debit || p.CreditAccountID != h.credit || p.Currency != h.currency {
+		v.add(ViolationHolds, "pending transfer %s is %s→%s %d %s, the journal opened %s→%s %d %s",
+			p.ID, p.DebitAccountID, p.CreditAccountID, p.Amount, p.Currency, h.debit, h.credit, h.amount, h.currency)
+	}
+	if p.Status != h.status {
+		v.add(ViolationHolds, "pending transfer %s status: journal replay gives %s, snapshot has %s", p.ID, h.status, p.Status)
+	} else if p.Status == PendingPosted && p.PostedAmount != h.posted {
+		v.add(ViolationHolds, "pending transfer %s posted amount: journal replay gives %d, snapshot has %d", p.ID, h.posted, p.PostedAmount)
+	}
 }
 
 // verifySum is a 128-bit two's complement accumulator, so sums of int64

@@ -90,50 +90,124 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 		return ports.Quote{}, err
 	}
 	read := s.store.Read()
+	res, sending, err := s.resolve(ctx, read, platformID, r)
+	if err != nil {
+		return ports.Quote{}, err
+	}
+	corridor, price, err := s.price(ctx, sending, res, r)
+	if err != nil {
+		return ports.Quote{}, err
+	}
+	q := s.newQuote(platformID, r, res, sending, corridor, price)
+	t, err := s.newTransaction(ctx, read, q, res)
+	if err != nil {
+		return ports.Quote{}, err
+	}
+	q.PaymentInstructions = instructions(q, t, res)
+	t.Details.PaymentInstructions = q.PaymentInstructions
+
+	created := true
+	if r.ImmediatelyExecute && q.SourceType == SourceAccount {
+		out, xerr := s.createExecuted(ctx, q, t, res)
+		if xerr == nil {
+			s.log.InfoContext(ctx, "quote created and executed", "quote", out.ID, "transaction", out.TransactionID)
+			return out, nil
+		}
+		if !errors.Is(xerr, errRecorded) {
+			return ports.Quote{}, xerr
+		}
+		err = ports.ErrConflict // a retry: answered from the stored quote below
+	} else {
+		err = s.record(ctx, q, t)
+	}
+	if errors.Is(err, ports.ErrConflict) && r.IdempotencyKey != "" {
+		// A retry of a keyed request whose first attempt committed.
+		prev, gerr := read.Quotes().Get(ctx, platformID, q.ID)
+		if gerr != nil {
+			return ports.Quote{}, fmt.Errorf("quote %s: read after conflict: %w", q.ID, gerr)
+		}
+		if !sameRequest(prev, q, r) {
+			return ports.Quote{}, fault.KeyReused("quote")
+		}
+		q, created = prev, false
+	} else if err != nil {
+		return ports.Quote{}, fmt.Errorf("quote %s: record: %w", q.ID, err)
+	}
+	if r.ImmediatelyExecute && q.SourceType == SourceAccount && q.Status == StatusPending {
+		ex := execution{account: true, quote: &q}
+		if created {
+			// The accounts just read are the quote's (a retry's stored
+			// quote may name others: execute reads those).
+			ex.parties = res.parties
+		}
+		return s.execute(ctx, q.PlatformID, q.ID, ex)
+	}
+	if created {
+		s.log.InfoContext(ctx, "quote created", "quote", q.ID, "sending", q.SendingCurrency,
+			"receiving", q.ReceivingCurrency, "totalSending", q.TotalSendingAmount)
+	}
+	return q, nil
+}
+
+// resolve loads and checks what the request names: its source (and the
+// sending currency), its destination, and the payer data the receiver
+// asks for.
+func (s *Service) resolve(ctx context.Context, read ports.Tx, platformID string, r CreateRequest) (resolved, string, error) {
 	res := resolved{}
 	if r.Source.Type == SourceAccount && r.Destination.Type == DestinationAccount {
 		// One round trip for what resolveSource, resolveDestination and
 		// newTransaction would read one by one.
 		p, err := read.Parties().Get(ctx, platformID, r.Source.AccountID, r.Destination.AccountID)
 		if err != nil {
-			return ports.Quote{}, fmt.Errorf("quote: %w", err)
+			return res, "", fmt.Errorf("quote: %w", err)
 		}
 		res.parties = &p
 	}
 	sending, err := s.resolveSource(ctx, read, platformID, r, &res)
 	if err != nil {
-		return ports.Quote{}, err
+		return res, "", err
 	}
 	if err := s.resolveDestination(ctx, read, platformID, r, &res); err != nil {
-		return ports.Quote{}, err
+		return res, "", err
 	}
 	if err := checkPayerData(r, res.lookup); err != nil {
-		return ports.Quote{}, err
+		return res, "", err
 	}
+	return res, sending, nil
+}
+
+// price finds the corridor and prices the locked amount at the current
+// rate.
+func (s *Service) price(ctx context.Context, sending string, res resolved, r CreateRequest) (fx.Corridor, fx.Pricing, error) {
 	corridor, err := fx.Find(sending, res.receiving, res.rail)
 	if err != nil {
-		return ports.Quote{}, corridorError(err, sending, res.receiving)
+		return fx.Corridor{}, fx.Pricing{}, corridorError(err, sending, res.receiving)
 	}
 	rate, err := s.rates.Rate(ctx, sending, res.receiving)
 	if errors.Is(err, ports.ErrNoRate) {
-		return ports.Quote{}, fault.New(fault.KindInvalid, "QUOTE_REQUEST_FAILED",
+		return fx.Corridor{}, fx.Pricing{}, fault.New(fault.KindInvalid, "QUOTE_REQUEST_FAILED",
 			fmt.Sprintf("no exchange rate from %s to %s is available", sending, res.receiving))
 	}
 	if err != nil {
-		return ports.Quote{}, fmt.Errorf("quote: rate %s→%s: %w", sending, res.receiving, err)
+		return fx.Corridor{}, fx.Pricing{}, fmt.Errorf("quote: rate %s→%s: %w", sending, res.receiving, err)
 	}
 	price, err := fx.Price(corridor, rate, r.LockedSide, r.LockedAmount)
 	var amountErr *fx.AmountError
 	if errors.As(err, &amountErr) {
-		return ports.Quote{}, fault.Invalid("lockedCurrencyAmount", amountErr.Reason)
+		return fx.Corridor{}, fx.Pricing{}, fault.Invalid("lockedCurrencyAmount", amountErr.Reason)
 	}
 	if err != nil {
-		return ports.Quote{}, fmt.Errorf("quote: price %s→%s: %w", sending, res.receiving, err)
+		return fx.Corridor{}, fx.Pricing{}, fmt.Errorf("quote: price %s→%s: %w", sending, res.receiving, err)
 	}
 	if sending == res.receiving && price.TotalSending-price.Fees != price.TotalReceiving {
-		return ports.Quote{}, fmt.Errorf("quote: same-currency price %+v does not balance", price)
+		return fx.Corridor{}, fx.Pricing{}, fmt.Errorf("quote: same-currency price %+v does not balance", price)
 	}
+	return corridor, price, nil
+}
 
+// newQuote is the PENDING quote of the request at the price, expiring
+// after the corridor's quote lifetime.
+func (s *Service) newQuote(platformID string, r CreateRequest, res resolved, sending string, corridor fx.Corridor, price fx.Pricing) ports.Quote {
 	now := s.clock.Now().UTC()
 	q := ports.Quote{
 		PlatformID:            platformID,
@@ -179,65 +253,26 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 		q.DestinationAccountID = res.dest.ID
 		q.CounterpartyInformation = counterparty(res.dest.Info.Beneficiary)
 	}
-	t, err := s.newTransaction(ctx, read, q, res)
-	if err != nil {
-		return ports.Quote{}, err
-	}
+	return q
+}
+
+// instructions are the quote's payment instructions: how to fund a
+// REALTIME_FUNDING quote, or what to stamp to execute from an embedded
+// wallet (none otherwise).
+func instructions(q ports.Quote, t ports.Transaction, res resolved) []ports.PaymentInstruction {
 	switch {
 	case res.source == nil:
-		q.PaymentInstructions = []ports.PaymentInstruction{{
+		return []ports.PaymentInstruction{{
 			InstructionsNotes: "Send exactly the quote's totalSendingAmount before expiresAt; include reference " + t.Reference,
 			Info:              res.funding.build(q, t.Reference),
 		}}
 	case res.source.Type == accounts.TypeEmbeddedWallet:
-		q.PaymentInstructions = []ports.PaymentInstruction{{
+		return []ports.PaymentInstruction{{
 			InstructionsNotes: "Stamp payloadToSign with the wallet's session key and send it as Service-Wallet-Signature to execute",
 			Info:              map[string]any{"accountType": accounts.TypeEmbeddedWallet, "payloadToSign": payloadToSign(q)},
 		}}
 	}
-	t.Details.PaymentInstructions = q.PaymentInstructions
-
-	created := true
-	if r.ImmediatelyExecute && q.SourceType == SourceAccount {
-		out, xerr := s.createExecuted(ctx, q, t, res)
-		if xerr == nil {
-			s.log.InfoContext(ctx, "quote created and executed", "quote", out.ID, "transaction", out.TransactionID)
-			return out, nil
-		}
-		if !errors.Is(xerr, errRecorded) {
-			return ports.Quote{}, xerr
-		}
-		err = ports.ErrConflict // a retry: answered from the stored quote below
-	} else {
-		err = s.record(ctx, q, t)
-	}
-	if errors.Is(err, ports.ErrConflict) && r.IdempotencyKey != "" {
-		// A retry of a keyed request whose first attempt committed.
-		prev, gerr := read.Quotes().Get(ctx, platformID, q.ID)
-		if gerr != nil {
-			return ports.Quote{}, fmt.Errorf("quote %s: read after conflict: %w", q.ID, gerr)
-		}
-		if !sameRequest(prev, q, r) {
-			return ports.Quote{}, fault.KeyReused("quote")
-		}
-		q, created = prev, false
-	} else if err != nil {
-		return ports.Quote{}, fmt.Errorf("quote %s: record: %w", q.ID, err)
-	}
-	if r.ImmediatelyExecute && q.SourceType == SourceAccount && q.Status == StatusPending {
-		ex := execution{account: true, quote: &q}
-		if created {
-			// The accounts just read are the quote's (a retry's stored
-			// quote may name others: execute reads those).
-			ex.parties = res.parties
-		}
-		return s.execute(ctx, q.PlatformID, q.ID, ex)
-	}
-	if created {
-		s.log.InfoContext(ctx, "quote created", "quote", q.ID, "sending", q.SendingCurrency,
-			"receiving", q.ReceivingCurrency, "totalSending", q.TotalSendingAmount)
-	}
-	return q, nil
+	return q.PaymentInstructions
 }
 
 // sameRequest reports whether prev, the quote a keyed request's first

@@ -56,17 +56,7 @@ const (
 // transaction PENDING and schedules its submission to the rail
 // (LedgerStore.PostWith).
 func (s *Service) TransferOut(ctx context.Context, platformID string, r OutRequest) (ports.Transaction, error) {
-	var errs fault.Collector
-	CheckID(&errs, "source.accountId", r.SourceAccountID, "InternalAccount:")
-	CheckID(&errs, "destination.accountId", r.DestinationAccountID, "ExternalAccount:")
-	checkAmount(&errs, r.Amount)
-	if utf8.RuneCountInString(r.RemittanceInformation) > MaxRemittanceInformation {
-		errs.Add("remittanceInformation", fmt.Sprintf("must be at most %d characters", MaxRemittanceInformation))
-	}
-	if r.PurposeOfPayment != "" && !slices.Contains(Purposes, r.PurposeOfPayment) {
-		errs.Add("purposeOfPayment", fmt.Sprintf("must be one of %v", Purposes))
-	}
-	if err := errs.Err(); err != nil {
+	if err := checkOut(r); err != nil {
 		return ports.Transaction{}, err
 	}
 	src, dst, pcid, err := s.parties(ctx, platformID, r.SourceAccountID, r.DestinationAccountID, ports.RailPayout)
@@ -77,34 +67,7 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 	if err != nil {
 		return ports.Transaction{}, err
 	}
-	now := s.clock.Now().UTC()
-	t := ports.Transaction{
-		ID:                    s.transactionID(platformID, opTransferOut, r.IdempotencyKey),
-		PlatformID:            platformID,
-		CustomerID:            src.CustomerID,
-		PlatformCustomerID:    pcid,
-		Type:                  transactions.TypeOutgoing,
-		Status:                transactions.StatusPending,
-		SourceAccountID:       src.ID,
-		SourceCurrency:        src.Currency,
-		DestinationAccountID:  dst.ID,
-		DestinationCurrency:   dst.Currency,
-		PaymentRail:           rail.Spec().Name,
-		SenderIdentifiers:     []string{src.ID},
-		ReceiverIdentifiers:   transactions.AccountIdentifiers(dst),
-		SentAmount:            r.Amount,
-		ReceivedAmount:        r.Amount,
-		RemittanceInformation: r.RemittanceInformation,
-		PurposeOfPayment:      r.PurposeOfPayment,
-		CreatedAt:             now,
-		UpdatedAt:             now,
-	}
-	t.Reference = Reference(t.ID)
-	if r.PaymentRail != "" {
-		t.RailSelectionMode = RailManual
-	} else {
-		t.RailSelectionMode = RailAuto
-	}
+	t := s.newOutgoing(platformID, r, src, dst, pcid, rail.Spec().Name)
 
 	// The hold is the only gate on the balance. The transaction (PENDING)
 	// and its submission job are written with it, in the ledger's
@@ -133,33 +96,70 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 		return t, nil
 	case errors.Is(err, ledger.ErrExists), errors.Is(err, ports.ErrConflict):
 		// A retry of a keyed request: the first attempt placed the hold
-		// and, unless it predates holds carrying their transaction, wrote
-		// the transaction with it.
+		// and wrote the transaction with it.
 		prev, found, err := s.existing(ctx, t)
 		if err != nil || found {
 			return prev, err
 		}
-		p, err := s.ledger.Pending(ctx, hold.ID)
-		if err != nil {
-			return ports.Transaction{}, fmt.Errorf("transfer-out %s: read hold: %w", t.ID, err)
-		}
-		if p.Status != ledger.PendingOpen {
-			return ports.Transaction{}, errAbandoned
-		}
+		// A hold without its transaction cannot be written; one placed
+		// by hand is the reaper's (ReapOrphanHolds), never paid out.
+		return ports.Transaction{}, errAbandoned
 	case errors.Is(err, ledger.ErrExistsDifferent):
 		return ports.Transaction{}, errKeyReused
 	case errors.Is(err, ledger.ErrExceedsCredits):
 		return ports.Transaction{}, s.insufficient(ctx, src, r.Amount)
 	case errors.Is(err, ledger.ErrOverflow):
 		return ports.Transaction{}, fault.New(fault.KindInvalid, "INVALID_AMOUNT", "the amount is too large")
-	default:
-		return ports.Transaction{}, fmt.Errorf("transfer-out %s: hold: %w", t.ID, err)
 	}
+	return ports.Transaction{}, fmt.Errorf("transfer-out %s: hold: %w", t.ID, err)
+}
 
-	// An open hold without its transaction (placed by a version that wrote
-	// them apart, and interrupted): record the transaction now. The reaper
-	// voids such holds (ReapOrphanHolds) when no retry comes.
-	return s.create(ctx, t, src.ID, req)
+// checkOut validates a transfer-out request's own fields.
+func checkOut(r OutRequest) error {
+	var errs fault.Collector
+	CheckID(&errs, "source.accountId", r.SourceAccountID, "InternalAccount:")
+	CheckID(&errs, "destination.accountId", r.DestinationAccountID, "ExternalAccount:")
+	checkAmount(&errs, r.Amount)
+	if utf8.RuneCountInString(r.RemittanceInformation) > MaxRemittanceInformation {
+		errs.Add("remittanceInformation", fmt.Sprintf("must be at most %d characters", MaxRemittanceInformation))
+	}
+	if r.PurposeOfPayment != "" && !slices.Contains(Purposes, r.PurposeOfPayment) {
+		errs.Add("purposeOfPayment", fmt.Sprintf("must be one of %v", Purposes))
+	}
+	return errs.Err()
+}
+
+// newOutgoing is the PENDING OUTGOING transaction of a transfer-out on
+// rail.
+func (s *Service) newOutgoing(platformID string, r OutRequest, src ports.InternalAccount, dst ports.ExternalAccount, pcid, rail string) ports.Transaction {
+	now := s.clock.Now().UTC()
+	t := ports.Transaction{
+		ID:                    s.transactionID(platformID, opTransferOut, r.IdempotencyKey),
+		PlatformID:            platformID,
+		CustomerID:            src.CustomerID,
+		PlatformCustomerID:    pcid,
+		Type:                  transactions.TypeOutgoing,
+		Status:                transactions.StatusPending,
+		SourceAccountID:       src.ID,
+		SourceCurrency:        src.Currency,
+		DestinationAccountID:  dst.ID,
+		DestinationCurrency:   dst.Currency,
+		PaymentRail:           rail,
+		SenderIdentifiers:     []string{src.ID},
+		ReceiverIdentifiers:   transactions.AccountIdentifiers(dst),
+		SentAmount:            r.Amount,
+		ReceivedAmount:        r.Amount,
+		RemittanceInformation: r.RemittanceInformation,
+		PurposeOfPayment:      r.PurposeOfPayment,
+		RailSelectionMode:     RailAuto,
+		CreatedAt:             now,
+		UpdatedAt:             now,
+	}
+	t.Reference = Reference(t.ID)
+	if r.PaymentRail != "" {
+		t.RailSelectionMode = RailManual
+	}
+	return t
 }
 
 // TransferIn creates an INCOMING transaction pulling from a pull-capable

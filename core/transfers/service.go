@@ -143,7 +143,7 @@ func failureReason(txType, reason string) string {
 var (
 	errKeyReused = fault.KeyReused("transfer")
 	errAbandoned = fault.Conflict(fault.CodeKeyReused,
-		"an earlier attempt with this idempotency key was abandoned and its hold released; retry with a new key")
+		"an earlier attempt with this idempotency key left a hold without its transaction (it is released, never paid); retry with a new key")
 )
 
 // Settlement is when a transaction is expected to settle at the
