@@ -31,6 +31,9 @@ type LedgerStore interface {
 	// transaction and the job that continues it) pays no unit of work of
 	// its own.
 	PostWith(ctx context.Context, e ledger.Entry, recs Records) (ledger.JournalEntry, error)
+	// WriteRecords writes recs without an entry, in the same group commit
+	// as entries, with the semantics of PostWith's records.
+	WriteRecords(ctx context.Context, recs Records) error
 	// Account returns one account or ErrNotFound.
 	Account(ctx context.Context, id string) (ledger.Account, error)
 	// Accounts returns the accounts that exist among ids, in ids order.
@@ -75,14 +78,6 @@ type Records struct {
 	// the entry that finishes its work, so the job disappears if and only if
 	// that work is recorded.
 	CompletedJobs []string
-}
-
-// RecordsWriter is implemented by ledger stores that can write Records
-// without an entry, in the same group commit as entries (with the
-// semantics of PostWith's records). Both stores implement it; use cases
-// write through core/posting.Write, which refuses a store without it.
-type RecordsWriter interface {
-	WriteRecords(ctx context.Context, recs Records) error
 }
 
 // TransactionStatusChange sets a transaction's status and the fields that

@@ -31,8 +31,7 @@ type Ledger struct {
 }
 
 var (
-	_ ports.LedgerStore   = (*Ledger)(nil)
-	_ ports.RecordsWriter = (*Ledger)(nil)
+	_ ports.LedgerStore = (*Ledger)(nil)
 )
 
 // NewLedger returns an empty ledger whose times come from clock.
@@ -141,7 +140,7 @@ func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Record
 }
 
 // WriteRecords writes recs without an entry, in one unit of work of the
-// attached Store (see ports.RecordsWriter).
+// attached Store (see ports.LedgerStore.WriteRecords).
 func (l *Ledger) WriteRecords(ctx context.Context, recs ports.Records) error {
 	if recs.Empty() {
 		return nil

@@ -201,8 +201,7 @@ type Ledger struct {
 }
 
 var (
-	_ ports.LedgerStore   = (*Ledger)(nil)
-	_ ports.RecordsWriter = (*Ledger)(nil)
+	_ ports.LedgerStore = (*Ledger)(nil)
 )
 
 // postRequest is one queued Post (or one expiry from ExpireDue).
@@ -276,7 +275,7 @@ func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Record
 }
 
 // WriteRecords writes recs without a ledger entry in the next batch (see
-// ports.RecordsWriter): the job loop's status changes and job hand-offs
+// ports.LedgerStore.WriteRecords): the job loop's status changes and job hand-offs
 // share the group commit with the money instead of paying a transaction
 // and a synchronous commit each.
 func (l *Ledger) WriteRecords(ctx context.Context, recs ports.Records) error {

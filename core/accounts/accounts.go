@@ -158,12 +158,8 @@ func (s *Service) ListCustomerAccounts(ctx context.Context, platformID string, f
 		return Page{}, fmt.Errorf("list customer accounts: %w", err)
 	}
 	out := Page{Total: total}
-	if len(rows) > page.Limit {
-		rows = rows[:page.Limit]
-		out.HasMore = true
-		last := rows[len(rows)-1]
-		out.Next = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
-	}
+	rows, out.Next = ports.TrimPage(rows, page.Limit, ports.InternalAccount.Position)
+	out.HasMore = out.Next != nil
 	out.Accounts, err = s.withBalances(ctx, rows)
 	if err != nil {
 		return Page{}, err
@@ -185,22 +181,12 @@ func (s *Service) ListPlatformAccounts(ctx context.Context, platformID, currency
 	}
 	f := ports.InternalAccountFilter{PlatformID: platformID, PlatformOnly: true, Currency: currency, Type: typ}
 	var all []ports.InternalAccount
-	page := ports.Page{Limit: platformPage}
-	for {
+	err := ports.Scan(platformPage, func(page ports.Page) ([]ports.InternalAccount, error) {
 		rows, _, err := s.store.Read().InternalAccounts().List(ctx, f, page)
-		if err != nil {
-			return nil, fmt.Errorf("list platform accounts: %w", err)
-		}
-		more := len(rows) > page.Limit
-		if more {
-			rows = rows[:page.Limit]
-		}
-		all = append(all, rows...)
-		if !more {
-			break
-		}
-		last := rows[len(rows)-1]
-		page.After = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+		return rows, err
+	}, ports.InternalAccount.Position, func(a ports.InternalAccount) bool { all = append(all, a); return true })
+	if err != nil {
+		return nil, fmt.Errorf("list platform accounts: %w", err)
 	}
 	return s.withBalances(ctx, all)
 }

@@ -28,25 +28,15 @@ func walletCurrency(currencies []string) string {
 
 // customerAccounts reads every internal account of a customer.
 func customerAccounts(ctx context.Context, tx ports.Tx, c ports.Customer) ([]ports.InternalAccount, error) {
-	const pageSize = 100
 	var out []ports.InternalAccount
-	page := ports.Page{Limit: pageSize}
-	for {
+	err := ports.Scan(100, func(page ports.Page) ([]ports.InternalAccount, error) {
 		rows, _, err := tx.InternalAccounts().List(ctx, ports.InternalAccountFilter{PlatformID: c.PlatformID, CustomerID: c.ID}, page)
-		if err != nil {
-			return nil, fmt.Errorf("list internal accounts of %s: %w", c.ID, err)
-		}
-		more := len(rows) > pageSize
-		if more {
-			rows = rows[:pageSize]
-		}
-		out = append(out, rows...)
-		if !more || len(rows) == 0 {
-			return out, nil
-		}
-		last := rows[len(rows)-1]
-		page.After = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+		return rows, err
+	}, ports.InternalAccount.Position, func(a ports.InternalAccount) bool { out = append(out, a); return true })
+	if err != nil {
+		return nil, fmt.Errorf("list internal accounts of %s: %w", c.ID, err)
 	}
+	return out, nil
 }
 
 // provision opens what the customer c is owed and lacks among existing: an

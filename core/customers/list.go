@@ -59,12 +59,8 @@ func (s *Service) List(ctx context.Context, platformID string, q ListQuery) (Lis
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list customers: %w", err)
 	}
-	res := ListResult{Customers: rows, Total: total}
-	if len(rows) > q.Limit {
-		res.Customers = rows[:q.Limit]
-		res.HasMore = true
-		last := res.Customers[len(res.Customers)-1]
-		res.Next = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
-	}
+	res := ListResult{Total: total}
+	res.Customers, res.Next = ports.TrimPage(rows, q.Limit, ports.Customer.Position)
+	res.HasMore = res.Next != nil
 	return res, nil
 }

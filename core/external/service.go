@@ -241,27 +241,20 @@ const scanPage = 200
 func findSame(ctx context.Context, tx ports.Tx, a ports.ExternalAccount) (string, error) {
 	f := ports.ExternalAccountFilter{PlatformID: a.PlatformID, CustomerID: a.CustomerID, PlatformOnly: a.CustomerID == "", Currency: a.Currency}
 	want := identity(a.Info)
-	page := ports.Page{Limit: scanPage}
-	for {
+	same := ""
+	err := ports.Scan(scanPage, func(page ports.Page) ([]ports.ExternalAccount, error) {
 		rows, _, err := tx.ExternalAccounts().List(ctx, f, page)
-		if err != nil {
-			return "", fmt.Errorf("find same external account: %w", err)
+		return rows, err
+	}, ports.ExternalAccount.Position, func(r ports.ExternalAccount) bool {
+		if identity(r.Info) == want {
+			same = r.ID
 		}
-		more := len(rows) > scanPage
-		if more {
-			rows = rows[:scanPage]
-		}
-		for _, r := range rows {
-			if identity(r.Info) == want {
-				return r.ID, nil
-			}
-		}
-		if !more {
-			return "", nil
-		}
-		last := rows[len(rows)-1]
-		page.After = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+		return same == ""
+	})
+	if err != nil {
+		return "", fmt.Errorf("find same external account: %w", err)
 	}
+	return same, nil
 }
 
 // Get returns a live account of the platform within scope, or 404.
@@ -314,13 +307,9 @@ func (s *Service) List(ctx context.Context, platformID string, f Filter, page po
 	if err != nil {
 		return Page{}, fmt.Errorf("list external accounts: %w", err)
 	}
-	out := Page{Accounts: rows, Total: total}
-	if len(rows) > page.Limit {
-		out.Accounts = rows[:page.Limit]
-		out.HasMore = true
-		last := out.Accounts[len(out.Accounts)-1]
-		out.Next = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
-	}
+	out := Page{Total: total}
+	out.Accounts, out.Next = ports.TrimPage(rows, page.Limit, ports.ExternalAccount.Position)
+	out.HasMore = out.Next != nil
 	return out, nil
 }
 

@@ -141,12 +141,9 @@ func listPage[T any](page ports.Page, list func(ports.Page) ([]T, int, error), p
 	if err != nil {
 		return Page[T]{}, err
 	}
-	out := Page[T]{Rows: rows, Total: total}
-	if len(rows) > page.Limit {
-		out.Rows, out.HasMore = rows[:page.Limit], true
-		p := pos(out.Rows[page.Limit-1])
-		out.Next = &p
-	}
+	out := Page[T]{Total: total}
+	out.Rows, out.Next = ports.TrimPage(rows, page.Limit, pos)
+	out.HasMore = out.Next != nil
 	if out.Rows == nil {
 		out.Rows = []T{}
 	}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -35,13 +36,27 @@ func Post(ctx context.Context, led ports.LedgerStore, e ledger.Entry, recs ports
 	}
 }
 
-// Write writes recs without an entry in the ledger's group commit
-// (ports.RecordsWriter). Every ledger store of this service writes records;
-// one that does not is refused rather than given a unit of work of its own.
-func Write(ctx context.Context, led ports.LedgerStore, recs ports.Records) error {
-	w, ok := led.(ports.RecordsWriter)
-	if !ok {
-		return fmt.Errorf("ledger store %T does not write records", led)
+// Finish writes recs in the ledger's group commit together with the
+// removal of job j (when it is a queued job) and tells the runner the job
+// is gone: the one way a job handler records its work without an entry
+// and completes its own job, so the job disappears if and only if that
+// work is recorded.
+func Finish(ctx context.Context, led ports.LedgerStore, j ports.Job, recs ports.Records) error {
+	if err := led.WriteRecords(ctx, WithJob(recs, j)); err != nil {
+		return err
 	}
-	return w.WriteRecords(ctx, recs)
+	if j.ID != "" {
+		jobs.Completed(ctx)
+	}
+	return nil
+}
+
+// WithJob adds the removal of job j (when it is a queued job) to recs: a
+// handler posting the entry that finishes its work removes its job with
+// it, and calls jobs.Completed once the entry is recorded.
+func WithJob(recs ports.Records, j ports.Job) ports.Records {
+	if j.ID != "" {
+		recs.CompletedJobs = append(recs.CompletedJobs, j.ID)
+	}
+	return recs
 }

@@ -46,11 +46,3 @@ func TestPostCreatesMissingSystemAccounts(t *testing.T) {
 		CreditAccountID: "InternalAccount:nope", Amount: 1, Currency: "USD"}}}, ports.Records{})
 	assert.Equal(t, ledger.CodeAccountNotFound, ledger.CodeOf(err))
 }
-
-// Write refuses a ledger store that does not write records instead of
-// dropping them.
-func TestWriteRefusesStoreWithoutRecords(t *testing.T) {
-	led := memory.NewLedger(testkit.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
-	err := posting.Write(context.Background(), struct{ ports.LedgerStore }{led}, ports.Records{})
-	assert.ErrorContains(t, err, "does not write records")
-}

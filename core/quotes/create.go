@@ -14,7 +14,6 @@ import (
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
-	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ledger"
@@ -296,7 +295,7 @@ func sameRequest(prev, q ports.Quote, r CreateRequest) bool {
 // together, in the ledger store's group commit. A quote id already stored
 // fails with ports.ErrConflict.
 func (s *Service) record(ctx context.Context, q ports.Quote, t ports.Transaction) error {
-	return posting.Write(ctx, s.ledger, ports.Records{Quotes: []ports.Quote{q}, Transactions: []ports.Transaction{t}, Jobs: []ports.Job{expiryJob(q)}})
+	return s.ledger.WriteRecords(ctx, ports.Records{Quotes: []ports.Quote{q}, Transactions: []ports.Transaction{t}, Jobs: []ports.Job{expiryJob(q)}})
 }
 
 // checkRequest checks the request's own fields (no reads).

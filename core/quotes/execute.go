@@ -330,7 +330,7 @@ func (s *Service) expire(ctx context.Context, q ports.Quote, now time.Time, jobI
 	if jobID != "" {
 		recs.CompletedJobs = []string{jobID}
 	}
-	err = posting.Write(ctx, s.ledger, recs)
+	err = s.ledger.WriteRecords(ctx, recs)
 	switch {
 	case err == nil:
 		return jobID != "", nil

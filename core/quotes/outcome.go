@@ -194,10 +194,7 @@ func (s *Service) succeed(ctx context.Context, j ports.Job, q ports.Quote, p job
 		}
 		recs.Jobs = []ports.Job{check}
 	}
-	if j.ID != "" {
-		recs.CompletedJobs = []string{j.ID}
-	}
-	_, err := s.post(ctx, resolveEntry(q, settlePrefix, ledger.PostPending), recs)
+	_, err := s.post(ctx, resolveEntry(q, settlePrefix, ledger.PostPending), posting.WithJob(recs, j))
 	switch ledger.CodeOf(err) {
 	case ledger.CodeOK:
 		if err != nil {
@@ -250,15 +247,8 @@ func (s *Service) schedule(ctx context.Context, j ports.Job, q ports.Quote, p jo
 	if err != nil {
 		return err
 	}
-	recs := ports.Records{Jobs: []ports.Job{check}}
-	if j.ID != "" {
-		recs.CompletedJobs = []string{j.ID}
-	}
-	if err := posting.Write(ctx, s.ledger, recs); err != nil {
+	if err := posting.Finish(ctx, s.ledger, j, ports.Records{Jobs: []ports.Job{check}}); err != nil {
 		return fmt.Errorf("quote %s: schedule check: %w", q.ID, err)
-	}
-	if j.ID != "" {
-		jobs.Completed(ctx)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@
 // operator resolves it.
 //
 // Writes. The business rows travel with the ledger's group commit
-// (ports.LedgerStore.PostWith, ports.RecordsWriter) instead of units of
+// (ports.LedgerStore.PostWith, ports.LedgerStore.WriteRecords) instead of units of
 // work of their own: a quote is created with its transaction and expiry
 // job in one write, and the hold entry is posted with the quote's PENDING →
 // PROCESSING as its precondition (ports.QuoteStatusChange.Required: the

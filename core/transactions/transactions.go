@@ -126,13 +126,8 @@ func (s *Service) List(ctx context.Context, platformID string, q Query, page por
 		return Page{}, fmt.Errorf("list transactions: %w", err)
 	}
 	out := Page{Total: total}
-	if len(rows) > page.Limit {
-		rows = rows[:page.Limit]
-		out.HasMore = true
-		last := rows[len(rows)-1]
-		out.Next = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
-	}
-	out.Transactions = rows
+	out.Transactions, out.Next = ports.TrimPage(rows, page.Limit, ports.Transaction.Position)
+	out.HasMore = out.Next != nil
 	return out, nil
 }
 

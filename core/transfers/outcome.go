@@ -146,14 +146,8 @@ func (s *Service) pending(ctx context.Context, j ports.Job, p jobPayload, res po
 		StatusChanges: []ports.TransactionStatusChange{transactions.StatusChange(p.PlatformID, p.TransactionID, transactions.StatusProcessing, now)},
 		Jobs:          []ports.Job{check},
 	}
-	if j.ID != "" {
-		recs.CompletedJobs = []string{j.ID}
-	}
-	if err := posting.Write(ctx, s.ledger, recs); err != nil {
+	if err := posting.Finish(ctx, s.ledger, j, recs); err != nil {
 		return fmt.Errorf("transfer %s: mark processing: %w", p.TransactionID, err)
-	}
-	if j.ID != "" {
-		jobs.Completed(ctx)
 	}
 	return nil
 }
@@ -201,7 +195,7 @@ func (s *Service) succeed(ctx context.Context, j ports.Job, p jobPayload) error 
 		}}}
 	}
 	now := s.clock.Now().UTC()
-	_, err := s.post(ctx, e, s.finishRecords(j, p, transactions.StatusCompleted, "", now))
+	_, err := s.post(ctx, e, posting.WithJob(s.finishRecords(p, transactions.StatusCompleted, "", now), j))
 	switch ledger.CodeOf(err) {
 	case ledger.CodeOK:
 		if err != nil {
@@ -229,7 +223,8 @@ func (s *Service) fail(ctx context.Context, j ports.Job, p jobPayload, reason, d
 	id := p.TransactionID
 	if p.Request.Direction != ports.RailPull {
 		now := s.clock.Now().UTC()
-		_, err := s.ledger.PostWith(ctx, releaseEntry(id, CodeTransferOut), s.finishRecords(j, p, transactions.StatusFailed, reason, now))
+		_, err := s.ledger.PostWith(ctx, releaseEntry(id, CodeTransferOut),
+			posting.WithJob(s.finishRecords(p, transactions.StatusFailed, reason, now), j))
 		switch ledger.CodeOf(err) {
 		case ledger.CodeOK:
 			if err != nil {
@@ -265,7 +260,7 @@ func releaseEntry(txID, code string) ledger.Entry {
 // finishRecords are the records that finish a transaction: the terminal
 // status (once: transactions.StatusChange moves an open status only) and
 // the removal of job j.
-func (s *Service) finishRecords(j ports.Job, p jobPayload, status transactions.Status, reason string, now time.Time) ports.Records {
+func (s *Service) finishRecords(p jobPayload, status transactions.Status, reason string, now time.Time) ports.Records {
 	c := transactions.StatusChange(p.PlatformID, p.TransactionID, status, now)
 	switch status {
 	case transactions.StatusCompleted:
@@ -277,22 +272,15 @@ func (s *Service) finishRecords(j ports.Job, p jobPayload, status transactions.S
 		}
 		c.FailureReason = failureReason(txType, reason)
 	}
-	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{c}}
-	if j.ID != "" {
-		recs.CompletedJobs = []string{j.ID}
-	}
-	return recs
+	return ports.Records{StatusChanges: []ports.TransactionStatusChange{c}}
 }
 
 // finish moves the transaction to a terminal status, once, and removes
 // job j: the records of finishRecords without a ledger entry (one already
 // recorded or none to record).
 func (s *Service) finish(ctx context.Context, j ports.Job, p jobPayload, status transactions.Status, reason string) error {
-	if err := posting.Write(ctx, s.ledger, s.finishRecords(j, p, status, reason, s.clock.Now().UTC())); err != nil {
+	if err := posting.Finish(ctx, s.ledger, j, s.finishRecords(p, status, reason, s.clock.Now().UTC())); err != nil {
 		return fmt.Errorf("transfer %s: mark %s: %w", p.TransactionID, status, err)
-	}
-	if j.ID != "" {
-		jobs.Completed(ctx)
 	}
 	return nil
 }

@@ -306,27 +306,20 @@ func (s *Service) destination(ctx context.Context, read ports.Tx, platformID str
 
 // defaultDeposit finds the customer's default UMA deposit external account.
 func defaultDeposit(ctx context.Context, read ports.Tx, platformID, customerID string) (ports.ExternalAccount, bool, error) {
-	page := ports.Page{Limit: 100}
-	for {
+	var found ports.ExternalAccount
+	err := ports.Scan(100, func(page ports.Page) ([]ports.ExternalAccount, error) {
 		rows, _, err := read.ExternalAccounts().List(ctx, ports.ExternalAccountFilter{PlatformID: platformID, CustomerID: customerID}, page)
-		if err != nil {
-			return ports.ExternalAccount{}, false, fmt.Errorf("uma: external accounts of %s: %w", customerID, err)
+		return rows, err
+	}, ports.ExternalAccount.Position, func(a ports.ExternalAccount) bool {
+		if a.DefaultUmaDepositAccount {
+			found = a
 		}
-		more := len(rows) > page.Limit
-		if more {
-			rows = rows[:page.Limit]
-		}
-		for _, a := range rows {
-			if a.DefaultUmaDepositAccount {
-				return a, true, nil
-			}
-		}
-		if !more || len(rows) == 0 {
-			return ports.ExternalAccount{}, false, nil
-		}
-		last := rows[len(rows)-1]
-		page.After = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+		return found.ID == ""
+	})
+	if err != nil {
+		return ports.ExternalAccount{}, false, fmt.Errorf("uma: external accounts of %s: %w", customerID, err)
 	}
+	return found, found.ID != "", nil
 }
 
 // post posts e with recs, creating a missing system account on first use

@@ -375,10 +375,7 @@ func testRecordsRefusedStatus(f *recFixture) {
 
 func testRecordsWithoutEntry(f *recFixture) {
 	t := f.t
-	w, ok := f.s.(ports.RecordsWriter)
-	if !ok {
-		t.Skip("the store does not write records without an entry")
-	}
+	w := f.s
 	f.fund("fund", alice, 1_000)
 	id := "Transaction:rec-alone"
 	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
@@ -726,10 +723,7 @@ func testRecordsQuoteConcurrent(f *recFixture) {
 
 func testRecordsQuoteWithoutEntry(f *recFixture) {
 	t := f.t
-	w, ok := f.s.(ports.RecordsWriter)
-	if !ok {
-		t.Skip("the store does not write records without an entry")
-	}
+	w := f.s
 	done := f.quote("Quote:rec-done", "")
 	done.Status = "COMPLETED"
 	f.storeQuote(done)
@@ -741,7 +735,7 @@ func testRecordsQuoteWithoutEntry(f *recFixture) {
 		Jobs: []ports.Job{next}, Quotes: []ports.Quote{f.quote("Quote:rec-new", "")}})
 	require.ErrorIs(t, err, ports.ErrPrecondition)
 	assert.Empty(t, f.jobs(), "nothing of the call is written")
-	_, ok = f.storedQuote("Quote:rec-new")
+	_, ok := f.storedQuote("Quote:rec-new")
 	assert.False(t, ok)
 
 	expire := ports.QuoteStatusChange{PlatformID: recPlatform, QuoteID: "Quote:rec-1", From: []string{"PENDING"},
