@@ -27,7 +27,7 @@ func walletCurrency(currencies []string) string {
 }
 
 // customerAccounts reads every internal account of a customer.
-func customerAccounts(ctx context.Context, tx ports.Tx, c ports.Customer) ([]ports.InternalAccount, error) {
+func customerAccounts(ctx context.Context, tx customerTx, c ports.Customer) ([]ports.InternalAccount, error) {
 	var out []ports.InternalAccount
 	err := ports.Scan(100, func(page ports.Page) ([]ports.InternalAccount, error) {
 		rows, _, err := tx.InternalAccounts().List(ctx, ports.InternalAccountFilter{PlatformID: c.PlatformID, CustomerID: c.ID}, page)
@@ -44,7 +44,7 @@ func customerAccounts(ctx context.Context, tx ports.Tx, c ports.Customer) ([]por
 // an embedded wallet with an EMAIL_OTP credential named by the e-mail; plus
 // the ledger account of every account it opens. Accounts are never closed
 // here: a currency dropped from the list keeps its account.
-func (s *Service) provision(ctx context.Context, tx ports.Tx, c ports.Customer, existing []ports.InternalAccount, now time.Time) error {
+func (s *Service) provision(ctx context.Context, tx customerTx, c ports.Customer, existing []ports.InternalAccount, now time.Time) error {
 	has := func(typ, currency string) bool {
 		return slices.ContainsFunc(existing, func(a ports.InternalAccount) bool {
 			return a.Type == typ && (currency == "" || a.Currency == currency)
@@ -113,7 +113,7 @@ func (s *Service) provision(ctx context.Context, tx ports.Tx, c ports.Customer, 
 
 // syncWalletEmail renames the EMAIL_OTP credentials tied to the customer's
 // embedded wallets to the new e-mail.
-func syncWalletEmail(ctx context.Context, tx ports.Tx, c ports.Customer, owned []ports.InternalAccount, now time.Time) error {
+func syncWalletEmail(ctx context.Context, tx customerTx, c ports.Customer, owned []ports.InternalAccount, now time.Time) error {
 	for _, a := range owned {
 		if a.Type != accounts.TypeEmbeddedWallet {
 			continue

@@ -94,7 +94,7 @@ func requireBusiness(chk *checker, b *BusinessFields) {
 }
 
 // umaDomain is the platform's UMA domain, else the service default.
-func (s *Service) umaDomain(ctx context.Context, tx ports.Tx, platformID string) (string, error) {
+func (s *Service) umaDomain(ctx context.Context, tx customerTx, platformID string) (string, error) {
 	p, err := tx.Platforms().Get(ctx, platformID)
 	if err != nil {
 		return "", fmt.Errorf("read platform %s: %w", platformID, err)

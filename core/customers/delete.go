@@ -79,7 +79,7 @@ type fundedAccount struct {
 // maxInFlightNamed bounds the payments a refusal names.
 const maxInFlightNamed = 10
 
-func (s *Service) refuseWhileFunded(ctx context.Context, tx ports.Tx, c ports.Customer, accts []ports.InternalAccount) error {
+func (s *Service) refuseWhileFunded(ctx context.Context, tx customerTx, c ports.Customer, accts []ports.InternalAccount) error {
 	var funded []fundedAccount
 	if len(accts) > 0 {
 		ids := make([]string, len(accts))
@@ -119,7 +119,7 @@ func (s *Service) refuseWhileFunded(ctx context.Context, tx ports.Tx, c ports.Cu
 
 // paymentsInFlight returns the ids of up to maxInFlightNamed of c's
 // transactions that are not final yet.
-func paymentsInFlight(ctx context.Context, tx ports.Tx, c ports.Customer) ([]string, error) {
+func paymentsInFlight(ctx context.Context, tx customerTx, c ports.Customer) ([]string, error) {
 	ids := []string{}
 	for _, status := range transactions.Statuses {
 		if transactions.Terminal(status) || len(ids) >= maxInFlightNamed {

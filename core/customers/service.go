@@ -68,7 +68,7 @@ func errDeleted(id string) error {
 
 // load reads the platform's customer for update, mapping a missing one to
 // 404 USER_NOT_FOUND and a deleted one to 410 CUSTOMER_DELETED.
-func load(ctx context.Context, tx ports.Tx, platformID, id string) (ports.Customer, error) {
+func load(ctx context.Context, tx customerTx, platformID, id string) (ports.Customer, error) {
 	c, err := tx.Customers().GetForUpdate(ctx, platformID, id)
 	if errors.Is(err, ports.ErrNotFound) {
 		return ports.Customer{}, errNotFound(id)
@@ -99,4 +99,15 @@ func storeConflict(err error, c ports.Customer) error {
 		return e
 	}
 	return err
+}
+
+// customerTx is what this package's helpers use of a unit of work (ports.Tx
+// and Store.Read both provide it).
+type customerTx interface {
+	Platforms() ports.PlatformRepo
+	Customers() ports.CustomerRepo
+	InternalAccounts() ports.InternalAccountRepo
+	AuthMethods() ports.AuthMethodRepo
+	LedgerAccounts() ports.LedgerAccountCreator
+	Transactions() ports.TransactionRepo
 }

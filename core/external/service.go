@@ -238,7 +238,7 @@ const scanPage = 200
 
 // findSame returns the id of a live account of the same owner and currency
 // with a's identity, or "".
-func findSame(ctx context.Context, tx ports.Tx, a ports.ExternalAccount) (string, error) {
+func findSame(ctx context.Context, tx externalTx, a ports.ExternalAccount) (string, error) {
 	f := ports.ExternalAccountFilter{PlatformID: a.PlatformID, CustomerID: a.CustomerID, PlatformOnly: a.CustomerID == "", Currency: a.Currency}
 	want := identity(a.Info)
 	same := ""
@@ -373,4 +373,11 @@ func (s *Service) SetStatus(ctx context.Context, platformID, id, status string) 
 		return nil
 	})
 	return out, err
+}
+
+// externalTx is what this package's helpers use of a unit of work (ports.Tx
+// and Store.Read both provide it).
+type externalTx interface {
+	Customers() ports.CustomerRepo
+	ExternalAccounts() ports.ExternalAccountRepo
 }

@@ -141,7 +141,7 @@ func fileName(name, contentType string) string {
 
 // holder resolves a document holder id to its customer: a customer of the
 // platform (live), or a beneficial owner of one of its customers.
-func holder(ctx context.Context, tx ports.Tx, platformID, id string, lock bool) (ports.Customer, error) {
+func holder(ctx context.Context, tx kycTx, platformID, id string, lock bool) (ports.Customer, error) {
 	switch {
 	case strings.HasPrefix(id, customerIDPrefix):
 		return customer(ctx, tx, platformID, id, lock)
@@ -215,7 +215,7 @@ func (s *Service) ReplaceDocument(ctx context.Context, platformID, id string, in
 }
 
 // document reads a document and locks its customer.
-func (s *Service) document(ctx context.Context, tx ports.Tx, platformID, id string) (ports.Document, ports.Customer, error) {
+func (s *Service) document(ctx context.Context, tx kycTx, platformID, id string) (ports.Document, ports.Customer, error) {
 	d, err := tx.Documents().Get(ctx, platformID, id)
 	if errors.Is(err, ports.ErrNotFound) {
 		return ports.Document{}, ports.Customer{}, errDocumentNotFound(id)

@@ -39,11 +39,16 @@ func OutgoingAllowed(c ports.Customer) error {
 	return e
 }
 
+// CustomerReader reads customers (ports.Tx and Store.Read() do).
+type CustomerReader interface {
+	Customers() ports.CustomerRepo
+}
+
 // CanSendOutgoing checks, through r (a unit of work or Store.Read()),
 // that the platform's customer may send an outgoing payment (see
 // OutgoingAllowed). The platform's own accounts (customerID "") always
 // may; an unknown customer is 404 USER_NOT_FOUND.
-func CanSendOutgoing(ctx context.Context, r ports.Tx, platformID, customerID string) error {
+func CanSendOutgoing(ctx context.Context, r CustomerReader, platformID, customerID string) error {
 	if customerID == "" {
 		return nil
 	}

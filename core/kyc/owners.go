@@ -151,7 +151,7 @@ func (s *Service) OwnersOf(ctx context.Context, platformID, customerID string) (
 	return allOwners(ctx, s.store.Read(), platformID, customerID)
 }
 
-func allOwners(ctx context.Context, tx ports.Tx, platformID, customerID string) ([]ports.BeneficialOwner, error) {
+func allOwners(ctx context.Context, tx kycTx, platformID, customerID string) ([]ports.BeneficialOwner, error) {
 	rows, _, err := tx.BeneficialOwners().List(ctx, ports.BeneficialOwnerFilter{PlatformID: platformID, CustomerID: customerID}, ports.Page{})
 	if err != nil {
 		return nil, fmt.Errorf("list owners of %s: %w", customerID, err)
@@ -221,7 +221,7 @@ func (s *Service) UpdateOwner(ctx context.Context, platformID, id string, u Owne
 
 // ownershipFits refuses an owner whose percentage would take the
 // customer's owners above 100% together.
-func ownershipFits(ctx context.Context, tx ports.Tx, o ports.BeneficialOwner) error {
+func ownershipFits(ctx context.Context, tx kycTx, o ports.BeneficialOwner) error {
 	owners, err := allOwners(ctx, tx, o.PlatformID, o.CustomerID)
 	if err != nil {
 		return err

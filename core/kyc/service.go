@@ -153,7 +153,7 @@ func listPage[T any](page ports.Page, list func(ports.Page) ([]T, int, error), p
 // customer reads the platform's live customer: unknown is 404
 // USER_NOT_FOUND, deleted 410 CUSTOMER_DELETED. lock takes the row lock
 // (inside a unit of work) that serialises a customer's KYC writes.
-func customer(ctx context.Context, tx ports.Tx, platformID, id string, lock bool) (ports.Customer, error) {
+func customer(ctx context.Context, tx kycTx, platformID, id string, lock bool) (ports.Customer, error) {
 	get := tx.Customers().Get
 	if lock {
 		get = tx.Customers().GetForUpdate
@@ -174,7 +174,7 @@ func customer(ctx context.Context, tx ports.Tx, platformID, id string, lock bool
 // ---- events ----
 
 // event appends a status-change event to the unit of work's outbox.
-func (s *Service) event(ctx context.Context, tx ports.Tx, platformID, typ, resourceID string, data map[string]string, at time.Time) error {
+func (s *Service) event(ctx context.Context, tx kycTx, platformID, typ, resourceID string, data map[string]string, at time.Time) error {
 	e := ports.Event{ID: s.ids.New("Event"), PlatformID: platformID, Type: typ, ResourceID: resourceID, Data: data, CreatedAt: at}
 	if err := tx.Events().Append(ctx, e); err != nil {
 		return fmt.Errorf("record event %s: %w", typ, err)
@@ -189,4 +189,14 @@ func customerEventType(c ports.Customer, status string) string {
 		return "CUSTOMER.KYB_" + status
 	}
 	return "CUSTOMER.KYC_" + status
+}
+
+// kycTx is what this package's helpers use of a unit of work (ports.Tx
+// and Store.Read both provide it).
+type kycTx interface {
+	Customers() ports.CustomerRepo
+	BeneficialOwners() ports.BeneficialOwnerRepo
+	Verifications() ports.VerificationRepo
+	Documents() ports.DocumentRepo
+	Events() ports.EventRepo
 }

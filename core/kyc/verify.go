@@ -93,7 +93,7 @@ func (s *Service) Submit(ctx context.Context, platformID, customerID string) (po
 
 // applicantData reads a customer's owners (businesses only) and the
 // documents of the customer and its owners.
-func applicantData(ctx context.Context, tx ports.Tx, c ports.Customer) ([]ports.BeneficialOwner, []ports.Document, error) {
+func applicantData(ctx context.Context, tx kycTx, c ports.Customer) ([]ports.BeneficialOwner, []ports.Document, error) {
 	var owners []ports.BeneficialOwner
 	if c.CustomerType == customerTypeBusiness {
 		var err error
@@ -111,7 +111,7 @@ func applicantData(ctx context.Context, tx ports.Tx, c ports.Customer) ([]ports.
 // decide asks the provider about every applicant, sets v's outcome, and
 // writes the statuses that follow from it: each owner's, the customer's,
 // and the documents' submitted flag.
-func (s *Service) decide(ctx context.Context, tx ports.Tx, c ports.Customer, owners []ports.BeneficialOwner, docs []ports.Document, v *ports.Verification, now time.Time) error {
+func (s *Service) decide(ctx context.Context, tx kycTx, c ports.Customer, owners []ports.BeneficialOwner, docs []ports.Document, v *ports.Verification, now time.Time) error {
 	of := func(holderID string) []ports.Document {
 		return slices.DeleteFunc(slices.Clone(docs), func(d ports.Document) bool { return d.HolderID != holderID })
 	}
@@ -204,7 +204,7 @@ func customerStatus(verification string) string {
 	return ""
 }
 
-func (s *Service) setCustomerStatus(ctx context.Context, tx ports.Tx, c ports.Customer, status string, now time.Time) error {
+func (s *Service) setCustomerStatus(ctx context.Context, tx kycTx, c ports.Customer, status string, now time.Time) error {
 	if status == "" || status == c.KYCStatus {
 		return nil
 	}
@@ -217,7 +217,7 @@ func (s *Service) setCustomerStatus(ctx context.Context, tx ports.Tx, c ports.Cu
 		map[string]string{"customerId": c.ID, "previousStatus": prev, "status": status}, now)
 }
 
-func (s *Service) setOwnerStatus(ctx context.Context, tx ports.Tx, o ports.BeneficialOwner, status string, now time.Time) error {
+func (s *Service) setOwnerStatus(ctx context.Context, tx kycTx, o ports.BeneficialOwner, status string, now time.Time) error {
 	if status == o.KYCStatus {
 		return nil
 	}
@@ -234,7 +234,7 @@ func (s *Service) setOwnerStatus(ctx context.Context, tx ports.Tx, o ports.Benef
 
 // saveVerification writes v (created when new) and records a
 // VERIFICATION.* event when its status changed.
-func (s *Service) saveVerification(ctx context.Context, tx ports.Tx, v ports.Verification, exists bool, prev string, now time.Time) error {
+func (s *Service) saveVerification(ctx context.Context, tx kycTx, v ports.Verification, exists bool, prev string, now time.Time) error {
 	write := tx.Verifications().Update
 	if !exists {
 		write = tx.Verifications().Create
@@ -253,7 +253,7 @@ func (s *Service) saveVerification(ctx context.Context, tx ports.Tx, v ports.Ver
 // waits on data (RESOLVE_ERRORS or READY_FOR_VERIFICATION), after its
 // documents or owners changed, so the verification shows what is still
 // missing (or READY_FOR_VERIFICATION: submit it again). c is locked.
-func (s *Service) recheck(ctx context.Context, tx ports.Tx, c ports.Customer, now time.Time) error {
+func (s *Service) recheck(ctx context.Context, tx kycTx, c ports.Customer, now time.Time) error {
 	v, err := tx.Verifications().Latest(ctx, c.PlatformID, c.ID)
 	if errors.Is(err, ports.ErrNotFound) {
 		return nil

@@ -269,7 +269,7 @@ func mergePayerData(have, more []ports.PayerDataField) []ports.PayerDataField {
 
 // sender finds the paying customer (by id, else by UMA address) and its
 // currency.
-func (s *Service) sender(ctx context.Context, read ports.Tx, platformID string, q Query) (sender, error) {
+func (s *Service) sender(ctx context.Context, read lookupTx, platformID string, q Query) (sender, error) {
 	var c ports.Customer
 	switch {
 	case q.CustomerID != "":
@@ -325,4 +325,13 @@ func (s *Service) Get(ctx context.Context, platformID, id string) (ports.Lookup,
 		return ports.Lookup{}, fmt.Errorf("lookup: get %s: %w", id, err)
 	}
 	return l, nil
+}
+
+// lookupTx is what this package's helpers use of a unit of work (ports.Tx
+// and Store.Read both provide it).
+type lookupTx interface {
+	Platforms() ports.PlatformRepo
+	Customers() ports.CustomerRepo
+	ExternalAccounts() ports.ExternalAccountRepo
+	Lookups() ports.LookupRepo
 }

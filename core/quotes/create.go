@@ -151,7 +151,7 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 // resolve loads and checks what the request names: its source (and the
 // sending currency), its destination, and the payer data the receiver
 // asks for.
-func (s *Service) resolve(ctx context.Context, read ports.Tx, platformID string, r CreateRequest) (resolved, string, error) {
+func (s *Service) resolve(ctx context.Context, read quoteTx, platformID string, r CreateRequest) (resolved, string, error) {
 	res := resolved{}
 	if r.Source.Type == SourceAccount && r.Destination.Type == DestinationAccount {
 		// One round trip for what resolveSource, resolveDestination and
@@ -382,7 +382,7 @@ func checkRequest(r CreateRequest) error {
 }
 
 // resolveSource loads the paying side and returns the sending currency.
-func (s *Service) resolveSource(ctx context.Context, read ports.Tx, platformID string, r CreateRequest, res *resolved) (string, error) {
+func (s *Service) resolveSource(ctx context.Context, read quoteTx, platformID string, r CreateRequest, res *resolved) (string, error) {
 	if r.Source.Type == SourceRealtimeFunding {
 		m, field, msg := fundingFor(r.Source.Currency, r.Source.CryptoNetwork)
 		if field != "" {
@@ -430,7 +430,7 @@ func (s *Service) resolveSource(ctx context.Context, read ports.Tx, platformID s
 // resolveDestination loads the receiving side: its currency and rail, and
 // the lookup (required for UMA addresses, checked against the destination
 // when given).
-func (s *Service) resolveDestination(ctx context.Context, read ports.Tx, platformID string, r CreateRequest, res *resolved) error {
+func (s *Service) resolveDestination(ctx context.Context, read quoteTx, platformID string, r CreateRequest, res *resolved) error {
 	if r.LookupID != "" {
 		l, err := read.Lookups().Get(ctx, platformID, r.LookupID)
 		if errors.Is(err, ports.ErrNotFound) {
@@ -522,7 +522,7 @@ func corridorError(err error, sending, receiving string) error {
 }
 
 // newTransaction is the quote's OUTGOING transaction, PENDING.
-func (s *Service) newTransaction(ctx context.Context, read ports.Tx, q ports.Quote, res resolved) (ports.Transaction, error) {
+func (s *Service) newTransaction(ctx context.Context, read quoteTx, q ports.Quote, res resolved) (ports.Transaction, error) {
 	t := ports.Transaction{
 		ID:                    q.TransactionID,
 		PlatformID:            q.PlatformID,
@@ -611,7 +611,7 @@ func counterparty(b *ports.Beneficiary) map[string]any {
 // internalAccount is the internal account id, from p when it was read
 // with the parties (ports.ErrNotFound when absent, as the repository
 // answers).
-func internalAccount(ctx context.Context, read ports.Tx, p *ports.Parties, platformID, id string) (ports.InternalAccount, error) {
+func internalAccount(ctx context.Context, read quoteTx, p *ports.Parties, platformID, id string) (ports.InternalAccount, error) {
 	if p == nil {
 		return read.InternalAccounts().Get(ctx, platformID, id)
 	}
@@ -622,7 +622,7 @@ func internalAccount(ctx context.Context, read ports.Tx, p *ports.Parties, platf
 }
 
 // externalAccount is internalAccount for the external account id.
-func externalAccount(ctx context.Context, read ports.Tx, p *ports.Parties, platformID, id string) (ports.ExternalAccount, error) {
+func externalAccount(ctx context.Context, read quoteTx, p *ports.Parties, platformID, id string) (ports.ExternalAccount, error) {
 	if p == nil {
 		return read.ExternalAccounts().Get(ctx, platformID, id)
 	}
@@ -634,7 +634,7 @@ func externalAccount(ctx context.Context, read ports.Tx, p *ports.Parties, platf
 
 // liveCustomer checks that a customer of the platform exists and is not
 // deleted.
-func (s *Service) liveCustomer(ctx context.Context, read ports.Tx, platformID, id string) error {
+func (s *Service) liveCustomer(ctx context.Context, read quoteTx, platformID, id string) error {
 	c, err := read.Customers().Get(ctx, platformID, id)
 	if errors.Is(err, ports.ErrNotFound) || (err == nil && c.IsDeleted) {
 		return fault.NotFound("USER_NOT_FOUND", "customer "+id+" not found")

@@ -377,7 +377,7 @@ func (s *Service) refuseFunding(ctx context.Context, q ports.Quote, now time.Tim
 	return out, nil
 }
 
-func (s *Service) save(ctx context.Context, tx ports.Tx, q ports.Quote, t ports.Transaction) error {
+func (s *Service) save(ctx context.Context, tx quoteTx, q ports.Quote, t ports.Transaction) error {
 	if err := tx.Quotes().Update(ctx, q); err != nil {
 		return fmt.Errorf("quote %s: update: %w", q.ID, err)
 	}

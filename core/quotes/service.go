@@ -178,3 +178,15 @@ func QuoteID(platformID, idempotencyKey string) string {
 func transactionIDFor(quoteID string) string {
 	return "Transaction:" + uuid.NewHash(sha256.New(), keyNamespace, []byte(quoteID+"|transaction"), 8).String()
 }
+
+// quoteTx is what this package's helpers use of a unit of work (ports.Tx
+// and Store.Read both provide it).
+type quoteTx interface {
+	Customers() ports.CustomerRepo
+	InternalAccounts() ports.InternalAccountRepo
+	ExternalAccounts() ports.ExternalAccountRepo
+	Transactions() ports.TransactionRepo
+	Lookups() ports.LookupRepo
+	Parties() ports.PartyReader
+	Quotes() ports.QuoteRepo
+}

@@ -221,7 +221,7 @@ func invalidUma(field, v string) error {
 
 // customer finds the receiving customer by id, else by UMA address; when
 // both are given they must agree.
-func (s *Service) customer(ctx context.Context, read ports.Tx, platformID string, r Receive) (ports.Customer, error) {
+func (s *Service) customer(ctx context.Context, read umaTx, platformID string, r Receive) (ports.Customer, error) {
 	var c ports.Customer
 	if r.CustomerID != "" {
 		var err error
@@ -263,7 +263,7 @@ type target struct {
 // one is set (its currency must be the payment's), else its internal account
 // in the currency (ACTIVE; a platform-managed account before an embedded
 // wallet). Neither is a 400 naming receivingCurrencyCode.
-func (s *Service) destination(ctx context.Context, read ports.Tx, platformID string, c ports.Customer, currency string) (target, error) {
+func (s *Service) destination(ctx context.Context, read umaTx, platformID string, c ports.Customer, currency string) (target, error) {
 	def, found, err := defaultDeposit(ctx, read, platformID, c.ID)
 	if err != nil {
 		return target{}, err
@@ -305,7 +305,7 @@ func (s *Service) destination(ctx context.Context, read ports.Tx, platformID str
 }
 
 // defaultDeposit finds the customer's default UMA deposit external account.
-func defaultDeposit(ctx context.Context, read ports.Tx, platformID, customerID string) (ports.ExternalAccount, bool, error) {
+func defaultDeposit(ctx context.Context, read umaTx, platformID, customerID string) (ports.ExternalAccount, bool, error) {
 	var found ports.ExternalAccount
 	err := ports.Scan(100, func(page ports.Page) ([]ports.ExternalAccount, error) {
 		rows, _, err := read.ExternalAccounts().List(ctx, ports.ExternalAccountFilter{PlatformID: platformID, CustomerID: customerID}, page)
@@ -326,4 +326,12 @@ func defaultDeposit(ctx context.Context, read ports.Tx, platformID, customerID s
 // (core/posting).
 func (s *Service) post(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
 	return posting.Post(ctx, s.ledger, e, recs)
+}
+
+// umaTx is what this package's helpers use of a unit of work (ports.Tx
+// and Store.Read both provide it).
+type umaTx interface {
+	Customers() ports.CustomerRepo
+	InternalAccounts() ports.InternalAccountRepo
+	ExternalAccounts() ports.ExternalAccountRepo
 }
