@@ -43,6 +43,9 @@ type PersonalInfo struct {
 type BeneficialOwnerFilter struct {
 	PlatformID string // always set by core
 	CustomerID string // empty: every owner of the platform
+	// CustomerIDs, when not empty, selects the owners of any of these
+	// customers (one read for a page of customers).
+	CustomerIDs []string
 }
 
 type BeneficialOwnerRepo interface {

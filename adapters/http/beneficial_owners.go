@@ -163,15 +163,18 @@ func attachOwners(ctx context.Context, d Deps, platformID string, cs []Customer)
 	if d.KYC == nil {
 		return nil
 	}
+	var ids []string
+	for _, c := range cs {
+		if c.CustomerType == "BUSINESS" {
+			ids = append(ids, c.ID)
+		}
+	}
+	owners, err := d.KYC.OwnersOfCustomers(ctx, platformID, ids)
+	if err != nil {
+		return apiError(err)
+	}
 	for i := range cs {
-		if cs[i].CustomerType != "BUSINESS" {
-			continue
-		}
-		owners, err := d.KYC.OwnersOf(ctx, platformID, cs[i].ID)
-		if err != nil {
-			return apiError(err)
-		}
-		for _, o := range owners {
+		for _, o := range owners[cs[i].ID] {
 			cs[i].BeneficialOwners = append(cs[i].BeneficialOwners, ownerOut(o))
 		}
 	}

@@ -106,7 +106,8 @@ func (r storeOwners) Update(_ context.Context, o ports.BeneficialOwner) error {
 
 func (r storeOwners) List(_ context.Context, f ports.BeneficialOwnerFilter, page ports.Page) ([]ports.BeneficialOwner, int, error) {
 	return storeListCopies(r.tx, pickOwners, func(o ports.BeneficialOwner) bool {
-		return o.PlatformID == f.PlatformID && (f.CustomerID == "" || o.CustomerID == f.CustomerID)
+		return o.PlatformID == f.PlatformID && (f.CustomerID == "" || o.CustomerID == f.CustomerID) &&
+			(len(f.CustomerIDs) == 0 || slices.Contains(f.CustomerIDs, o.CustomerID))
 	}, func(o ports.BeneficialOwner) (time.Time, string) { return o.CreatedAt, o.ID }, storeCopyOwner, page)
 }
 

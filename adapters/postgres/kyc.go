@@ -123,6 +123,9 @@ func (r storeOwners) List(ctx context.Context, f ports.BeneficialOwnerFilter, pa
 		if f.CustomerID != "" {
 			q = q.Where("customer_id = ?", f.CustomerID)
 		}
+		if len(f.CustomerIDs) > 0 {
+			q = q.Where("customer_id = ANY(?)", textArray(f.CustomerIDs))
+		}
 		return q
 	}, page, "beneficial owners")
 }

@@ -145,10 +145,23 @@ func (s *Service) ListOwners(ctx context.Context, platformID, customerID string,
 	}, func(o ports.BeneficialOwner) ports.Position { return ports.Position{CreatedAt: o.CreatedAt, ID: o.ID} })
 }
 
-// OwnersOf returns every owner of a customer (for the business customer's
-// beneficialOwners), oldest first.
-func (s *Service) OwnersOf(ctx context.Context, platformID, customerID string) ([]ports.BeneficialOwner, error) {
-	return allOwners(ctx, s.store.Read(), platformID, customerID)
+// OwnersOfCustomers returns, in one read, every owner of each of the
+// customers (by customer id, oldest first): a page of business customers
+// with their beneficialOwners.
+func (s *Service) OwnersOfCustomers(ctx context.Context, platformID string, customerIDs []string) (map[string][]ports.BeneficialOwner, error) {
+	out := map[string][]ports.BeneficialOwner{}
+	if len(customerIDs) == 0 {
+		return out, nil
+	}
+	rows, _, err := s.store.Read().BeneficialOwners().List(ctx,
+		ports.BeneficialOwnerFilter{PlatformID: platformID, CustomerIDs: customerIDs}, ports.Page{})
+	if err != nil {
+		return nil, fmt.Errorf("list owners of %d customers: %w", len(customerIDs), err)
+	}
+	for _, o := range rows {
+		out[o.CustomerID] = append(out[o.CustomerID], o)
+	}
+	return out, nil
 }
 
 func allOwners(ctx context.Context, tx kycTx, platformID, customerID string) ([]ports.BeneficialOwner, error) {

@@ -27,9 +27,9 @@ func TestCreateOwner(t *testing.T) {
 	page, err := e.svc.ListOwners(context.Background(), e.platform, c.ID, ports.Page{Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.Total)
-	owners, err := e.svc.OwnersOf(context.Background(), e.platform, c.ID)
+	owners, err := e.svc.OwnersOfCustomers(context.Background(), e.platform, []string{c.ID, "Customer:none"})
 	require.NoError(t, err)
-	assert.Equal(t, []ports.BeneficialOwner{o}, owners)
+	assert.Equal(t, map[string][]ports.BeneficialOwner{c.ID: {o}}, owners)
 }
 
 func TestCreateOwnerBadInput(t *testing.T) {

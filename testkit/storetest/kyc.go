@@ -102,6 +102,21 @@ func testBeneficialOwners(t *testing.T, s ports.Store, _ LedgerReader) {
 	_, total, err = s.Read().BeneficialOwners().List(ctx, ports.BeneficialOwnerFilter{PlatformID: q.ID}, ports.Page{Limit: 10})
 	require.NoError(t, err)
 	assert.Zero(t, total, "another platform sees none")
+
+	// The owners of a page of customers, in one read.
+	rows, total, err = s.Read().BeneficialOwners().List(ctx,
+		ports.BeneficialOwnerFilter{PlatformID: p.ID, CustomerIDs: []string{c1, c2, newID("Customer")}}, ports.Page{})
+	require.NoError(t, err)
+	assert.Equal(t, 3, total)
+	assert.Len(t, rows, 3)
+	rows, _, err = s.Read().BeneficialOwners().List(ctx, ports.BeneficialOwnerFilter{PlatformID: p.ID, CustomerIDs: []string{c2}}, ports.Page{})
+	require.NoError(t, err)
+	for _, o := range rows {
+		assert.Equal(t, c2, o.CustomerID)
+	}
+	_, total, err = s.Read().BeneficialOwners().List(ctx, ports.BeneficialOwnerFilter{PlatformID: q.ID, CustomerIDs: []string{c1, c2}}, ports.Page{})
+	require.NoError(t, err)
+	assert.Zero(t, total, "another platform's customers' owners are not read")
 }
 
 func testBeneficialOwnerPagination(t *testing.T, s ports.Store, _ LedgerReader) {
