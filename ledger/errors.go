@@ -109,20 +109,17 @@ func (e *Error) Is(target error) bool {
 
 // Sentinels for errors.Is.
 var (
-	ErrAccountNotFound    = &Error{Code: CodeAccountNotFound}
-	ErrExceedsCredits     = &Error{Code: CodeExceedsCredits}
-	ErrExceedsDebits      = &Error{Code: CodeExceedsDebits}
-	ErrExists             = &Error{Code: CodeExists}
-	ErrExistsDifferent    = &Error{Code: CodeExistsWithDifferentFields}
-	ErrPendingNotFound    = &Error{Code: CodePendingNotFound}
-	ErrCurrencyMismatch   = &Error{Code: CodeCurrencyMismatch}
-	ErrAmountInvalid      = &Error{Code: CodeAmountInvalid}
-	ErrOverflow           = &Error{Code: CodeOverflow}
-	ErrKindInvalid        = &Error{Code: CodeKindInvalid}
-	ErrExpiryPremature    = &Error{Code: CodeExpiryPremature}
-	ErrAlreadyReversed    = &Error{Code: CodeAlreadyReversed}
-	ErrTransferIDExists   = &Error{Code: CodeTransferIDExists}
-	ErrReversalNotAllowed = &Error{Code: CodeReversalNotAllowed}
+	ErrExceedsCredits   = &Error{Code: CodeExceedsCredits}
+	ErrExceedsDebits    = &Error{Code: CodeExceedsDebits}
+	ErrExists           = &Error{Code: CodeExists}
+	ErrExistsDifferent  = &Error{Code: CodeExistsWithDifferentFields}
+	ErrPendingNotFound  = &Error{Code: CodePendingNotFound}
+	ErrCurrencyMismatch = &Error{Code: CodeCurrencyMismatch}
+	ErrAmountInvalid    = &Error{Code: CodeAmountInvalid}
+	ErrOverflow         = &Error{Code: CodeOverflow}
+	ErrKindInvalid      = &Error{Code: CodeKindInvalid}
+	ErrExpiryPremature  = &Error{Code: CodeExpiryPremature}
+	ErrTransferIDExists = &Error{Code: CodeTransferIDExists}
 )
 
 // CodeOf returns the ledger code carried by err, or CodeOK when err is not a

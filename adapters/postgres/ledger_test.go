@@ -373,7 +373,7 @@ func TestLedgerRefusedEntryDoesNotFailNeighbours(t *testing.T) {
 	)
 	require.NoError(t, res[0].err)
 	require.ErrorIs(t, res[1].err, ledger.ErrExceedsCredits)
-	require.ErrorIs(t, res[2].err, ledger.ErrAccountNotFound)
+	require.Equal(t, ledger.CodeAccountNotFound, ledger.CodeOf(res[2].err))
 	require.NoError(t, res[3].err)
 	assert.Equal(t, res[0].je.PostedAt, res[3].je.PostedAt)
 	assert.Equal(t, int64(1_000), account(t, l, carol).CreditsPosted)
@@ -429,9 +429,9 @@ func TestLedgerReversal(t *testing.T) {
 	rev2, err := ledger.Reversal(pay.Entry, "pay-rev-2", "Correction:2")
 	require.NoError(t, err)
 	_, err = l.Post(ctx, rev2)
-	require.ErrorIs(t, err, ledger.ErrAlreadyReversed)
+	require.Equal(t, ledger.CodeAlreadyReversed, ledger.CodeOf(err))
 	_, err = l.Post(ctx, ledger.Entry{ID: "rev-ghost", Reverses: "ghost", Transfers: rev.Transfers})
-	require.ErrorIs(t, err, ledger.ErrReversalNotAllowed)
+	require.Equal(t, ledger.CodeReversalNotAllowed, ledger.CodeOf(err))
 	verify(t, l, db)
 }
 
@@ -653,7 +653,7 @@ func TestLedgerRetriesRacesBetweenInstances(t *testing.T) {
 	}
 	require.ErrorIs(t, loser[0].err, ledger.ErrExists)
 	assert.Equal(t, winner[0].je, loser[0].je, "the loser's caller gets the stored entry")
-	require.ErrorIs(t, loser[1].err, ledger.ErrAlreadyReversed)
+	require.Equal(t, ledger.CodeAlreadyReversed, ledger.CodeOf(loser[1].err))
 	require.ErrorIs(t, loser[2].err, ledger.ErrTransferIDExists, "the hold id is taken")
 	require.NoError(t, loser[3].err, "the loser's unrelated entry commits")
 	s := account(t, a, sink)

@@ -94,7 +94,7 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 		steps  []step
 	}{
 		{"789", []step{{0, completed}}},
-		{"002", []step{{0, failed(quotes.ReasonExecutionFailed)}}},
+		{"002", []step{{0, failed(transactions.ReasonExecutionFailed)}}},
 		{"003", []step{
 			{0, processing},
 			{sandbox.QuoteSlowAfter - time.Second, processing},
@@ -103,11 +103,11 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 		{"005", []step{
 			{0, completed},
 			{sandbox.QuoteReturnAfter - time.Second, completed},
-			{time.Second, failed(quotes.ReasonPayoutReturned)}}},
+			{time.Second, failed(transactions.ReasonPayoutReturned)}}},
 		{"006", []step{{0, expect{quote: quotes.StatusFailed, txn: transactions.StatusRefunded,
 			refund: quotes.RefundCompleted, refundReason: quotes.RefundUserCancellation}}}},
 		{"007", []step{{0, expect{quote: quotes.StatusFailed, txn: transactions.StatusFailed,
-			reason: quotes.ReasonExecutionFailed, refund: quotes.RefundFailed, refundReason: quotes.RefundTransactionFailed,
+			reason: transactions.ReasonExecutionFailed, refund: quotes.RefundFailed, refundReason: quotes.RefundTransactionFailed,
 			spent: true, settled: true}}}},
 	}
 	backends := []struct {
@@ -135,7 +135,7 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 		"789": {{0, processing}, {achDelay - time.Second, processing}, {time.Second, completed}},
 		"003": {{0, processing}, {sandbox.QuoteSlowAfter - time.Second, processing}, {time.Second, completed}},
 		"004": {{0, processing}, {achDelay, failed("ACCOUNT_CANNOT_RECEIVE")}},
-		"005": {{0, processing}, {achDelay, completed}, {sandbox.QuoteReturnAfter, failed(quotes.ReasonPayoutReturned)}},
+		"005": {{0, processing}, {achDelay, completed}, {sandbox.QuoteReturnAfter, failed(transactions.ReasonPayoutReturned)}},
 	}
 	for suffix, steps := range batch {
 		t.Run("ACH/"+suffix, func(t *testing.T) {

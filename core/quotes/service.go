@@ -100,9 +100,7 @@ const (
 // Failure and refund reasons the quotes set (reference enums).
 const (
 	ReasonQuoteExpired          = "QUOTE_EXPIRED"
-	ReasonExecutionFailed       = "QUOTE_EXECUTION_FAILED"
 	ReasonFundingAmountMismatch = "FUNDING_AMOUNT_MISMATCH"
-	ReasonPayoutReturned        = "PAYOUT_RETURNED"
 	RefundTransactionFailed     = "TRANSACTION_FAILED"
 	RefundUserCancellation      = "USER_CANCELLATION"
 )

@@ -37,11 +37,21 @@ func AccountIdentifiers(a ports.ExternalAccount) []string {
 	return out
 }
 
+// Outgoing failure reasons the service sets itself (reference
+// OutgoingTransactionFailureReason).
+const (
+	// ReasonExecutionFailed is the reference's catch-all for a failure on
+	// the way to settlement.
+	ReasonExecutionFailed = "QUOTE_EXECUTION_FAILED"
+	// ReasonPayoutReturned: the beneficiary's bank sent the payout back.
+	ReasonPayoutReturned = "PAYOUT_RETURNED"
+)
+
 // outgoingReasons are the reference's OutgoingTransactionFailureReason
 // values.
 var outgoingReasons = map[string]bool{"QUOTE_EXPIRED": true, "QUOTE_RATE_UNAVAILABLE": true,
-	"QUOTE_EXECUTION_FAILED": true, "FUNDING_AMOUNT_MISMATCH": true, "SCA_NOT_COMPLETED": true,
-	"PAYOUT_RETURNED": true, "LIMIT_EXCEEDED": true, "ACCOUNT_CANNOT_RECEIVE": true,
+	ReasonExecutionFailed: true, "FUNDING_AMOUNT_MISMATCH": true, "SCA_NOT_COMPLETED": true,
+	ReasonPayoutReturned: true, "LIMIT_EXCEEDED": true, "ACCOUNT_CANNOT_RECEIVE": true,
 	"ACCOUNT_INVALID": true, "COMPLIANCE_REJECTED": true, "LIGHTNING_PAYMENT_FAILED": true,
 	"COUNTERPARTY_POST_TX_FAILED": true}
 
@@ -52,5 +62,5 @@ func OutgoingFailureReason(reason string) string {
 	if outgoingReasons[reason] {
 		return reason
 	}
-	return "QUOTE_EXECUTION_FAILED"
+	return ReasonExecutionFailed
 }

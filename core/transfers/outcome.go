@@ -209,7 +209,7 @@ func (s *Service) succeed(ctx context.Context, j ports.Job, p jobPayload) error 
 		// The hold is gone (voided as an orphan): nothing was paid from it.
 		s.log.ErrorContext(ctx, "transfer settled by the rail but its hold was already released",
 			"transaction", id, "rail", p.Request.Rail)
-		return s.finish(ctx, j, p, transactions.StatusFailed, "QUOTE_EXECUTION_FAILED")
+		return s.finish(ctx, j, p, transactions.StatusFailed, transactions.ReasonExecutionFailed)
 	default:
 		return fmt.Errorf("transfer %s: settle: %w", id, err)
 	}

@@ -125,7 +125,7 @@ const MaxRemittanceInformation = 80
 // values.
 var incomingReasons = map[string]bool{"LNURLP_FAILED": true, "PAY_REQUEST_FAILED": true,
 	"PAYMENT_APPROVAL_WEBHOOK_ERROR": true, "PAYMENT_APPROVAL_TIMED_OUT": true, "OFFRAMP_FAILED": true,
-	"MISSING_MANDATORY_PAYEE_DATA": true, "QUOTE_EXPIRED": true, "QUOTE_EXECUTION_FAILED": true,
+	"MISSING_MANDATORY_PAYEE_DATA": true, "QUOTE_EXPIRED": true, transactions.ReasonExecutionFailed: true,
 	"COMPLIANCE_REJECTED": true, "COLLECTION_FAILED": true}
 
 // failureReason keeps a rail's reason when the transaction's type allows
