@@ -235,10 +235,21 @@ type transactionListOutput struct{ Body TransactionList }
 
 type transactionOutput struct{ Body Transaction }
 
-func registerTransactions(api huma.API, d Deps) {
-	tags := []string{"Transactions"}
+const transactionsTag = "Transactions"
 
-	huma.Register(api, huma.Operation{
+// transactionsAPI handles the transaction reads.
+type transactionsAPI struct{ d Deps }
+
+func registerTransactions(api huma.API, d Deps) {
+	h := transactionsAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.listTransactionsOp(), h.listTransactions) },
+		func(api huma.API) { huma.Register(api, h.getTransactionOp(), h.getTransaction) },
+	)
+}
+
+func (transactionsAPI) listTransactionsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listTransactions",
 		Method:      http.MethodGet,
 		Path:        "/transactions",
@@ -246,70 +257,76 @@ func registerTransactions(api huma.API, d Deps) {
 		Description: "Lists the platform's incoming and outgoing transactions, filtered and paginated by creation " +
 			"time. Pages are stable while new transactions arrive: following nextCursor never returns a " +
 			"transaction twice or skips one.",
-		Tags:   tags,
+		Tags:   []string{transactionsTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized},
-	}, func(ctx context.Context, in *listTransactionsInput) (*transactionListOutput, error) {
-		pid := principal(ctx).PlatformID
-		order := in.SortOrder
-		if order == "" {
-			order = "desc"
-		}
-		// A cursor made walking one way is refused (400 cursor) when sent
-		// with the other sortOrder, instead of silently restarting or skipping.
-		key := scopedCursorKey(d.CursorKey, "transactions", order)
-		page := ports.Page{Limit: in.Limit}
-		if in.Cursor != "" {
-			pos, err := decodeCursor(key, in.Cursor)
-			if err != nil {
-				return nil, apiError(err)
-			}
-			page.After = pos
-		}
-		q := transactions.Query{
-			CustomerID:                in.CustomerID,
-			PlatformCustomerID:        in.PlatformCustomerID,
-			AccountIdentifier:         in.AccountIdentifier,
-			SenderAccountIdentifier:   in.SenderAccountIdentifier,
-			ReceiverAccountIdentifier: in.ReceiverAccountIdentifier,
-			Status:                    in.Status,
-			Type:                      in.Type,
-			Reference:                 in.Reference,
-			Asc:                       order == "asc",
-		}
-		if !in.StartDate.IsZero() {
-			q.StartDate = &in.StartDate
-		}
-		if !in.EndDate.IsZero() {
-			q.EndDate = &in.EndDate
-		}
-		res, err := d.Transactions.List(ctx, pid, q, page)
+	}
+}
+
+func (h transactionsAPI) listTransactions(ctx context.Context, in *listTransactionsInput) (*transactionListOutput, error) {
+	pid := principal(ctx).PlatformID
+	order := in.SortOrder
+	if order == "" {
+		order = "desc"
+	}
+	// A cursor made walking one way is refused (400 cursor) when sent
+	// with the other sortOrder, instead of silently restarting or skipping.
+	key := scopedCursorKey(h.d.CursorKey, "transactions", order)
+	page := ports.Page{Limit: in.Limit}
+	if in.Cursor != "" {
+		pos, err := decodeCursor(key, in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
-		out := TransactionList{Data: make([]Transaction, len(res.Transactions)), HasMore: res.HasMore, TotalCount: res.Total}
-		for i, t := range res.Transactions {
-			out.Data[i] = transactionOut(d, pid, t)
-		}
-		if res.HasMore && res.Next != nil {
-			out.NextCursor = encodeCursor(key, *res.Next)
-		}
-		return &transactionListOutput{Body: out}, nil
-	})
+		page.After = pos
+	}
+	q := transactions.Query{
+		CustomerID:                in.CustomerID,
+		PlatformCustomerID:        in.PlatformCustomerID,
+		AccountIdentifier:         in.AccountIdentifier,
+		SenderAccountIdentifier:   in.SenderAccountIdentifier,
+		ReceiverAccountIdentifier: in.ReceiverAccountIdentifier,
+		Status:                    in.Status,
+		Type:                      in.Type,
+		Reference:                 in.Reference,
+		Asc:                       order == "asc",
+	}
+	if !in.StartDate.IsZero() {
+		q.StartDate = &in.StartDate
+	}
+	if !in.EndDate.IsZero() {
+		q.EndDate = &in.EndDate
+	}
+	res, err := h.d.Transactions.List(ctx, pid, q, page)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := TransactionList{Data: make([]Transaction, len(res.Transactions)), HasMore: res.HasMore, TotalCount: res.Total}
+	for i, t := range res.Transactions {
+		out.Data[i] = transactionOut(h.d, pid, t)
+	}
+	if res.HasMore && res.Next != nil {
+		out.NextCursor = encodeCursor(key, *res.Next)
+	}
+	return &transactionListOutput{Body: out}, nil
+}
 
-	huma.Register(api, huma.Operation{
+func (transactionsAPI) getTransactionOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getTransactionById",
 		Method:      http.MethodGet,
 		Path:        "/transactions/{transactionId}",
 		Summary:     "Get a transaction",
 		Description: "Returns one of the platform's transactions.",
-		Tags:        tags,
+		Tags:        []string{transactionsTag},
 		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *getTransactionInput) (*transactionOutput, error) {
-		pid := principal(ctx).PlatformID
-		t, err := d.Transactions.Get(ctx, pid, in.TransactionID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &transactionOutput{Body: transactionOut(d, pid, t)}, nil
-	})
+	}
+}
+
+func (h transactionsAPI) getTransaction(ctx context.Context, in *getTransactionInput) (*transactionOutput, error) {
+	pid := principal(ctx).PlatformID
+	t, err := h.d.Transactions.Get(ctx, pid, in.TransactionID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &transactionOutput{Body: transactionOut(h.d, pid, t)}, nil
 }
