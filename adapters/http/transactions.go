@@ -103,91 +103,70 @@ var PaymentRails = []string{"ACH", "ACH_COLOMBIA", "BANK_TRANSFER", "BRE_B", "CI
 	"FEDNOW", "INSTAPAY", "MOBILE_MONEY", "NEFT", "PAYNOW", "PESONET", "PIX", "RTGS", "RTP", "SEPA",
 	"SEPA_INSTANT", "SPEI", "SWIFT", "UNIONPAY", "UPI", "WIRE"}
 
+// transactionOut is the wire form of t: transactions.NewView applies the
+// domain's rules, and this maps the view onto the wire, adding the expected
+// settlement of an outgoing payment's rail when transfers are served.
 func transactionOut(d Deps, platformID string, t ports.Transaction) Transaction {
+	v := transactions.NewView(t, platformID)
 	out := Transaction{
-		ID:                 t.ID,
-		Status:             t.Status,
-		Type:               t.Type,
-		Direction:          "CREDIT",
-		Source:             transactionSource(t),
-		Destination:        transactionDestination(t),
-		CustomerID:         t.CustomerID,
-		PlatformCustomerID: t.PlatformCustomerID,
-		SentAmount:         amountOf(t.SentAmount, t.SourceCurrency),
-		ReceivedAmount:     amountOf(t.ReceivedAmount, t.DestinationCurrency),
-		Fees:               t.Fees,
-		FailureReason:      t.FailureReason,
-		QuoteID:            t.QuoteID,
-		AgentID:            t.AgentID,
-		Description:        t.Description,
-		CreatedAt:          t.CreatedAt.UTC(),
-		UpdatedAt:          t.UpdatedAt.UTC(),
+		ID:        v.ID,
+		Status:    v.Status,
+		Type:      v.Type,
+		Direction: v.Direction,
+		Source: TransactionSource{SourceType: v.Source.Type, AccountID: v.Source.AccountID,
+			UmaAddress: v.Source.UmaAddress, CustomerID: v.Source.CustomerID, Currency: v.Source.Currency},
+		Destination: TransactionDestination{DestinationType: v.Destination.Type, AccountID: v.Destination.AccountID,
+			UmaAddress: v.Destination.UmaAddress, Currency: v.Destination.Currency},
+		CustomerID:              v.CustomerID,
+		PlatformCustomerID:      v.PlatformCustomerID,
+		SentAmount:              amountOf(v.SentAmount, v.SourceCurrency),
+		ReceivedAmount:          amountOf(v.ReceivedAmount, v.DestinationCurrency),
+		Fees:                    v.Fees,
+		FailureReason:           v.FailureReason,
+		QuoteID:                 v.QuoteID,
+		CounterpartyInformation: v.CounterpartyInfo,
+		AgentID:                 v.AgentID,
+		Description:             v.Description,
+		SettledAt:               v.SettledAt,
+		CreatedAt:               v.CreatedAt,
+		UpdatedAt:               v.UpdatedAt,
 	}
-	if out.CustomerID == "" {
-		out.CustomerID = platformID
+	if r := v.Reconciliation; r != nil {
+		out.ReconciliationInstructions = &ReconciliationInstructions{Reference: r.Reference, TransactionHash: r.TransactionHash}
 	}
-	if t.Reference != "" || t.Details.TransactionHash != "" {
-		out.ReconciliationInstructions = &ReconciliationInstructions{Reference: t.Reference, TransactionHash: t.Details.TransactionHash}
-	}
-	if t.ExchangeRate != "" {
-		r := DecimalNumber(t.ExchangeRate)
+	if v.ExchangeRate != "" {
+		r := DecimalNumber(v.ExchangeRate)
 		out.ExchangeRate = &r
 	}
-	if r := t.Details.Refund; r != nil {
-		out.Refund = &Refund{Reference: r.Reference, InitiatedAt: r.InitiatedAt.UTC(), Status: r.Status, Reason: r.Reason}
-		if r.SettledAt != nil {
-			at := r.SettledAt.UTC()
-			out.Refund.SettledAt = &at
-		}
+	if r := v.Refund; r != nil {
+		out.Refund = &Refund{Reference: r.Reference, InitiatedAt: r.InitiatedAt, SettledAt: r.SettledAt, Status: r.Status, Reason: r.Reason}
 	}
-	if len(t.Details.CounterpartyInfo) > 0 {
-		out.CounterpartyInformation = t.Details.CounterpartyInfo
-	}
-	if t.SettledAt != nil {
-		s := t.SettledAt.UTC()
-		out.SettledAt = &s
-	}
-	if t.Type == transactions.TypeOutgoing {
-		out.Direction = "DEBIT"
-		og := &OutgoingTransactionFields{}
-		if slices.Contains(PaymentRails, t.PaymentRail) {
-			rail := t.PaymentRail
-			og.PaymentRail = &rail
-		}
-		if t.RailSelectionMode != "" {
-			mode := t.RailSelectionMode
-			og.RailSelectionMode = &mode
-		}
-		if d.Transfers != nil && t.PaymentRail != "" {
-			og.ExpectedSettlementAt, og.SettlementTimelineSeconds = d.Transfers.Settlement(t)
-		}
-		if rd := t.Details.RateDetails; rd != nil {
-			og.RateDetails = rateDetailsOut(rd)
-		}
-		og.PaymentInstructions = paymentInstructionsOut(t.Details.PaymentInstructions)
-		out.OutgoingTransactionFields = og
+	if og := v.Outgoing; og != nil {
+		out.OutgoingTransactionFields = outgoingFieldsOut(d, t, og)
 	}
 	return out
 }
 
-// transactionSource is the source variant Details.SourceType names.
-func transactionSource(t ports.Transaction) TransactionSource {
-	switch t.Details.SourceType {
-	case "UMA_ADDRESS":
-		return TransactionSource{SourceType: "UMA_ADDRESS", UmaAddress: t.Details.SourceUmaAddress, Currency: t.SourceCurrency}
-	case "REALTIME_FUNDING":
-		return TransactionSource{SourceType: "REALTIME_FUNDING", CustomerID: t.CustomerID, Currency: t.SourceCurrency}
+// outgoingFieldsOut is the wire form of an outgoing payment's own fields:
+// a rail outside the wire's PaymentRail values (a crypto network) and an
+// empty selection mode are null.
+func outgoingFieldsOut(d Deps, t ports.Transaction, og *transactions.OutgoingView) *OutgoingTransactionFields {
+	out := &OutgoingTransactionFields{PaymentInstructions: paymentInstructionsOut(og.PaymentInstructions)}
+	if slices.Contains(PaymentRails, og.PaymentRail) {
+		rail := og.PaymentRail
+		out.PaymentRail = &rail
 	}
-	return TransactionSource{SourceType: "ACCOUNT", AccountID: t.SourceAccountID, Currency: t.SourceCurrency}
-}
-
-// transactionDestination is the destination variant Details.DestinationType
-// names.
-func transactionDestination(t ports.Transaction) TransactionDestination {
-	if t.Details.DestinationType == "UMA_ADDRESS" {
-		return TransactionDestination{DestinationType: "UMA_ADDRESS", UmaAddress: t.Details.DestinationUmaAddress, Currency: t.DestinationCurrency}
+	if og.RailSelectionMode != "" {
+		mode := og.RailSelectionMode
+		out.RailSelectionMode = &mode
 	}
-	return TransactionDestination{DestinationType: "ACCOUNT", AccountID: t.DestinationAccountID, Currency: t.DestinationCurrency}
+	if d.Transfers != nil && og.PaymentRail != "" {
+		out.ExpectedSettlementAt, out.SettlementTimelineSeconds = d.Transfers.Settlement(t)
+	}
+	if og.RateDetails != nil {
+		out.RateDetails = rateDetailsOut(og.RateDetails)
+	}
+	return out
 }
 
 func paymentInstructionsOut(pis []ports.PaymentInstruction) []PaymentInstructions {
