@@ -133,63 +133,88 @@ type platformAccountListOutput struct{ Body PlatformInternalAccountList }
 
 type internalAccountOutput struct{ Body InternalAccount }
 
-func registerAccounts(api huma.API, d Deps) {
-	tags := []string{"Internal Accounts"}
+const accountsTag = "Internal Accounts"
 
-	huma.Register(api, huma.Operation{
+// sandboxTag groups the sandbox-only operations.
+const sandboxTag = "Sandbox"
+
+// accountsAPI handles the internal-account operations.
+type accountsAPI struct{ d Deps }
+
+func registerAccounts(api huma.API, d Deps) {
+	h := accountsAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.listCustomerAccountsOp(), h.listCustomerAccounts) },
+		func(api huma.API) { huma.Register(api, h.listPlatformAccountsOp(), h.listPlatformAccounts) },
+		func(api huma.API) { huma.Register(api, h.fundOp(), h.fund) },
+	)
+}
+
+func (accountsAPI) listCustomerAccountsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listCustomerInternalAccounts",
 		Method:      http.MethodGet,
 		Path:        "/customers/internal-accounts",
 		Summary:     "List customer internal accounts",
 		Description: "Lists the internal accounts of the platform's customers (or of one customer) with their balances, paginated.",
-		Tags:        tags,
+		Tags:        []string{accountsTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
-	}, func(ctx context.Context, in *listCustomerAccountsInput) (*internalAccountListOutput, error) {
-		page, err := pageFrom(d, in.Limit, in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		res, err := d.Accounts.ListCustomerAccounts(ctx, principal(ctx).PlatformID, accounts.Filter{
-			CustomerID: in.CustomerID, Currency: in.Currency, Type: in.Type,
-		}, page)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		out := InternalAccountList{Data: internalAccountsOut(res.Accounts), HasMore: res.HasMore, TotalCount: res.Total}
-		out.NextCursor = nextCursor(d, res.HasMore, res.Next)
-		return &internalAccountListOutput{Body: out}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h accountsAPI) listCustomerAccounts(ctx context.Context, in *listCustomerAccountsInput) (*internalAccountListOutput, error) {
+	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.d.Accounts.ListCustomerAccounts(ctx, principal(ctx).PlatformID, accounts.Filter{
+		CustomerID: in.CustomerID, Currency: in.Currency, Type: in.Type,
+	}, page)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := InternalAccountList{Data: internalAccountsOut(res.Accounts), HasMore: res.HasMore, TotalCount: res.Total}
+	out.NextCursor = nextCursor(h.d, res.HasMore, res.Next)
+	return &internalAccountListOutput{Body: out}, nil
+}
+
+func (accountsAPI) listPlatformAccountsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listPlatformInternalAccounts",
 		Method:      http.MethodGet,
 		Path:        "/platform/internal-accounts",
 		Summary:     "List platform internal accounts",
 		Description: "Lists the platform's own internal accounts (one per supported currency) with their balances.",
-		Tags:        tags,
+		Tags:        []string{accountsTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
-	}, func(ctx context.Context, in *listPlatformAccountsInput) (*platformAccountListOutput, error) {
-		res, err := d.Accounts.ListPlatformAccounts(ctx, principal(ctx).PlatformID, in.Currency, in.Type)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &platformAccountListOutput{Body: PlatformInternalAccountList{Data: internalAccountsOut(res)}}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h accountsAPI) listPlatformAccounts(ctx context.Context, in *listPlatformAccountsInput) (*platformAccountListOutput, error) {
+	res, err := h.d.Accounts.ListPlatformAccounts(ctx, principal(ctx).PlatformID, in.Currency, in.Type)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &platformAccountListOutput{Body: PlatformInternalAccountList{Data: internalAccountsOut(res)}}, nil
+}
+
+func (accountsAPI) fundOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "sandboxFundInternalAccount",
 		Method:      http.MethodPost,
 		Path:        "/sandbox/internal-accounts/{accountId}/fund",
 		Summary:     "Fund an internal account (sandbox)",
 		Description: "Adds money to one of the platform's ACTIVE internal accounts at once, from the sandbox " +
 			"funding source. Sandbox only: 403 elsewhere.",
-		Tags:   []string{"Sandbox"},
+		Tags:   []string{sandboxTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
-	}, func(ctx context.Context, in *fundInput) (*internalAccountOutput, error) {
-		a, err := d.Accounts.Fund(ctx, principal(ctx).PlatformID, in.AccountID, in.Body.Amount, in.IdempotencyKey)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &internalAccountOutput{Body: internalAccountOut(a)}, nil
-	})
+	}
+}
+
+func (h accountsAPI) fund(ctx context.Context, in *fundInput) (*internalAccountOutput, error) {
+	a, err := h.d.Accounts.Fund(ctx, principal(ctx).PlatformID, in.AccountID, in.Body.Amount, in.IdempotencyKey)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &internalAccountOutput{Body: internalAccountOut(a)}, nil
 }

@@ -206,10 +206,24 @@ type ownerOutput struct{ Body BeneficialOwner }
 
 type ownerListOutput struct{ Body BeneficialOwnerList }
 
-func registerBeneficialOwners(api huma.API, d Deps) {
-	tags := []string{"KYC/KYB Verifications"}
+// kycTag groups the beneficial-owner and verification operations.
+const kycTag = "KYC/KYB Verifications"
 
-	huma.Register(api, huma.Operation{
+// ownersAPI handles the beneficial-owner operations.
+type ownersAPI struct{ d Deps }
+
+func registerBeneficialOwners(api huma.API, d Deps) {
+	h := ownersAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.createOwnerOp(), h.createOwner) },
+		func(api huma.API) { huma.Register(api, h.listOwnersOp(), h.listOwners) },
+		func(api huma.API) { huma.Register(api, h.getOwnerOp(), h.getOwner) },
+		func(api huma.API) { huma.Register(api, h.updateOwnerOp(), h.updateOwner) },
+	)
+}
+
+func (ownersAPI) createOwnerOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "createBeneficialOwner",
 		Method:        http.MethodPost,
 		Path:          "/beneficial-owners",
@@ -218,76 +232,90 @@ func registerBeneficialOwners(api huma.API, d Deps) {
 		Description: "Adds an owner, director or officer to a BUSINESS customer (400 for an individual). The owner starts " +
 			"UNVERIFIED and is verified with the business (POST /verifications). ownershipPercentage is 0-100, and the " +
 			"owners of one business own at most 100% together.",
-		Tags:   tags,
+		Tags:   []string{kycTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusGone},
-	}, func(ctx context.Context, in *createOwnerInput) (*ownerOutput, error) {
-		b := in.Body
-		o, err := d.KYC.CreateOwner(ctx, principal(ctx).PlatformID, kyc.OwnerInput{
-			CustomerID: b.CustomerID, Roles: b.Roles, OwnershipPercentage: b.OwnershipPercentage, PersonalInfo: b.PersonalInfo.input(),
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &ownerOutput{Body: ownerOut(o)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h ownersAPI) createOwner(ctx context.Context, in *createOwnerInput) (*ownerOutput, error) {
+	b := in.Body
+	o, err := h.d.KYC.CreateOwner(ctx, principal(ctx).PlatformID, kyc.OwnerInput{
+		CustomerID: b.CustomerID, Roles: b.Roles, OwnershipPercentage: b.OwnershipPercentage, PersonalInfo: b.PersonalInfo.input(),
+	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &ownerOutput{Body: ownerOut(o)}, nil
+}
+
+func (ownersAPI) listOwnersOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listBeneficialOwners",
 		Method:      http.MethodGet,
 		Path:        "/beneficial-owners",
 		Summary:     "List beneficial owners",
 		Description: "Lists a business customer's owners, oldest first, paginated.",
-		Tags:        tags,
+		Tags:        []string{kycTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *listOwnersInput) (*ownerListOutput, error) {
-		page, err := pageFrom(d, in.Limit, in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		res, err := d.KYC.ListOwners(ctx, principal(ctx).PlatformID, in.CustomerID, page)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		out := BeneficialOwnerList{Data: make([]BeneficialOwner, len(res.Rows)), HasMore: res.HasMore,
-			TotalCount: res.Total, NextCursor: nextCursor(d, res.HasMore, res.Next)}
-		for i, o := range res.Rows {
-			out.Data[i] = ownerOut(o)
-		}
-		return &ownerListOutput{Body: out}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h ownersAPI) listOwners(ctx context.Context, in *listOwnersInput) (*ownerListOutput, error) {
+	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.d.KYC.ListOwners(ctx, principal(ctx).PlatformID, in.CustomerID, page)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := BeneficialOwnerList{Data: make([]BeneficialOwner, len(res.Rows)), HasMore: res.HasMore,
+		TotalCount: res.Total, NextCursor: nextCursor(h.d, res.HasMore, res.Next)}
+	for i, o := range res.Rows {
+		out.Data[i] = ownerOut(o)
+	}
+	return &ownerListOutput{Body: out}, nil
+}
+
+func (ownersAPI) getOwnerOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getBeneficialOwner",
 		Method:      http.MethodGet,
 		Path:        "/beneficial-owners/{beneficialOwnerId}",
 		Summary:     "Get a beneficial owner",
-		Tags:        tags,
+		Tags:        []string{kycTag},
 		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *ownerIDInput) (*ownerOutput, error) {
-		o, err := d.KYC.GetOwner(ctx, principal(ctx).PlatformID, in.BeneficialOwnerID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &ownerOutput{Body: ownerOut(o)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h ownersAPI) getOwner(ctx context.Context, in *ownerIDInput) (*ownerOutput, error) {
+	o, err := h.d.KYC.GetOwner(ctx, principal(ctx).PlatformID, in.BeneficialOwnerID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &ownerOutput{Body: ownerOut(o)}, nil
+}
+
+func (ownersAPI) updateOwnerOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "updateBeneficialOwner",
 		Method:      http.MethodPatch,
 		Path:        "/beneficial-owners/{beneficialOwnerId}",
 		Summary:     "Update a beneficial owner",
 		Description: "Changes only the fields sent: roles and ownershipPercentage replace the stored ones; personalInfo " +
 			"is merged field by field (an address sent replaces the whole address).",
-		Tags:   tags,
+		Tags:   []string{kycTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusGone},
-	}, func(ctx context.Context, in *updateOwnerInput) (*ownerOutput, error) {
-		b := in.Body
-		o, err := d.KYC.UpdateOwner(ctx, principal(ctx).PlatformID, in.BeneficialOwnerID, kyc.OwnerUpdate{
-			Roles: b.Roles, OwnershipPercentage: b.OwnershipPercentage, PersonalInfo: b.PersonalInfo.input(),
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &ownerOutput{Body: ownerOut(o)}, nil
+	}
+}
+
+func (h ownersAPI) updateOwner(ctx context.Context, in *updateOwnerInput) (*ownerOutput, error) {
+	b := in.Body
+	o, err := h.d.KYC.UpdateOwner(ctx, principal(ctx).PlatformID, in.BeneficialOwnerID, kyc.OwnerUpdate{
+		Roles: b.Roles, OwnershipPercentage: b.OwnershipPercentage, PersonalInfo: b.PersonalInfo.input(),
 	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &ownerOutput{Body: ownerOut(o)}, nil
 }

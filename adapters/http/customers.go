@@ -357,118 +357,150 @@ func optTime(t time.Time) *time.Time {
 	return &t
 }
 
-func registerCustomers(api huma.API, d Deps) {
-	tags := []string{"Customers"}
-	notFound := []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound}
+const customersTag = "Customers"
 
-	huma.Register(api, huma.Operation{
+// customersAPI handles the customer operations.
+type customersAPI struct{ d Deps }
+
+func registerCustomers(api huma.API, d Deps) {
+	h := customersAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.createCustomerOp(), h.createCustomer) },
+		func(api huma.API) { huma.Register(api, h.listCustomersOp(), h.listCustomers) },
+		func(api huma.API) { huma.Register(api, h.getCustomerOp(), h.getCustomer) },
+		func(api huma.API) { huma.Register(api, h.updateCustomerOp(), h.updateCustomer) },
+		func(api huma.API) { huma.Register(api, h.deleteCustomerOp(), h.deleteCustomer) },
+	)
+}
+
+func (customersAPI) createCustomerOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "createCustomer",
 		Method:        http.MethodPost,
 		Path:          "/customers",
 		Summary:       "Create a customer",
 		Description:   "Creates an INDIVIDUAL or BUSINESS customer with its internal accounts (one per currency) and, when it has an e-mail, an embedded wallet with an EMAIL_OTP credential. Omitted platformCustomerId and umaAddress are generated; omitted currencies are inferred from the region. 409 UMA_ADDRESS_EXISTS when the UMA address is taken; 409 CONFLICT when a live customer already has the platformCustomerId.",
-		Tags:          tags,
+		Tags:          []string{customersTag},
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusConflict},
-	}, func(ctx context.Context, in *createCustomerInput) (*customerOutput, error) {
-		c, err := d.Customers.Create(ctx, principal(ctx).PlatformID, in.Body.input())
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return customerBody(ctx, d, c)
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h customersAPI) createCustomer(ctx context.Context, in *createCustomerInput) (*customerOutput, error) {
+	c, err := h.d.Customers.Create(ctx, principal(ctx).PlatformID, in.Body.input())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return customerBody(ctx, h.d, c)
+}
+
+func (customersAPI) listCustomersOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listCustomers",
 		Method:      http.MethodGet,
 		Path:        "/customers",
 		Summary:     "List customers",
 		Description: "Lists the platform's customers, oldest first, filtered and paginated. Time bounds are inclusive. Deleted customers are left out unless isIncludingDeleted is true.",
-		Tags:        tags,
+		Tags:        []string{customersTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
-	}, func(ctx context.Context, in *listCustomersInput) (*customerListOutput, error) {
-		q := customers.ListQuery{
-			Limit: in.Limit,
-			Filter: ports.CustomerFilter{
-				PlatformCustomerID: in.PlatformCustomerID,
-				CustomerType:       in.CustomerType,
-				CreatedAfter:       optTime(in.CreatedAfter),
-				CreatedBefore:      optTime(in.CreatedBefore),
-				UpdatedAfter:       optTime(in.UpdatedAfter),
-				UpdatedBefore:      optTime(in.UpdatedBefore),
-				Region:             in.Region,
-				Currency:           in.Currency,
-				UmaAddress:         in.UmaAddress,
-				IncludeDeleted:     in.IsIncludingDeleted,
-			},
-		}
-		if in.Cursor != "" {
-			pos, err := decodeCursor(d.CursorKey, in.Cursor)
-			if err != nil {
-				return nil, apiError(err)
-			}
-			q.After = pos
-		}
-		res, err := d.Customers.List(ctx, principal(ctx).PlatformID, q)
+	}
+}
+
+func (h customersAPI) listCustomers(ctx context.Context, in *listCustomersInput) (*customerListOutput, error) {
+	d := h.d
+	q := customers.ListQuery{
+		Limit: in.Limit,
+		Filter: ports.CustomerFilter{
+			PlatformCustomerID: in.PlatformCustomerID,
+			CustomerType:       in.CustomerType,
+			CreatedAfter:       optTime(in.CreatedAfter),
+			CreatedBefore:      optTime(in.CreatedBefore),
+			UpdatedAfter:       optTime(in.UpdatedAfter),
+			UpdatedBefore:      optTime(in.UpdatedBefore),
+			Region:             in.Region,
+			Currency:           in.Currency,
+			UmaAddress:         in.UmaAddress,
+			IncludeDeleted:     in.IsIncludingDeleted,
+		},
+	}
+	if in.Cursor != "" {
+		pos, err := decodeCursor(d.CursorKey, in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
-		out := CustomerList{Data: make([]Customer, len(res.Customers)), HasMore: res.HasMore, TotalCount: res.Total}
-		for i, c := range res.Customers {
-			out.Data[i] = customerOut(c)
-		}
-		if err := attachOwners(ctx, d, principal(ctx).PlatformID, out.Data); err != nil {
-			return nil, err
-		}
-		out.NextCursor = nextCursor(d, res.HasMore, res.Next)
-		return &customerListOutput{Body: out}, nil
-	})
+		q.After = pos
+	}
+	res, err := d.Customers.List(ctx, principal(ctx).PlatformID, q)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := CustomerList{Data: make([]Customer, len(res.Customers)), HasMore: res.HasMore, TotalCount: res.Total}
+	for i, c := range res.Customers {
+		out.Data[i] = customerOut(c)
+	}
+	if err := attachOwners(ctx, d, principal(ctx).PlatformID, out.Data); err != nil {
+		return nil, err
+	}
+	out.NextCursor = nextCursor(d, res.HasMore, res.Next)
+	return &customerListOutput{Body: out}, nil
+}
 
-	huma.Register(api, huma.Operation{
+func (customersAPI) getCustomerOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getCustomerById",
 		Method:      http.MethodGet,
 		Path:        "/customers/{customerId}",
 		Summary:     "Get a customer",
 		Description: "Returns one of the platform's customers, deleted ones included (isDeleted true). 404 USER_NOT_FOUND otherwise.",
-		Tags:        tags,
-		Errors:      notFound,
-	}, func(ctx context.Context, in *customerIDInput) (*customerOutput, error) {
-		c, err := d.Customers.Get(ctx, principal(ctx).PlatformID, in.CustomerID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return customerBody(ctx, d, c)
-	})
+		Tags:        []string{customersTag},
+		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h customersAPI) getCustomer(ctx context.Context, in *customerIDInput) (*customerOutput, error) {
+	c, err := h.d.Customers.Get(ctx, principal(ctx).PlatformID, in.CustomerID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return customerBody(ctx, h.d, c)
+}
+
+func (customersAPI) updateCustomerOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "updateCustomerById",
 		Method:      http.MethodPatch,
 		Path:        "/customers/{customerId}",
 		Summary:     "Update a customer",
 		Description: "Changes the supplied fields. customerType is required and must match the customer's; region and platformCustomerId cannot change. Enabling a currency opens its internal account; adding an e-mail opens the embedded wallet; changing it renames the wallet's EMAIL_OTP credential. 410 CUSTOMER_DELETED for a deleted customer.",
-		Tags:        tags,
+		Tags:        []string{customersTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict, http.StatusGone},
-	}, func(ctx context.Context, in *updateCustomerInput) (*customerOutput, error) {
-		c, err := d.Customers.Update(ctx, principal(ctx).PlatformID, in.CustomerID, in.Body.input())
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return customerBody(ctx, d, c)
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h customersAPI) updateCustomer(ctx context.Context, in *updateCustomerInput) (*customerOutput, error) {
+	c, err := h.d.Customers.Update(ctx, principal(ctx).PlatformID, in.CustomerID, in.Body.input())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return customerBody(ctx, h.d, c)
+}
+
+func (customersAPI) deleteCustomerOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "deleteCustomerById",
 		Method:      http.MethodDelete,
 		Path:        "/customers/{customerId}",
 		Summary:     "Delete a customer",
 		Description: "Marks the customer deleted, closes its internal accounts (they refuse credits from then on) and returns it (isDeleted true). Its platformCustomerId becomes free; its UMA address stays reserved. 409 CUSTOMER_HAS_FUNDS, naming the balances and the payments in flight, while any of its accounts holds money or a payment of it is not final; 410 CUSTOMER_DELETED when already deleted.",
-		Tags:        tags,
+		Tags:        []string{customersTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict, http.StatusGone},
-	}, func(ctx context.Context, in *customerIDInput) (*customerOutput, error) {
-		c, err := d.Customers.Delete(ctx, principal(ctx).PlatformID, in.CustomerID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return customerBody(ctx, d, c)
-	})
+	}
+}
+
+func (h customersAPI) deleteCustomer(ctx context.Context, in *customerIDInput) (*customerOutput, error) {
+	c, err := h.d.Customers.Delete(ctx, principal(ctx).PlatformID, in.CustomerID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return customerBody(ctx, h.d, c)
 }

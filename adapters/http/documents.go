@@ -133,122 +133,161 @@ type documentOutput struct{ Body Document }
 
 type documentListOutput struct{ Body DocumentList }
 
-func registerDocuments(api huma.API, d Deps) {
-	tags := []string{"Documents"}
-	limit := d.KYC.MaxDocumentBytes()
-	formDoc := fmt.Sprintf("multipart/form-data with the file in `file` (PDF, JPEG or PNG, at most %d MiB; the type is "+
-		"read from the content) and the metadata in the other fields. A bad field is a 400 naming it.", limit>>20)
+const documentsTag = "Documents"
 
-	huma.Register(api, huma.Operation{
+// documentsAPI handles the document operations; limit is the largest file
+// an upload or replacement may carry.
+type documentsAPI struct {
+	d     Deps
+	limit int64
+}
+
+func registerDocuments(api huma.API, d Deps) {
+	h := documentsAPI{d: d, limit: d.KYC.MaxDocumentBytes()}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.uploadDocumentOp(), h.uploadDocument) },
+		func(api huma.API) { huma.Register(api, h.listDocumentsOp(), h.listDocuments) },
+		func(api huma.API) { huma.Register(api, h.getDocumentOp(), h.getDocument) },
+		func(api huma.API) { huma.Register(api, h.replaceDocumentOp(), h.replaceDocument) },
+		func(api huma.API) { huma.Register(api, h.deleteDocumentOp(), h.deleteDocument) },
+	)
+}
+
+// formDoc describes the upload and replacement forms.
+func (h documentsAPI) formDoc() string {
+	return fmt.Sprintf("multipart/form-data with the file in `file` (PDF, JPEG or PNG, at most %d MiB; the type is "+
+		"read from the content) and the metadata in the other fields. A bad field is a 400 naming it.", h.limit>>20)
+}
+
+func (h documentsAPI) uploadDocumentOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "uploadDocument",
 		Method:        http.MethodPost,
 		Path:          "/documents",
 		Summary:       "Upload a document",
 		DefaultStatus: http.StatusCreated,
-		Description: "Uploads a verification document for a customer or a beneficial owner (documentHolder). " + formDoc +
+		Description: "Uploads a verification document for a customer or a beneficial owner (documentHolder). " + h.formDoc() +
 			" The file is stored with its SHA-256. A verification waiting for documents is checked again at once.",
-		Tags:   tags,
+		Tags:   []string{documentsTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusGone, http.StatusRequestEntityTooLarge},
 		// The core checks the form values and names each bad one.
 		SkipValidateParams: true,
-	}, func(ctx context.Context, in *uploadDocumentInput) (*documentOutput, error) {
-		defer func() { _ = in.RawBody.Form.RemoveAll() }()
-		f := in.RawBody.Data()
-		content, err := readFile(f.File, limit)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := d.KYC.UploadDocument(ctx, principal(ctx).PlatformID, kyc.DocumentInput{
-			HolderID: f.DocumentHolder, DocumentType: f.DocumentType, Side: f.Side, Country: f.Country,
-			DocumentNumber: f.DocumentNumber, IssuingAuthority: f.IssuingAuthority, FileName: f.File.Filename, Content: content,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &documentOutput{Body: documentOut(doc)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h documentsAPI) uploadDocument(ctx context.Context, in *uploadDocumentInput) (*documentOutput, error) {
+	defer func() { _ = in.RawBody.Form.RemoveAll() }()
+	f := in.RawBody.Data()
+	content, err := readFile(f.File, h.limit)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := h.d.KYC.UploadDocument(ctx, principal(ctx).PlatformID, kyc.DocumentInput{
+		HolderID: f.DocumentHolder, DocumentType: f.DocumentType, Side: f.Side, Country: f.Country,
+		DocumentNumber: f.DocumentNumber, IssuingAuthority: f.IssuingAuthority, FileName: f.File.Filename, Content: content,
+	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &documentOutput{Body: documentOut(doc)}, nil
+}
+
+func (documentsAPI) listDocumentsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listDocuments",
 		Method:      http.MethodGet,
 		Path:        "/documents",
 		Summary:     "List documents",
 		Description: "Lists the platform's documents (one holder's, with documentHolder), oldest first, paginated.",
-		Tags:        tags,
+		Tags:        []string{documentsTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
-	}, func(ctx context.Context, in *listDocumentsInput) (*documentListOutput, error) {
-		page, err := pageFrom(d, in.Limit, in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		res, err := d.KYC.ListDocuments(ctx, principal(ctx).PlatformID, in.DocumentHolder, page)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		out := DocumentList{Data: make([]Document, len(res.Rows)), HasMore: res.HasMore,
-			TotalCount: res.Total, NextCursor: nextCursor(d, res.HasMore, res.Next)}
-		for i, doc := range res.Rows {
-			out.Data[i] = documentOut(doc)
-		}
-		return &documentListOutput{Body: out}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h documentsAPI) listDocuments(ctx context.Context, in *listDocumentsInput) (*documentListOutput, error) {
+	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.d.KYC.ListDocuments(ctx, principal(ctx).PlatformID, in.DocumentHolder, page)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := DocumentList{Data: make([]Document, len(res.Rows)), HasMore: res.HasMore,
+		TotalCount: res.Total, NextCursor: nextCursor(h.d, res.HasMore, res.Next)}
+	for i, doc := range res.Rows {
+		out.Data[i] = documentOut(doc)
+	}
+	return &documentListOutput{Body: out}, nil
+}
+
+func (documentsAPI) getDocumentOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getDocument",
 		Method:      http.MethodGet,
 		Path:        "/documents/{documentId}",
 		Summary:     "Get a document",
 		Description: "Returns a document's metadata.",
-		Tags:        tags,
+		Tags:        []string{documentsTag},
 		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *documentIDInput) (*documentOutput, error) {
-		doc, err := d.KYC.GetDocument(ctx, principal(ctx).PlatformID, in.DocumentID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &documentOutput{Body: documentOut(doc)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h documentsAPI) getDocument(ctx context.Context, in *documentIDInput) (*documentOutput, error) {
+	doc, err := h.d.KYC.GetDocument(ctx, principal(ctx).PlatformID, in.DocumentID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &documentOutput{Body: documentOut(doc)}, nil
+}
+
+func (h documentsAPI) replaceDocumentOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "replaceDocument",
 		Method:      http.MethodPut,
 		Path:        "/documents/{documentId}",
 		Summary:     "Replace a document",
-		Description: "Replaces a document's file and metadata (for example a rejected scan); the holder stays. " + formDoc,
-		Tags:        tags,
+		Description: "Replaces a document's file and metadata (for example a rejected scan); the holder stays. " + h.formDoc(),
+		Tags:        []string{documentsTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusRequestEntityTooLarge},
 		// The core checks the form values and names each bad one.
 		SkipValidateParams: true,
-	}, func(ctx context.Context, in *replaceDocumentInput) (*documentOutput, error) {
-		defer func() { _ = in.RawBody.Form.RemoveAll() }()
-		f := in.RawBody.Data()
-		content, err := readFile(f.File, limit)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := d.KYC.ReplaceDocument(ctx, principal(ctx).PlatformID, in.DocumentID, kyc.DocumentInput{
-			DocumentType: f.DocumentType, Side: f.Side, Country: f.Country, DocumentNumber: f.DocumentNumber,
-			IssuingAuthority: f.IssuingAuthority, FileName: f.File.Filename, Content: content,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &documentOutput{Body: documentOut(doc)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h documentsAPI) replaceDocument(ctx context.Context, in *replaceDocumentInput) (*documentOutput, error) {
+	defer func() { _ = in.RawBody.Form.RemoveAll() }()
+	f := in.RawBody.Data()
+	content, err := readFile(f.File, h.limit)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := h.d.KYC.ReplaceDocument(ctx, principal(ctx).PlatformID, in.DocumentID, kyc.DocumentInput{
+		DocumentType: f.DocumentType, Side: f.Side, Country: f.Country, DocumentNumber: f.DocumentNumber,
+		IssuingAuthority: f.IssuingAuthority, FileName: f.File.Filename, Content: content,
+	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &documentOutput{Body: documentOut(doc)}, nil
+}
+
+func (documentsAPI) deleteDocumentOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "deleteDocument",
 		Method:        http.MethodDelete,
 		Path:          "/documents/{documentId}",
 		Summary:       "Delete a document",
 		DefaultStatus: http.StatusNoContent,
 		Description:   "Deletes a document no verification has submitted yet; a submitted one is kept (409 CONFLICT): replace it instead.",
-		Tags:          tags,
+		Tags:          []string{documentsTag},
 		Errors:        []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict},
-	}, func(ctx context.Context, in *documentIDInput) (*struct{}, error) {
-		if err := d.KYC.DeleteDocument(ctx, principal(ctx).PlatformID, in.DocumentID); err != nil {
-			return nil, apiError(err)
-		}
-		return nil, nil
-	})
+	}
+}
+
+func (h documentsAPI) deleteDocument(ctx context.Context, in *documentIDInput) (*struct{}, error) {
+	if err := h.d.KYC.DeleteDocument(ctx, principal(ctx).PlatformID, in.DocumentID); err != nil {
+		return nil, apiError(err)
+	}
+	return nil, nil
 }

@@ -80,8 +80,18 @@ type exchangeRatesOutput struct {
 	Body ExchangeRateListResponse
 }
 
+// exchangeRatesAPI handles the exchange-rate board.
+type exchangeRatesAPI struct{ d Deps }
+
 func registerExchangeRates(api huma.API, d Deps) {
-	huma.Register(api, huma.Operation{
+	h := exchangeRatesAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.getExchangeRatesOp(), h.getExchangeRates) },
+	)
+}
+
+func (exchangeRatesAPI) getExchangeRatesOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getExchangeRates",
 		Method:      http.MethodGet,
 		Path:        "/exchange-rates",
@@ -91,26 +101,28 @@ func registerExchangeRates(api huma.API, d Deps) {
 			"A quote locks the actual rate.",
 		Tags:   []string{"Exchange Rates"},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized},
-	}, func(ctx context.Context, in *getExchangeRatesInput) (*exchangeRatesOutput, error) {
-		q := fx.BoardQuery{Sending: in.SourceCurrency, Amount: in.SendingAmount}
-		for _, v := range in.DestinationCurrency {
-			// Comma-separated values are accepted too.
-			for _, code := range strings.Split(v, ",") {
-				if code = strings.TrimSpace(code); code != "" {
-					q.Receiving = append(q.Receiving, code)
-				}
+	}
+}
+
+func (h exchangeRatesAPI) getExchangeRates(ctx context.Context, in *getExchangeRatesInput) (*exchangeRatesOutput, error) {
+	q := fx.BoardQuery{Sending: in.SourceCurrency, Amount: in.SendingAmount}
+	for _, v := range in.DestinationCurrency {
+		// Comma-separated values are accepted too.
+		for _, code := range strings.Split(v, ",") {
+			if code = strings.TrimSpace(code); code != "" {
+				q.Receiving = append(q.Receiving, code)
 			}
 		}
-		rows, err := d.ExchangeRates.List(ctx, q)
-		if err != nil {
-			return nil, apiError(err)
+	}
+	rows, err := h.d.ExchangeRates.List(ctx, q)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := &exchangeRatesOutput{Body: ExchangeRateListResponse{Data: make([]ExchangeRate, 0, len(rows))}}
+	for _, r := range rows {
+		if bankRails[r.Rail] {
+			out.Body.Data = append(out.Body.Data, exchangeRateOut(r))
 		}
-		out := &exchangeRatesOutput{Body: ExchangeRateListResponse{Data: make([]ExchangeRate, 0, len(rows))}}
-		for _, r := range rows {
-			if bankRails[r.Rail] {
-				out.Body.Data = append(out.Body.Data, exchangeRateOut(r))
-			}
-		}
-		return out, nil
-	})
+	}
+	return out, nil
 }

@@ -430,162 +430,215 @@ type externalAccountOutput struct{ Body ExternalAccount }
 
 type externalAccountListOutput struct{ Body ExternalAccountList }
 
+const externalTag = "External Accounts"
+
+// externalCreateDoc ends both create operations' descriptions.
+const externalCreateDoc = "The accountInfo fields depend on accountType and are checked for real: ABA routing " +
+	"numbers (checksum), IBANs (country length and mod-97), CLABEs (check digit), BICs, PIX keys by type " +
+	"(CPF/CNPJ check digits, e-mail, +55 phone, UUID), and wallet addresses (Solana base58 keys, EVM " +
+	"addresses with EIP-55, Spark bech32m addresses, BOLT 11 invoices, Lightning addresses). A bad field is " +
+	"a 400 naming it. The beneficiary's name is verified with the receiving institution: the account is " +
+	"ACTIVE, or PENDING while the check is pending; an account the institution does not hold is 400 " +
+	"INVALID_BANK_ACCOUNT. The same account twice (same owner, currency, type and identifier) is 409."
+
+// externalAPI handles the external-account operations: the customers'
+// (/customers/external-accounts) and the platform's own
+// (/platform/external-accounts) share list, create, get and delete.
+type externalAPI struct{ d Deps }
+
 func registerExternal(api huma.API, d Deps) {
-	tags := []string{"External Accounts"}
-	errs := []int{http.StatusBadRequest, http.StatusUnauthorized}
+	h := externalAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.listCustomerAccountsOp(), h.listCustomerAccounts) },
+		func(api huma.API) { huma.Register(api, h.createCustomerAccountOp(), h.createCustomerAccount) },
+		func(api huma.API) { huma.Register(api, h.getCustomerAccountOp(), h.getCustomerAccount) },
+		func(api huma.API) { huma.Register(api, h.deleteCustomerAccountOp(), h.deleteCustomerAccount) },
+		func(api huma.API) { huma.Register(api, h.listPlatformAccountsOp(), h.listPlatformAccounts) },
+		func(api huma.API) { huma.Register(api, h.createPlatformAccountOp(), h.createPlatformAccount) },
+		func(api huma.API) { huma.Register(api, h.getPlatformAccountOp(), h.getPlatformAccount) },
+		func(api huma.API) { huma.Register(api, h.deletePlatformAccountOp(), h.deletePlatformAccount) },
+	)
+}
 
-	list := func(ctx context.Context, f external.Filter, limit int, cursor string) (*externalAccountListOutput, error) {
-		page, err := pageFrom(d, limit, cursor)
-		if err != nil {
-			return nil, err
-		}
-		res, err := d.External.List(ctx, principal(ctx).PlatformID, f, page)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		out := ExternalAccountList{Data: make([]ExternalAccount, len(res.Accounts)), HasMore: res.HasMore, TotalCount: res.Total}
-		for i, a := range res.Accounts {
-			out.Data[i] = externalAccountOut(a)
-		}
-		out.NextCursor = nextCursor(d, res.HasMore, res.Next)
-		return &externalAccountListOutput{Body: out}, nil
+func (h externalAPI) list(ctx context.Context, f external.Filter, limit int, cursor string) (*externalAccountListOutput, error) {
+	page, err := pageFrom(h.d, limit, cursor)
+	if err != nil {
+		return nil, err
 	}
-	create := func(ctx context.Context, in external.Input) (*externalAccountOutput, error) {
-		a, err := d.External.Create(ctx, principal(ctx).PlatformID, in)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &externalAccountOutput{Body: externalAccountOut(a)}, nil
+	res, err := h.d.External.List(ctx, principal(ctx).PlatformID, f, page)
+	if err != nil {
+		return nil, apiError(err)
 	}
-	get := func(ctx context.Context, id string, scope external.Scope) (*externalAccountOutput, error) {
-		a, err := d.External.Get(ctx, principal(ctx).PlatformID, id, scope)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &externalAccountOutput{Body: externalAccountOut(a)}, nil
+	out := ExternalAccountList{Data: make([]ExternalAccount, len(res.Accounts)), HasMore: res.HasMore, TotalCount: res.Total}
+	for i, a := range res.Accounts {
+		out.Data[i] = externalAccountOut(a)
 	}
-	del := func(ctx context.Context, id string, scope external.Scope) (*struct{}, error) {
-		if err := d.External.Delete(ctx, principal(ctx).PlatformID, id, scope); err != nil {
-			return nil, apiError(err)
-		}
-		return nil, nil
-	}
-	const createDoc = "The accountInfo fields depend on accountType and are checked for real: ABA routing " +
-		"numbers (checksum), IBANs (country length and mod-97), CLABEs (check digit), BICs, PIX keys by type " +
-		"(CPF/CNPJ check digits, e-mail, +55 phone, UUID), and wallet addresses (Solana base58 keys, EVM " +
-		"addresses with EIP-55, Spark bech32m addresses, BOLT 11 invoices, Lightning addresses). A bad field is " +
-		"a 400 naming it. The beneficiary's name is verified with the receiving institution: the account is " +
-		"ACTIVE, or PENDING while the check is pending; an account the institution does not hold is 400 " +
-		"INVALID_BANK_ACCOUNT. The same account twice (same owner, currency, type and identifier) is 409."
+	out.NextCursor = nextCursor(h.d, res.HasMore, res.Next)
+	return &externalAccountListOutput{Body: out}, nil
+}
 
-	huma.Register(api, huma.Operation{
+func (h externalAPI) create(ctx context.Context, in external.Input) (*externalAccountOutput, error) {
+	a, err := h.d.External.Create(ctx, principal(ctx).PlatformID, in)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &externalAccountOutput{Body: externalAccountOut(a)}, nil
+}
+
+func (h externalAPI) get(ctx context.Context, id string, scope external.Scope) (*externalAccountOutput, error) {
+	a, err := h.d.External.Get(ctx, principal(ctx).PlatformID, id, scope)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &externalAccountOutput{Body: externalAccountOut(a)}, nil
+}
+
+func (h externalAPI) del(ctx context.Context, id string, scope external.Scope) (*struct{}, error) {
+	if err := h.d.External.Delete(ctx, principal(ctx).PlatformID, id, scope); err != nil {
+		return nil, apiError(err)
+	}
+	return nil, nil
+}
+
+func (externalAPI) listCustomerAccountsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listCustomerExternalAccounts",
 		Method:      http.MethodGet,
 		Path:        "/customers/external-accounts",
 		Summary:     "List customer external accounts",
 		Description: "Lists the external accounts of the platform's customers (or of one customer), oldest first, paginated.",
-		Tags:        tags,
-		Errors:      errs,
-	}, func(ctx context.Context, in *listExternalAccountsInput) (*externalAccountListOutput, error) {
-		return list(ctx, external.Filter{CustomerID: in.CustomerID, Currency: in.Currency}, in.Limit, in.Cursor)
-	})
+		Tags:        []string{externalTag},
+		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h externalAPI) listCustomerAccounts(ctx context.Context, in *listExternalAccountsInput) (*externalAccountListOutput, error) {
+	return h.list(ctx, external.Filter{CustomerID: in.CustomerID, Currency: in.Currency}, in.Limit, in.Cursor)
+}
+
+func (externalAPI) createCustomerAccountOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "createCustomerExternalAccount",
 		Method:        http.MethodPost,
 		Path:          "/customers/external-accounts",
 		Summary:       "Add an external account",
 		DefaultStatus: http.StatusCreated,
 		Description: "Adds a bank account or wallet for a customer, or for the platform itself when customerId " +
-			"is omitted. Setting defaultUmaDepositAccount moves the customer's default UMA deposit account here. " + createDoc,
-		Tags:   tags,
+			"is omitted. Setting defaultUmaDepositAccount moves the customer's default UMA deposit account here. " + externalCreateDoc,
+		Tags:   []string{externalTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict, http.StatusGone},
-	}, func(ctx context.Context, in *createExternalAccountInput) (*externalAccountOutput, error) {
-		b := in.Body
-		ci, err := createInput(b.CustomerID, b.Currency, b.PlatformAccountID, b.OwnershipType, b.DefaultUmaDepositAccount, b.AccountInfo)
-		if err != nil {
-			return nil, err
-		}
-		return create(ctx, ci)
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h externalAPI) createCustomerAccount(ctx context.Context, in *createExternalAccountInput) (*externalAccountOutput, error) {
+	b := in.Body
+	ci, err := createInput(b.CustomerID, b.Currency, b.PlatformAccountID, b.OwnershipType, b.DefaultUmaDepositAccount, b.AccountInfo)
+	if err != nil {
+		return nil, err
+	}
+	return h.create(ctx, ci)
+}
+
+func (externalAPI) getCustomerAccountOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getCustomerExternalAccountById",
 		Method:      http.MethodGet,
 		Path:        "/customers/external-accounts/{externalAccountId}",
 		Summary:     "Get an external account",
 		Description: "Returns one of the platform's external accounts (a customer's, or the platform's own created on this path).",
-		Tags:        tags,
+		Tags:        []string{externalTag},
 		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *externalAccountIDInput) (*externalAccountOutput, error) {
-		return get(ctx, in.ExternalAccountID, external.ScopeAll)
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h externalAPI) getCustomerAccount(ctx context.Context, in *externalAccountIDInput) (*externalAccountOutput, error) {
+	return h.get(ctx, in.ExternalAccountID, external.ScopeAll)
+}
+
+func (externalAPI) deleteCustomerAccountOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "deleteCustomerExternalAccountById",
 		Method:        http.MethodDelete,
 		Path:          "/customers/external-accounts/{externalAccountId}",
 		Summary:       "Delete an external account",
 		DefaultStatus: http.StatusNoContent,
 		Description:   "Deletes an external account: it can no longer be paid or used, and stops being the customer's default UMA deposit account. Past transactions keep naming it.",
-		Tags:          tags,
+		Tags:          []string{externalTag},
 		Errors:        []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *externalAccountIDInput) (*struct{}, error) {
-		return del(ctx, in.ExternalAccountID, external.ScopeAll)
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h externalAPI) deleteCustomerAccount(ctx context.Context, in *externalAccountIDInput) (*struct{}, error) {
+	return h.del(ctx, in.ExternalAccountID, external.ScopeAll)
+}
+
+func (externalAPI) listPlatformAccountsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listPlatformExternalAccounts",
 		Method:      http.MethodGet,
 		Path:        "/platform/external-accounts",
 		Summary:     "List platform external accounts",
 		Description: "Lists the platform's own external accounts, oldest first, paginated.",
-		Tags:        tags,
-		Errors:      errs,
-	}, func(ctx context.Context, in *listPlatformExternalAccountsInput) (*externalAccountListOutput, error) {
-		return list(ctx, external.Filter{PlatformOnly: true, Currency: in.Currency}, in.Limit, in.Cursor)
-	})
+		Tags:        []string{externalTag},
+		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h externalAPI) listPlatformAccounts(ctx context.Context, in *listPlatformExternalAccountsInput) (*externalAccountListOutput, error) {
+	return h.list(ctx, external.Filter{PlatformOnly: true, Currency: in.Currency}, in.Limit, in.Cursor)
+}
+
+func (externalAPI) createPlatformAccountOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "createPlatformExternalAccount",
 		Method:        http.MethodPost,
 		Path:          "/platform/external-accounts",
 		Summary:       "Add a platform external account",
 		DefaultStatus: http.StatusCreated,
-		Description:   "Adds a bank account or wallet of the platform itself. " + createDoc,
-		Tags:          tags,
+		Description:   "Adds a bank account or wallet of the platform itself. " + externalCreateDoc,
+		Tags:          []string{externalTag},
 		Errors:        []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusConflict},
-	}, func(ctx context.Context, in *createPlatformExternalAccountInput) (*externalAccountOutput, error) {
-		b := in.Body
-		ci, err := createInput("", b.Currency, b.PlatformAccountID, b.OwnershipType, false, b.AccountInfo)
-		if err != nil {
-			return nil, err
-		}
-		return create(ctx, ci)
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h externalAPI) createPlatformAccount(ctx context.Context, in *createPlatformExternalAccountInput) (*externalAccountOutput, error) {
+	b := in.Body
+	ci, err := createInput("", b.Currency, b.PlatformAccountID, b.OwnershipType, false, b.AccountInfo)
+	if err != nil {
+		return nil, err
+	}
+	return h.create(ctx, ci)
+}
+
+func (externalAPI) getPlatformAccountOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getPlatformExternalAccountById",
 		Method:      http.MethodGet,
 		Path:        "/platform/external-accounts/{externalAccountId}",
 		Summary:     "Get a platform external account",
 		Description: "Returns one of the platform's own external accounts.",
-		Tags:        tags,
+		Tags:        []string{externalTag},
 		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *externalAccountIDInput) (*externalAccountOutput, error) {
-		return get(ctx, in.ExternalAccountID, external.ScopePlatform)
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h externalAPI) getPlatformAccount(ctx context.Context, in *externalAccountIDInput) (*externalAccountOutput, error) {
+	return h.get(ctx, in.ExternalAccountID, external.ScopePlatform)
+}
+
+func (externalAPI) deletePlatformAccountOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "deletePlatformExternalAccountById",
 		Method:        http.MethodDelete,
 		Path:          "/platform/external-accounts/{externalAccountId}",
 		Summary:       "Delete a platform external account",
 		DefaultStatus: http.StatusNoContent,
 		Description:   "Deletes one of the platform's own external accounts.",
-		Tags:          tags,
+		Tags:          []string{externalTag},
 		Errors:        []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *externalAccountIDInput) (*struct{}, error) {
-		return del(ctx, in.ExternalAccountID, external.ScopePlatform)
-	})
+	}
+}
+
+func (h externalAPI) deletePlatformAccount(ctx context.Context, in *externalAccountIDInput) (*struct{}, error) {
+	return h.del(ctx, in.ExternalAccountID, external.ScopePlatform)
 }

@@ -297,6 +297,9 @@ type reconciliationInput struct {
 	Accept   string `header:"Accept" doc:"text/csv (default) or application/x-ndjson (one JSON object per line)"`
 }
 
+// ledgerAPI handles the ledger reports.
+type ledgerAPI struct{ d Deps }
+
 func registerLedgerReports(api huma.API, d Deps) {
 	api.OpenAPI().Tags = append(api.OpenAPI().Tags, &huma.Tag{Name: ledgerTag,
 		Description: "corridor's own extension for finance teams: ledger accounts (system accounts included for the " +
@@ -304,178 +307,225 @@ func registerLedgerReports(api huma.API, d Deps) {
 			"reconciliation exports per rail, and verification of the tamper-evident journal. A platform sees its own " +
 			"accounts; the operator, with its own `" + operatorHeader + "` credential (alone, no platform credential), " +
 			"sees every account."})
-	tags := []string{ledgerTag}
-	errs := []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound}
+	h := ledgerAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.listAccountsOp(), h.listAccounts) },
+		func(api huma.API) { huma.Register(api, h.getAccountOp(), h.getAccount) },
+		func(api huma.API) { huma.Register(api, h.trialBalanceOp(), h.trialBalance) },
+		func(api huma.API) { huma.Register(api, h.balanceOp(), h.balance) },
+		func(api huma.API) { huma.Register(api, h.statementOp(), h.statement) },
+		func(api huma.API) { huma.Register(api, h.listEntriesOp(), h.listEntries) },
+		func(api huma.API) { huma.Register(api, h.getEntryOp(), h.getEntry) },
+		func(api huma.API) { huma.Register(api, h.exportReconciliationOp(api), h.exportReconciliation) },
+		func(api huma.API) { huma.Register(api, h.verifyOp(), h.verify) },
+	)
+}
 
-	huma.Register(api, huma.Operation{
+// ledgerErrors are the errors of every ledger report but verifyLedger.
+func ledgerErrors() []int {
+	return []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound}
+}
+
+func (ledgerAPI) listAccountsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listLedgerAccounts", Method: http.MethodGet, Path: "/ledger/accounts",
-		Summary: "List ledger accounts", Tags: tags, Errors: errs,
+		Summary: "List ledger accounts", Tags: []string{ledgerTag}, Errors: ledgerErrors(),
 		Description: "The ledger accounts in view, by id, with their four counters and derived balances.",
-	}, func(ctx context.Context, in *listLedgerAccountsInput) (*struct{ Body LedgerAccountList }, error) {
-		v := ledgerViewer(ctx)
-		key := scopedCursorKey(d.CursorKey, "ledger", "accounts", in.Currency, in.Kind)
-		q := reports.AccountQuery{Currency: in.Currency, Kind: in.Kind, Limit: in.Limit}
-		if in.Cursor != "" {
-			pos, err := decodeCursor(key, in.Cursor)
-			if err != nil {
-				return nil, apiError(err)
-			}
-			q.After = pos.ID
-		}
-		page, err := d.Reports.ListAccounts(ctx, v, q)
+	}
+}
+
+func (h ledgerAPI) listAccounts(ctx context.Context, in *listLedgerAccountsInput) (*struct{ Body LedgerAccountList }, error) {
+	v := ledgerViewer(ctx)
+	key := scopedCursorKey(h.d.CursorKey, "ledger", "accounts", in.Currency, in.Kind)
+	q := reports.AccountQuery{Currency: in.Currency, Kind: in.Kind, Limit: in.Limit}
+	if in.Cursor != "" {
+		pos, err := decodeCursor(key, in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
-		out := LedgerAccountList{Data: []LedgerAccount{}, HasMore: page.HasMore}
-		for _, a := range page.Accounts {
-			out.Data = append(out.Data, ledgerAccountOut(a))
-		}
-		if page.HasMore {
-			out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: time.Unix(0, 0), ID: page.Accounts[len(page.Accounts)-1].ID})
-		}
-		return &struct{ Body LedgerAccountList }{out}, nil
-	})
+		q.After = pos.ID
+	}
+	page, err := h.d.Reports.ListAccounts(ctx, v, q)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := LedgerAccountList{Data: []LedgerAccount{}, HasMore: page.HasMore}
+	for _, a := range page.Accounts {
+		out.Data = append(out.Data, ledgerAccountOut(a))
+	}
+	if page.HasMore {
+		out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: time.Unix(0, 0), ID: page.Accounts[len(page.Accounts)-1].ID})
+	}
+	return &struct{ Body LedgerAccountList }{out}, nil
+}
 
-	huma.Register(api, huma.Operation{
+func (ledgerAPI) getAccountOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getLedgerAccount", Method: http.MethodGet, Path: "/ledger/accounts/{accountId}",
-		Summary: "Get a ledger account", Tags: tags, Errors: errs,
+		Summary: "Get a ledger account", Tags: []string{ledgerTag}, Errors: ledgerErrors(),
 		Description: "One ledger account in view with its counters and derived balances.",
-	}, func(ctx context.Context, in *ledgerAccountInput) (*struct{ Body LedgerAccount }, error) {
-		v := ledgerViewer(ctx)
-		a, err := d.Reports.GetAccount(ctx, v, in.AccountID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &struct{ Body LedgerAccount }{ledgerAccountOut(a)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h ledgerAPI) getAccount(ctx context.Context, in *ledgerAccountInput) (*struct{ Body LedgerAccount }, error) {
+	v := ledgerViewer(ctx)
+	a, err := h.d.Reports.GetAccount(ctx, v, in.AccountID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &struct{ Body LedgerAccount }{ledgerAccountOut(a)}, nil
+}
+
+func (ledgerAPI) trialBalanceOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getTrialBalance", Method: http.MethodGet, Path: "/ledger/trial-balance",
-		Summary: "Trial balance", Tags: tags, Errors: errs,
+		Summary: "Trial balance", Tags: []string{ledgerTag}, Errors: ledgerErrors(),
 		Description: "Per currency, the posted debits, credits and net of every account in view with a balance at " +
 			"asOf, and whether the whole ledger's credits equal its debits in that currency (its total is zero).",
-	}, func(ctx context.Context, in *trialBalanceInput) (*struct{ Body TrialBalance }, error) {
-		v := ledgerViewer(ctx)
-		tb, err := d.Reports.TrialBalance(ctx, v, in.AsOf)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		out := TrialBalance{AsOf: tb.AsOf.UTC(), Balanced: tb.Balanced, Currencies: []TrialBalanceCurrency{}}
-		for _, c := range tb.Currencies {
-			tc := TrialBalanceCurrency{Currency: c.Currency, Accounts: []TrialBalanceLine{}, Debits: c.Debits, Credits: c.Credits,
-				Net: c.Net, OthersNet: c.OthersNet, Total: c.Total, Balanced: c.Balanced}
-			for _, l := range c.Accounts {
-				tc.Accounts = append(tc.Accounts, TrialBalanceLine{AccountID: l.AccountID, Kind: l.Kind, PlatformID: l.PlatformID,
-					Debits: l.Debits, Credits: l.Credits, Net: l.Net, DebitsPending: l.DebitsPending, CreditsPending: l.CreditsPending})
-			}
-			out.Currencies = append(out.Currencies, tc)
-		}
-		return &struct{ Body TrialBalance }{out}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h ledgerAPI) trialBalance(ctx context.Context, in *trialBalanceInput) (*struct{ Body TrialBalance }, error) {
+	v := ledgerViewer(ctx)
+	tb, err := h.d.Reports.TrialBalance(ctx, v, in.AsOf)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := TrialBalance{AsOf: tb.AsOf.UTC(), Balanced: tb.Balanced, Currencies: []TrialBalanceCurrency{}}
+	for _, c := range tb.Currencies {
+		tc := TrialBalanceCurrency{Currency: c.Currency, Accounts: []TrialBalanceLine{}, Debits: c.Debits, Credits: c.Credits,
+			Net: c.Net, OthersNet: c.OthersNet, Total: c.Total, Balanced: c.Balanced}
+		for _, l := range c.Accounts {
+			tc.Accounts = append(tc.Accounts, TrialBalanceLine{AccountID: l.AccountID, Kind: l.Kind, PlatformID: l.PlatformID,
+				Debits: l.Debits, Credits: l.Credits, Net: l.Net, DebitsPending: l.DebitsPending, CreditsPending: l.CreditsPending})
+		}
+		out.Currencies = append(out.Currencies, tc)
+	}
+	return &struct{ Body TrialBalance }{out}, nil
+}
+
+func (ledgerAPI) balanceOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getLedgerBalance", Method: http.MethodGet, Path: "/ledger/accounts/{accountId}/balance",
-		Summary: "Balance at an instant", Tags: tags, Errors: errs,
+		Summary: "Balance at an instant", Tags: []string{ledgerTag}, Errors: ledgerErrors(),
 		Description: "The account's exact balance at asOf, counting every posting at or before it, read from the " +
 			"postings index (each posting stores the account's counters right after it), not by replaying the journal.",
-	}, func(ctx context.Context, in *ledgerBalanceInput) (*struct{ Body LedgerPointBalance }, error) {
-		v := ledgerViewer(ctx)
-		pb, err := d.Reports.BalanceAt(ctx, v, in.AccountID, in.AsOf)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &struct{ Body LedgerPointBalance }{LedgerPointBalance{AccountID: pb.AccountID, Currency: pb.Currency,
-			AsOf: pb.AsOf.UTC(), Balance: ledgerBalanceOut(pb.Balance), LastEntryID: pb.LastEntryID, LastPostedAt: pb.LastPostedAt}}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h ledgerAPI) balance(ctx context.Context, in *ledgerBalanceInput) (*struct{ Body LedgerPointBalance }, error) {
+	v := ledgerViewer(ctx)
+	pb, err := h.d.Reports.BalanceAt(ctx, v, in.AccountID, in.AsOf)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &struct{ Body LedgerPointBalance }{LedgerPointBalance{AccountID: pb.AccountID, Currency: pb.Currency,
+		AsOf: pb.AsOf.UTC(), Balance: ledgerBalanceOut(pb.Balance), LastEntryID: pb.LastEntryID, LastPostedAt: pb.LastPostedAt}}, nil
+}
+
+func (ledgerAPI) statementOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getLedgerStatement", Method: http.MethodGet, Path: "/ledger/accounts/{accountId}/statement",
-		Summary: "Account statement", Tags: tags, Errors: errs,
+		Summary: "Account statement", Tags: []string{ledgerTag}, Errors: ledgerErrors(),
 		Description: "The account's postings in [from, to), oldest first, each with its running balance and the business " +
 			"object that caused it, between the opening (just before from) and closing (just before to) balances.",
-	}, func(ctx context.Context, in *statementInput) (*struct{ Body Statement }, error) {
-		v := ledgerViewer(ctx)
-		key := scopedCursorKey(d.CursorKey, "ledger", "statement", in.AccountID, in.From, in.To)
-		q := reports.StatementQuery{From: in.From, To: in.To, Limit: in.Limit}
-		if in.Cursor != "" {
-			pos, err := decodeCursor(key, in.Cursor)
-			if err != nil {
-				return nil, apiError(err)
-			}
-			id, err := strconv.ParseInt(pos.ID, 10, 64)
-			if err != nil {
-				return nil, apiError(fault.Invalid("cursor", "is not a cursor this API returned"))
-			}
-			q.After = &ports.PostingKey{PostedAt: pos.CreatedAt, ID: id}
-		}
-		st, err := d.Reports.Statement(ctx, v, in.AccountID, q)
+	}
+}
+
+func (h ledgerAPI) statement(ctx context.Context, in *statementInput) (*struct{ Body Statement }, error) {
+	v := ledgerViewer(ctx)
+	key := scopedCursorKey(h.d.CursorKey, "ledger", "statement", in.AccountID, in.From, in.To)
+	q := reports.StatementQuery{From: in.From, To: in.To, Limit: in.Limit}
+	if in.Cursor != "" {
+		pos, err := decodeCursor(key, in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
-		out := Statement{Account: ledgerAccountOut(st.Account), From: st.From.UTC(), To: st.To.UTC(),
-			Opening: ledgerBalanceOut(st.Opening), Closing: ledgerBalanceOut(st.Closing), Data: []StatementLine{}, HasMore: st.HasMore}
-		for _, l := range st.Lines {
-			out.Data = append(out.Data, StatementLine{PostedAt: l.PostedAt.UTC(), EntryID: l.EntryID, TransferID: l.TransferID,
-				Seq: l.Seq, Kind: l.Kind, Code: l.Code, Direction: l.Direction, Amount: l.Amount, Counterparty: l.Counterparty,
-				Change: ledgerBalanceOut(l.Change), Balance: ledgerBalanceOut(l.Balance), CausedBy: ledgerCauseOut(l.CausedBy)})
+		id, err := strconv.ParseInt(pos.ID, 10, 64)
+		if err != nil {
+			return nil, apiError(fault.Invalid("cursor", "is not a cursor this API returned"))
 		}
-		if st.HasMore {
-			last := st.Lines[len(st.Lines)-1].Key
-			out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: last.PostedAt, ID: strconv.FormatInt(last.ID, 10)})
-		}
-		return &struct{ Body Statement }{out}, nil
-	})
+		q.After = &ports.PostingKey{PostedAt: pos.CreatedAt, ID: id}
+	}
+	st, err := h.d.Reports.Statement(ctx, v, in.AccountID, q)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := Statement{Account: ledgerAccountOut(st.Account), From: st.From.UTC(), To: st.To.UTC(),
+		Opening: ledgerBalanceOut(st.Opening), Closing: ledgerBalanceOut(st.Closing), Data: []StatementLine{}, HasMore: st.HasMore}
+	for _, l := range st.Lines {
+		out.Data = append(out.Data, StatementLine{PostedAt: l.PostedAt.UTC(), EntryID: l.EntryID, TransferID: l.TransferID,
+			Seq: l.Seq, Kind: l.Kind, Code: l.Code, Direction: l.Direction, Amount: l.Amount, Counterparty: l.Counterparty,
+			Change: ledgerBalanceOut(l.Change), Balance: ledgerBalanceOut(l.Balance), CausedBy: ledgerCauseOut(l.CausedBy)})
+	}
+	if st.HasMore {
+		last := st.Lines[len(st.Lines)-1].Key
+		out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: last.PostedAt, ID: strconv.FormatInt(last.ID, 10)})
+	}
+	return &struct{ Body Statement }{out}, nil
+}
 
-	huma.Register(api, huma.Operation{
+func (ledgerAPI) listEntriesOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listLedgerEntries", Method: http.MethodGet, Path: "/ledger/entries",
-		Summary: "List journal entries", Tags: tags, Errors: errs,
+		Summary: "List journal entries", Tags: []string{ledgerTag}, Errors: ledgerErrors(),
 		Description: "Journal entries with a leg on an account in view, by posting time, with their legs and links " +
 			"(caused by, reverses, reversed by); filterable by account, business object and window [from, to).",
-	}, func(ctx context.Context, in *listLedgerEntriesInput) (*struct{ Body LedgerEntryList }, error) {
-		v := ledgerViewer(ctx)
-		key := scopedCursorKey(d.CursorKey, "ledger", "entries", in.AccountID, in.Ref, in.From, in.To)
-		q := reports.EntryQuery{AccountID: in.AccountID, Ref: in.Ref, From: in.From, To: in.To, Limit: in.Limit}
-		if in.Cursor != "" {
-			pos, err := decodeCursor(key, in.Cursor)
-			if err != nil {
-				return nil, apiError(err)
-			}
-			seq, err := strconv.ParseInt(pos.ID, 10, 64)
-			if err != nil {
-				return nil, apiError(fault.Invalid("cursor", "is not a cursor this API returned"))
-			}
-			q.After = &ports.EntryKey{PostedAt: pos.CreatedAt, Seq: seq}
-		}
-		page, err := d.Reports.Entries(ctx, v, q)
+	}
+}
+
+func (h ledgerAPI) listEntries(ctx context.Context, in *listLedgerEntriesInput) (*struct{ Body LedgerEntryList }, error) {
+	v := ledgerViewer(ctx)
+	key := scopedCursorKey(h.d.CursorKey, "ledger", "entries", in.AccountID, in.Ref, in.From, in.To)
+	q := reports.EntryQuery{AccountID: in.AccountID, Ref: in.Ref, From: in.From, To: in.To, Limit: in.Limit}
+	if in.Cursor != "" {
+		pos, err := decodeCursor(key, in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
-		out := LedgerEntryList{Data: []LedgerEntry{}, HasMore: page.HasMore}
-		for _, e := range page.Entries {
-			out.Data = append(out.Data, ledgerEntryOut(e))
+		seq, err := strconv.ParseInt(pos.ID, 10, 64)
+		if err != nil {
+			return nil, apiError(fault.Invalid("cursor", "is not a cursor this API returned"))
 		}
-		if page.Next != nil {
-			out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: page.Next.PostedAt, ID: strconv.FormatInt(page.Next.Seq, 10)})
-		}
-		return &struct{ Body LedgerEntryList }{out}, nil
-	})
+		q.After = &ports.EntryKey{PostedAt: pos.CreatedAt, Seq: seq}
+	}
+	page, err := h.d.Reports.Entries(ctx, v, q)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := LedgerEntryList{Data: []LedgerEntry{}, HasMore: page.HasMore}
+	for _, e := range page.Entries {
+		out.Data = append(out.Data, ledgerEntryOut(e))
+	}
+	if page.Next != nil {
+		out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: page.Next.PostedAt, ID: strconv.FormatInt(page.Next.Seq, 10)})
+	}
+	return &struct{ Body LedgerEntryList }{out}, nil
+}
 
-	huma.Register(api, huma.Operation{
+func (ledgerAPI) getEntryOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getLedgerEntry", Method: http.MethodGet, Path: "/ledger/entries/{entryId}",
-		Summary: "Get a journal entry", Tags: tags, Errors: errs,
+		Summary: "Get a journal entry", Tags: []string{ledgerTag}, Errors: ledgerErrors(),
 		Description: "One journal entry with a leg in view: its legs, what caused it, what it reverses and what reverses it, and its hash.",
-	}, func(ctx context.Context, in *ledgerEntryInput) (*struct{ Body LedgerEntry }, error) {
-		v := ledgerViewer(ctx)
-		e, err := d.Reports.GetEntry(ctx, v, in.EntryID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &struct{ Body LedgerEntry }{ledgerEntryOut(e)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h ledgerAPI) getEntry(ctx context.Context, in *ledgerEntryInput) (*struct{ Body LedgerEntry }, error) {
+	v := ledgerViewer(ctx)
+	e, err := h.d.Reports.GetEntry(ctx, v, in.EntryID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &struct{ Body LedgerEntry }{ledgerEntryOut(e)}, nil
+}
+
+// exportReconciliationOp takes the API: its JSON-lines response names the
+// row's schema in the API's registry.
+func (ledgerAPI) exportReconciliationOp(api huma.API) huma.Operation {
+	return huma.Operation{
 		OperationID: "exportReconciliation", Method: http.MethodGet, Path: "/ledger/exports/reconciliation",
-		Summary: "Reconciliation export", Tags: tags, Errors: errs,
+		Summary: "Reconciliation export", Tags: []string{ledgerTag}, Errors: ledgerErrors(),
 		Description: "One row per posting of the rail's settlement account in [from, to): the rail reference, " +
 			"transaction, amount, the signed change of the settlement account's posted and pending balances (they sum " +
 			"to its movement over the window), status and time; streamed row by row as CSV (Accept: text/csv, the " +
@@ -485,38 +535,44 @@ func registerLedgerReports(api huma.API, d Deps) {
 			"text/csv":             {Schema: &huma.Schema{Type: "string"}},
 			"application/x-ndjson": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(ReconciliationRow{}), true, "")},
 		}}},
-	}, func(ctx context.Context, in *reconciliationInput) (*huma.StreamResponse, error) {
-		v := ledgerViewer(ctx)
-		q := reports.ExportQuery{Rail: in.Rail, Currency: in.Currency, From: in.From, To: in.To}
-		// A bad query is an error response, not a broken stream.
-		if _, _, err := d.Reports.ExportWindow(ctx, v, q); err != nil {
-			return nil, apiError(err)
-		}
-		jsonLines := acceptsJSONLines(in.Accept)
-		return &huma.StreamResponse{Body: func(hctx huma.Context) {
-			streamReconciliation(hctx, d, v, q, jsonLines)
-		}}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h ledgerAPI) exportReconciliation(ctx context.Context, in *reconciliationInput) (*huma.StreamResponse, error) {
+	v := ledgerViewer(ctx)
+	q := reports.ExportQuery{Rail: in.Rail, Currency: in.Currency, From: in.From, To: in.To}
+	// A bad query is an error response, not a broken stream.
+	if _, _, err := h.d.Reports.ExportWindow(ctx, v, q); err != nil {
+		return nil, apiError(err)
+	}
+	jsonLines := acceptsJSONLines(in.Accept)
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		streamReconciliation(hctx, h.d, v, q, jsonLines)
+	}}, nil
+}
+
+func (ledgerAPI) verifyOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "verifyLedger", Method: http.MethodGet, Path: "/ledger/verify",
-		Summary: "Verify the journal", Tags: tags, Errors: []int{http.StatusUnauthorized, http.StatusForbidden},
+		Summary: "Verify the journal", Tags: []string{ledgerTag}, Errors: []int{http.StatusUnauthorized, http.StatusForbidden},
 		Description: "Recomputes the journal's hash chain and every account's counters (and every stored posting) " +
 			"from the journal and reports the first break; an entry without a hash is a break. Operator only (the " +
 			"signed checkpoints are checked by `corridor ledger verify -checkpoint`).",
-	}, func(ctx context.Context, _ *struct{}) (*struct{ Body JournalVerification }, error) {
-		jv, err := d.Reports.Verify(ctx, ledgerViewer(ctx), nil)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		out := JournalVerification{OK: jv.OK, Entries: jv.Entries, Hashed: jv.Hashed, Unhashed: jv.Unhashed,
-			Accounts: jv.Accounts, Postings: jv.Postings, Head: jv.Head, HeadSeq: jv.HeadSeq, HeadEntryID: jv.HeadID,
-			Breaks: []JournalBreak{}}
-		for _, b := range jv.Breaks {
-			out.Breaks = append(out.Breaks, JournalBreak{Kind: b.Kind, Seq: b.Seq, EntryID: b.EntryID, AccountID: b.AccountID, Message: b.Message})
-		}
-		return &struct{ Body JournalVerification }{out}, nil
-	})
+	}
+}
+
+func (h ledgerAPI) verify(ctx context.Context, _ *struct{}) (*struct{ Body JournalVerification }, error) {
+	jv, err := h.d.Reports.Verify(ctx, ledgerViewer(ctx), nil)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := JournalVerification{OK: jv.OK, Entries: jv.Entries, Hashed: jv.Hashed, Unhashed: jv.Unhashed,
+		Accounts: jv.Accounts, Postings: jv.Postings, Head: jv.Head, HeadSeq: jv.HeadSeq, HeadEntryID: jv.HeadID,
+		Breaks: []JournalBreak{}}
+	for _, b := range jv.Breaks {
+		out.Breaks = append(out.Breaks, JournalBreak{Kind: b.Kind, Seq: b.Seq, EntryID: b.EntryID, AccountID: b.AccountID, Message: b.Message})
+	}
+	return &struct{ Body JournalVerification }{out}, nil
 }
 
 func acceptsJSONLines(accept string) bool {

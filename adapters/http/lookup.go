@@ -127,8 +127,19 @@ type umaLookupOutput struct {
 	Body ReceiverUmaLookupResponse
 }
 
+// lookupAPI handles the receiver lookups.
+type lookupAPI struct{ d Deps }
+
 func registerLookup(api huma.API, d Deps) {
-	huma.Register(api, huma.Operation{
+	h := lookupAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.lookupExternalAccountOp(), h.lookupExternalAccount) },
+		func(api huma.API) { huma.Register(api, h.lookupUmaOp(), h.lookupUma) },
+	)
+}
+
+func (lookupAPI) lookupExternalAccountOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "lookupExternalAccount",
 		Method:      http.MethodGet,
 		Path:        "/receiver/external-account/{accountId}",
@@ -137,19 +148,23 @@ func registerLookup(api huma.API, d Deps) {
 			"rate from the sender's currency (the sending customer's first currency), the smallest and largest " +
 			"amounts it can receive, and the payer information the receiving side requires. Name the sender by " +
 			"customerId or senderUmaAddress (at least one). The answer is kept under lookupId for the quote that follows.",
-		Tags:   []string{"Cross-Currency Transfers"},
+		Tags:   []string{crossCurrencyTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *lookupExternalAccountInput) (*lookupOutput, error) {
-		l, err := d.Lookup.Lookup(ctx, principal(ctx).PlatformID, lookup.Query{
-			AccountID: in.AccountID, CustomerID: in.CustomerID, SenderUmaAddress: in.SenderUmaAddress,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &lookupOutput{Body: lookupOut(l)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h lookupAPI) lookupExternalAccount(ctx context.Context, in *lookupExternalAccountInput) (*lookupOutput, error) {
+	l, err := h.d.Lookup.Lookup(ctx, principal(ctx).PlatformID, lookup.Query{
+		AccountID: in.AccountID, CustomerID: in.CustomerID, SenderUmaAddress: in.SenderUmaAddress,
+	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &lookupOutput{Body: lookupOut(l)}, nil
+}
+
+func (lookupAPI) lookupUmaOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "lookupUma",
 		Method:      http.MethodGet,
 		Path:        "/receiver/uma/{receiverUmaAddress}",
@@ -160,15 +175,17 @@ func registerLookup(api huma.API, d Deps) {
 			"least one). The answer is kept under lookupId for the quote that follows (a UMA_ADDRESS destination " +
 			"requires it). In the sandbox the receivers are $success.usd, $success.eur, $success.mxn, " +
 			"$pending.long.usd and $fail.compliance.usd at the sandbox UMA domain.",
-		Tags:   []string{"Cross-Currency Transfers"},
+		Tags:   []string{crossCurrencyTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *lookupUmaInput) (*umaLookupOutput, error) {
-		l, err := d.Lookup.LookupUma(ctx, principal(ctx).PlatformID, lookup.UmaQuery{
-			ReceiverUmaAddress: in.ReceiverUmaAddress, CustomerID: in.CustomerID, SenderUmaAddress: in.SenderUmaAddress,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &umaLookupOutput{Body: umaLookupOut(l)}, nil
+	}
+}
+
+func (h lookupAPI) lookupUma(ctx context.Context, in *lookupUmaInput) (*umaLookupOutput, error) {
+	l, err := h.d.Lookup.LookupUma(ctx, principal(ctx).PlatformID, lookup.UmaQuery{
+		ReceiverUmaAddress: in.ReceiverUmaAddress, CustomerID: in.CustomerID, SenderUmaAddress: in.SenderUmaAddress,
 	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &umaLookupOutput{Body: umaLookupOut(l)}, nil
 }

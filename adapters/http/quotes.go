@@ -162,10 +162,24 @@ type sandboxSendInput struct {
 
 type quoteOutput struct{ Body Quote }
 
-func registerQuotes(api huma.API, d Deps) {
-	tags := []string{"Cross-Currency Transfers"}
+// crossCurrencyTag groups the quote and receiver-lookup operations.
+const crossCurrencyTag = "Cross-Currency Transfers"
 
-	huma.Register(api, huma.Operation{
+// quotesAPI handles the quote operations.
+type quotesAPI struct{ d Deps }
+
+func registerQuotes(api huma.API, d Deps) {
+	h := quotesAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.createQuoteOp(), h.createQuote) },
+		func(api huma.API) { huma.Register(api, h.getQuoteOp(), h.getQuote) },
+		func(api huma.API) { huma.Register(api, h.executeQuoteOp(), h.executeQuote) },
+		func(api huma.API) { huma.Register(api, h.sandboxSendOp(), h.sandboxSend) },
+	)
+}
+
+func (quotesAPI) createQuoteOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "createQuote",
 		Method:        http.MethodPost,
 		Path:          "/quotes",
@@ -175,48 +189,56 @@ func registerQuotes(api huma.API, d Deps) {
 			"and creates its OUTGOING transaction (PENDING). A quote from an internal account is executed with " +
 			"POST /quotes/{quoteId}/execute (or at once with immediatelyExecute); a REALTIME_FUNDING quote executes " +
 			"when the payer sends totalSendingAmount by its paymentInstructions.",
-		Tags:   tags,
+		Tags:   []string{crossCurrencyTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *createQuoteInput) (*quoteOutput, error) {
-		b := in.Body
-		q, err := d.Quotes.Create(ctx, principal(ctx).PlatformID, quotes.CreateRequest{
-			Source: quotes.Source{Type: b.Source.SourceType, AccountID: b.Source.AccountID, CustomerID: b.Source.CustomerID,
-				Currency: b.Source.Currency, CryptoNetwork: b.Source.CryptoNetwork},
-			Destination: quotes.Destination{Type: b.Destination.DestinationType, AccountID: b.Destination.AccountID,
-				PaymentRail: b.Destination.PaymentRail, UmaAddress: b.Destination.UmaAddress, Currency: b.Destination.Currency},
-			LockedSide:            b.LockedCurrencySide,
-			LockedAmount:          b.LockedCurrencyAmount,
-			LookupID:              b.LookupID,
-			ImmediatelyExecute:    b.ImmediatelyExecute,
-			Description:           b.Description,
-			PurposeOfPayment:      b.PurposeOfPayment,
-			RemittanceInformation: b.RemittanceInformation,
-			SenderCustomerInfo:    b.SenderCustomerInfo,
-			IdempotencyKey:        in.IdempotencyKey,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &quoteOutput{Body: quoteOut(q)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h quotesAPI) createQuote(ctx context.Context, in *createQuoteInput) (*quoteOutput, error) {
+	b := in.Body
+	q, err := h.d.Quotes.Create(ctx, principal(ctx).PlatformID, quotes.CreateRequest{
+		Source: quotes.Source{Type: b.Source.SourceType, AccountID: b.Source.AccountID, CustomerID: b.Source.CustomerID,
+			Currency: b.Source.Currency, CryptoNetwork: b.Source.CryptoNetwork},
+		Destination: quotes.Destination{Type: b.Destination.DestinationType, AccountID: b.Destination.AccountID,
+			PaymentRail: b.Destination.PaymentRail, UmaAddress: b.Destination.UmaAddress, Currency: b.Destination.Currency},
+		LockedSide:            b.LockedCurrencySide,
+		LockedAmount:          b.LockedCurrencyAmount,
+		LookupID:              b.LookupID,
+		ImmediatelyExecute:    b.ImmediatelyExecute,
+		Description:           b.Description,
+		PurposeOfPayment:      b.PurposeOfPayment,
+		RemittanceInformation: b.RemittanceInformation,
+		SenderCustomerInfo:    b.SenderCustomerInfo,
+		IdempotencyKey:        in.IdempotencyKey,
+	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &quoteOutput{Body: quoteOut(q)}, nil
+}
+
+func (quotesAPI) getQuoteOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getQuoteById",
 		Method:      http.MethodGet,
 		Path:        "/quotes/{quoteId}",
 		Summary:     "Get a quote",
 		Description: "Returns one of the platform's quotes.",
-		Tags:        tags,
+		Tags:        []string{crossCurrencyTag},
 		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *getQuoteInput) (*quoteOutput, error) {
-		q, err := d.Quotes.Get(ctx, principal(ctx).PlatformID, in.QuoteID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &quoteOutput{Body: quoteOut(q)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h quotesAPI) getQuote(ctx context.Context, in *getQuoteInput) (*quoteOutput, error) {
+	q, err := h.d.Quotes.Get(ctx, principal(ctx).PlatformID, in.QuoteID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &quoteOutput{Body: quoteOut(q)}, nil
+}
+
+func (quotesAPI) executeQuoteOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "executeQuote",
 		Method:      http.MethodPost,
 		Path:        "/quotes/{quoteId}/execute",
@@ -226,17 +248,21 @@ func registerQuotes(api huma.API, d Deps) {
 			"quote and its transaction move to PROCESSING, then COMPLETED or FAILED. An EMBEDDED_WALLET source needs " +
 			"the Service-Wallet-Signature header (401 WALLET_SIGNATURE_MISSING / _MALFORMED / _INVALID). At or after " +
 			"expiresAt the quote expires (409 QUOTE_EXPIRED); a quote already executed is 409 CONFLICT.",
-		Tags:   tags,
+		Tags:   []string{crossCurrencyTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict},
-	}, func(ctx context.Context, in *executeQuoteInput) (*quoteOutput, error) {
-		q, err := d.Quotes.Execute(ctx, principal(ctx).PlatformID, in.QuoteID, in.WalletSignature)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &quoteOutput{Body: quoteOut(q)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h quotesAPI) executeQuote(ctx context.Context, in *executeQuoteInput) (*quoteOutput, error) {
+	q, err := h.d.Quotes.Execute(ctx, principal(ctx).PlatformID, in.QuoteID, in.WalletSignature)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &quoteOutput{Body: quoteOut(q)}, nil
+}
+
+func (quotesAPI) sandboxSendOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "sandboxSend",
 		Method:      http.MethodPost,
 		Path:        "/sandbox/send",
@@ -245,16 +271,18 @@ func registerQuotes(api huma.API, d Deps) {
 			"the quote executes (PROCESSING, then COMPLETED or FAILED by the destination's sandbox outcome). An " +
 			"amount other than totalSendingAmount fails the quote and its transaction with FUNDING_AMOUNT_MISMATCH " +
 			"and the funds go back to the payer. Returns the quote's transaction. Sandbox only: 403 elsewhere.",
-		Tags:   []string{"Sandbox"},
+		Tags:   []string{sandboxTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
-	}, func(ctx context.Context, in *sandboxSendInput) (*transactionOutput, error) {
-		pid := principal(ctx).PlatformID
-		t, err := d.Quotes.SandboxSend(ctx, pid, quotes.SendRequest{
-			QuoteID: in.Body.QuoteID, CurrencyCode: in.Body.CurrencyCode, CurrencyAmount: in.Body.CurrencyAmount,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &transactionOutput{Body: transactionOut(d, pid, t)}, nil
+	}
+}
+
+func (h quotesAPI) sandboxSend(ctx context.Context, in *sandboxSendInput) (*transactionOutput, error) {
+	pid := principal(ctx).PlatformID
+	t, err := h.d.Quotes.SandboxSend(ctx, pid, quotes.SendRequest{
+		QuoteID: in.Body.QuoteID, CurrencyCode: in.Body.CurrencyCode, CurrencyAmount: in.Body.CurrencyAmount,
 	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &transactionOutput{Body: transactionOut(h.d, pid, t)}, nil
 }

@@ -24,8 +24,18 @@ type sandboxUmaReceiveInput struct {
 	Body           SandboxUmaReceiveRequest
 }
 
+// sandboxUmaAPI handles the simulated incoming UMA payment.
+type sandboxUmaAPI struct{ d Deps }
+
 func registerSandboxUma(api huma.API, d Deps) {
-	huma.Register(api, huma.Operation{
+	h := sandboxUmaAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.receiveOp(), h.receive) },
+	)
+}
+
+func (sandboxUmaAPI) receiveOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "sandboxReceive",
 		Method:      http.MethodPost,
 		Path:        "/sandbox/uma/receive",
@@ -34,21 +44,23 @@ func registerSandboxUma(api huma.API, d Deps) {
 			"address: into its default UMA deposit external account when one is set (paid straight out over " +
 			"that account's rail), else into its internal account in the currency. Returns the COMPLETED " +
 			"INCOMING transaction. Sandbox only: 403 elsewhere.",
-		Tags:   []string{"Sandbox"},
+		Tags:   []string{sandboxTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
-	}, func(ctx context.Context, in *sandboxUmaReceiveInput) (*transactionOutput, error) {
-		pid := principal(ctx).PlatformID
-		t, err := d.Uma.SimulateReceive(ctx, pid, uma.Receive{
-			SenderUmaAddress:   in.Body.SenderUmaAddress,
-			ReceiverUmaAddress: in.Body.ReceiverUmaAddress,
-			CustomerID:         in.Body.CustomerID,
-			Currency:           in.Body.ReceivingCurrencyCode,
-			Amount:             in.Body.ReceivingCurrencyAmount,
-			IdempotencyKey:     in.IdempotencyKey,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &transactionOutput{Body: transactionOut(d, pid, t)}, nil
+	}
+}
+
+func (h sandboxUmaAPI) receive(ctx context.Context, in *sandboxUmaReceiveInput) (*transactionOutput, error) {
+	pid := principal(ctx).PlatformID
+	t, err := h.d.Uma.SimulateReceive(ctx, pid, uma.Receive{
+		SenderUmaAddress:   in.Body.SenderUmaAddress,
+		ReceiverUmaAddress: in.Body.ReceiverUmaAddress,
+		CustomerID:         in.Body.CustomerID,
+		Currency:           in.Body.ReceivingCurrencyCode,
+		Amount:             in.Body.ReceivingCurrencyAmount,
+		IdempotencyKey:     in.IdempotencyKey,
 	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &transactionOutput{Body: transactionOut(h.d, pid, t)}, nil
 }

@@ -103,91 +103,70 @@ var PaymentRails = []string{"ACH", "ACH_COLOMBIA", "BANK_TRANSFER", "BRE_B", "CI
 	"FEDNOW", "INSTAPAY", "MOBILE_MONEY", "NEFT", "PAYNOW", "PESONET", "PIX", "RTGS", "RTP", "SEPA",
 	"SEPA_INSTANT", "SPEI", "SWIFT", "UNIONPAY", "UPI", "WIRE"}
 
+// transactionOut is the wire form of t: transactions.NewView applies the
+// domain's rules, and this maps the view onto the wire, adding the expected
+// settlement of an outgoing payment's rail when transfers are served.
 func transactionOut(d Deps, platformID string, t ports.Transaction) Transaction {
+	v := transactions.NewView(t, platformID)
 	out := Transaction{
-		ID:                 t.ID,
-		Status:             t.Status,
-		Type:               t.Type,
-		Direction:          "CREDIT",
-		Source:             transactionSource(t),
-		Destination:        transactionDestination(t),
-		CustomerID:         t.CustomerID,
-		PlatformCustomerID: t.PlatformCustomerID,
-		SentAmount:         amountOf(t.SentAmount, t.SourceCurrency),
-		ReceivedAmount:     amountOf(t.ReceivedAmount, t.DestinationCurrency),
-		Fees:               t.Fees,
-		FailureReason:      t.FailureReason,
-		QuoteID:            t.QuoteID,
-		AgentID:            t.AgentID,
-		Description:        t.Description,
-		CreatedAt:          t.CreatedAt.UTC(),
-		UpdatedAt:          t.UpdatedAt.UTC(),
+		ID:        v.ID,
+		Status:    v.Status,
+		Type:      v.Type,
+		Direction: v.Direction,
+		Source: TransactionSource{SourceType: v.Source.Type, AccountID: v.Source.AccountID,
+			UmaAddress: v.Source.UmaAddress, CustomerID: v.Source.CustomerID, Currency: v.Source.Currency},
+		Destination: TransactionDestination{DestinationType: v.Destination.Type, AccountID: v.Destination.AccountID,
+			UmaAddress: v.Destination.UmaAddress, Currency: v.Destination.Currency},
+		CustomerID:              v.CustomerID,
+		PlatformCustomerID:      v.PlatformCustomerID,
+		SentAmount:              amountOf(v.SentAmount, v.SourceCurrency),
+		ReceivedAmount:          amountOf(v.ReceivedAmount, v.DestinationCurrency),
+		Fees:                    v.Fees,
+		FailureReason:           v.FailureReason,
+		QuoteID:                 v.QuoteID,
+		CounterpartyInformation: v.CounterpartyInfo,
+		AgentID:                 v.AgentID,
+		Description:             v.Description,
+		SettledAt:               v.SettledAt,
+		CreatedAt:               v.CreatedAt,
+		UpdatedAt:               v.UpdatedAt,
 	}
-	if out.CustomerID == "" {
-		out.CustomerID = platformID
+	if r := v.Reconciliation; r != nil {
+		out.ReconciliationInstructions = &ReconciliationInstructions{Reference: r.Reference, TransactionHash: r.TransactionHash}
 	}
-	if t.Reference != "" || t.Details.TransactionHash != "" {
-		out.ReconciliationInstructions = &ReconciliationInstructions{Reference: t.Reference, TransactionHash: t.Details.TransactionHash}
-	}
-	if t.ExchangeRate != "" {
-		r := DecimalNumber(t.ExchangeRate)
+	if v.ExchangeRate != "" {
+		r := DecimalNumber(v.ExchangeRate)
 		out.ExchangeRate = &r
 	}
-	if r := t.Details.Refund; r != nil {
-		out.Refund = &Refund{Reference: r.Reference, InitiatedAt: r.InitiatedAt.UTC(), Status: r.Status, Reason: r.Reason}
-		if r.SettledAt != nil {
-			at := r.SettledAt.UTC()
-			out.Refund.SettledAt = &at
-		}
+	if r := v.Refund; r != nil {
+		out.Refund = &Refund{Reference: r.Reference, InitiatedAt: r.InitiatedAt, SettledAt: r.SettledAt, Status: r.Status, Reason: r.Reason}
 	}
-	if len(t.Details.CounterpartyInfo) > 0 {
-		out.CounterpartyInformation = t.Details.CounterpartyInfo
-	}
-	if t.SettledAt != nil {
-		s := t.SettledAt.UTC()
-		out.SettledAt = &s
-	}
-	if t.Type == transactions.TypeOutgoing {
-		out.Direction = "DEBIT"
-		og := &OutgoingTransactionFields{}
-		if slices.Contains(PaymentRails, t.PaymentRail) {
-			rail := t.PaymentRail
-			og.PaymentRail = &rail
-		}
-		if t.RailSelectionMode != "" {
-			mode := t.RailSelectionMode
-			og.RailSelectionMode = &mode
-		}
-		if d.Transfers != nil && t.PaymentRail != "" {
-			og.ExpectedSettlementAt, og.SettlementTimelineSeconds = d.Transfers.Settlement(t)
-		}
-		if rd := t.Details.RateDetails; rd != nil {
-			og.RateDetails = rateDetailsOut(rd)
-		}
-		og.PaymentInstructions = paymentInstructionsOut(t.Details.PaymentInstructions)
-		out.OutgoingTransactionFields = og
+	if og := v.Outgoing; og != nil {
+		out.OutgoingTransactionFields = outgoingFieldsOut(d, t, og)
 	}
 	return out
 }
 
-// transactionSource is the source variant Details.SourceType names.
-func transactionSource(t ports.Transaction) TransactionSource {
-	switch t.Details.SourceType {
-	case "UMA_ADDRESS":
-		return TransactionSource{SourceType: "UMA_ADDRESS", UmaAddress: t.Details.SourceUmaAddress, Currency: t.SourceCurrency}
-	case "REALTIME_FUNDING":
-		return TransactionSource{SourceType: "REALTIME_FUNDING", CustomerID: t.CustomerID, Currency: t.SourceCurrency}
+// outgoingFieldsOut is the wire form of an outgoing payment's own fields:
+// a rail outside the wire's PaymentRail values (a crypto network) and an
+// empty selection mode are null.
+func outgoingFieldsOut(d Deps, t ports.Transaction, og *transactions.OutgoingView) *OutgoingTransactionFields {
+	out := &OutgoingTransactionFields{PaymentInstructions: paymentInstructionsOut(og.PaymentInstructions)}
+	if slices.Contains(PaymentRails, og.PaymentRail) {
+		rail := og.PaymentRail
+		out.PaymentRail = &rail
 	}
-	return TransactionSource{SourceType: "ACCOUNT", AccountID: t.SourceAccountID, Currency: t.SourceCurrency}
-}
-
-// transactionDestination is the destination variant Details.DestinationType
-// names.
-func transactionDestination(t ports.Transaction) TransactionDestination {
-	if t.Details.DestinationType == "UMA_ADDRESS" {
-		return TransactionDestination{DestinationType: "UMA_ADDRESS", UmaAddress: t.Details.DestinationUmaAddress, Currency: t.DestinationCurrency}
+	if og.RailSelectionMode != "" {
+		mode := og.RailSelectionMode
+		out.RailSelectionMode = &mode
 	}
-	return TransactionDestination{DestinationType: "ACCOUNT", AccountID: t.DestinationAccountID, Currency: t.DestinationCurrency}
+	if d.Transfers != nil && og.PaymentRail != "" {
+		out.ExpectedSettlementAt, out.SettlementTimelineSeconds = d.Transfers.Settlement(t)
+	}
+	if og.RateDetails != nil {
+		out.RateDetails = rateDetailsOut(og.RateDetails)
+	}
+	return out
 }
 
 func paymentInstructionsOut(pis []ports.PaymentInstruction) []PaymentInstructions {
@@ -235,10 +214,21 @@ type transactionListOutput struct{ Body TransactionList }
 
 type transactionOutput struct{ Body Transaction }
 
-func registerTransactions(api huma.API, d Deps) {
-	tags := []string{"Transactions"}
+const transactionsTag = "Transactions"
 
-	huma.Register(api, huma.Operation{
+// transactionsAPI handles the transaction reads.
+type transactionsAPI struct{ d Deps }
+
+func registerTransactions(api huma.API, d Deps) {
+	h := transactionsAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.listTransactionsOp(), h.listTransactions) },
+		func(api huma.API) { huma.Register(api, h.getTransactionOp(), h.getTransaction) },
+	)
+}
+
+func (transactionsAPI) listTransactionsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listTransactions",
 		Method:      http.MethodGet,
 		Path:        "/transactions",
@@ -246,70 +236,76 @@ func registerTransactions(api huma.API, d Deps) {
 		Description: "Lists the platform's incoming and outgoing transactions, filtered and paginated by creation " +
 			"time. Pages are stable while new transactions arrive: following nextCursor never returns a " +
 			"transaction twice or skips one.",
-		Tags:   tags,
+		Tags:   []string{transactionsTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized},
-	}, func(ctx context.Context, in *listTransactionsInput) (*transactionListOutput, error) {
-		pid := principal(ctx).PlatformID
-		order := in.SortOrder
-		if order == "" {
-			order = "desc"
-		}
-		// A cursor made walking one way is refused (400 cursor) when sent
-		// with the other sortOrder, instead of silently restarting or skipping.
-		key := scopedCursorKey(d.CursorKey, "transactions", order)
-		page := ports.Page{Limit: in.Limit}
-		if in.Cursor != "" {
-			pos, err := decodeCursor(key, in.Cursor)
-			if err != nil {
-				return nil, apiError(err)
-			}
-			page.After = pos
-		}
-		q := transactions.Query{
-			CustomerID:                in.CustomerID,
-			PlatformCustomerID:        in.PlatformCustomerID,
-			AccountIdentifier:         in.AccountIdentifier,
-			SenderAccountIdentifier:   in.SenderAccountIdentifier,
-			ReceiverAccountIdentifier: in.ReceiverAccountIdentifier,
-			Status:                    in.Status,
-			Type:                      in.Type,
-			Reference:                 in.Reference,
-			Asc:                       order == "asc",
-		}
-		if !in.StartDate.IsZero() {
-			q.StartDate = &in.StartDate
-		}
-		if !in.EndDate.IsZero() {
-			q.EndDate = &in.EndDate
-		}
-		res, err := d.Transactions.List(ctx, pid, q, page)
+	}
+}
+
+func (h transactionsAPI) listTransactions(ctx context.Context, in *listTransactionsInput) (*transactionListOutput, error) {
+	pid := principal(ctx).PlatformID
+	order := in.SortOrder
+	if order == "" {
+		order = "desc"
+	}
+	// A cursor made walking one way is refused (400 cursor) when sent
+	// with the other sortOrder, instead of silently restarting or skipping.
+	key := scopedCursorKey(h.d.CursorKey, "transactions", order)
+	page := ports.Page{Limit: in.Limit}
+	if in.Cursor != "" {
+		pos, err := decodeCursor(key, in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
-		out := TransactionList{Data: make([]Transaction, len(res.Transactions)), HasMore: res.HasMore, TotalCount: res.Total}
-		for i, t := range res.Transactions {
-			out.Data[i] = transactionOut(d, pid, t)
-		}
-		if res.HasMore && res.Next != nil {
-			out.NextCursor = encodeCursor(key, *res.Next)
-		}
-		return &transactionListOutput{Body: out}, nil
-	})
+		page.After = pos
+	}
+	q := transactions.Query{
+		CustomerID:                in.CustomerID,
+		PlatformCustomerID:        in.PlatformCustomerID,
+		AccountIdentifier:         in.AccountIdentifier,
+		SenderAccountIdentifier:   in.SenderAccountIdentifier,
+		ReceiverAccountIdentifier: in.ReceiverAccountIdentifier,
+		Status:                    in.Status,
+		Type:                      in.Type,
+		Reference:                 in.Reference,
+		Asc:                       order == "asc",
+	}
+	if !in.StartDate.IsZero() {
+		q.StartDate = &in.StartDate
+	}
+	if !in.EndDate.IsZero() {
+		q.EndDate = &in.EndDate
+	}
+	res, err := h.d.Transactions.List(ctx, pid, q, page)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := TransactionList{Data: make([]Transaction, len(res.Transactions)), HasMore: res.HasMore, TotalCount: res.Total}
+	for i, t := range res.Transactions {
+		out.Data[i] = transactionOut(h.d, pid, t)
+	}
+	if res.HasMore && res.Next != nil {
+		out.NextCursor = encodeCursor(key, *res.Next)
+	}
+	return &transactionListOutput{Body: out}, nil
+}
 
-	huma.Register(api, huma.Operation{
+func (transactionsAPI) getTransactionOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getTransactionById",
 		Method:      http.MethodGet,
 		Path:        "/transactions/{transactionId}",
 		Summary:     "Get a transaction",
 		Description: "Returns one of the platform's transactions.",
-		Tags:        tags,
+		Tags:        []string{transactionsTag},
 		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *getTransactionInput) (*transactionOutput, error) {
-		pid := principal(ctx).PlatformID
-		t, err := d.Transactions.Get(ctx, pid, in.TransactionID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &transactionOutput{Body: transactionOut(d, pid, t)}, nil
-	})
+	}
+}
+
+func (h transactionsAPI) getTransaction(ctx context.Context, in *getTransactionInput) (*transactionOutput, error) {
+	pid := principal(ctx).PlatformID
+	t, err := h.d.Transactions.Get(ctx, pid, in.TransactionID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &transactionOutput{Body: transactionOut(h.d, pid, t)}, nil
 }

@@ -58,10 +58,21 @@ type transferOutInput struct {
 
 type transferOutput struct{ Body Transaction }
 
-func registerTransfers(api huma.API, d Deps) {
-	tags := []string{"Same-Currency Transfers"}
+const transfersTag = "Same-Currency Transfers"
 
-	huma.Register(api, huma.Operation{
+// transfersAPI handles the same-currency transfers.
+type transfersAPI struct{ d Deps }
+
+func registerTransfers(api huma.API, d Deps) {
+	h := transfersAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.transferInOp(), h.transferIn) },
+		func(api huma.API) { huma.Register(api, h.transferOutOp(), h.transferOut) },
+	)
+}
+
+func (transfersAPI) transferInOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "createTransferIn",
 		Method:        http.MethodPost,
 		Path:          "/transfer-in",
@@ -71,23 +82,27 @@ func registerTransfers(api huma.API, d Deps) {
 			"currency, over a rail that can debit the external account (e.g. ACH). Nothing is credited until " +
 			"the rail succeeds; the transaction starts PENDING and moves to PROCESSING, then COMPLETED or FAILED. " +
 			"For accounts no rail can pull from, deposit to the internal account's payment instructions instead.",
-		Tags:   tags,
+		Tags:   []string{transfersTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *transferInInput) (*transferOutput, error) {
-		pid := principal(ctx).PlatformID
-		t, err := d.Transfers.TransferIn(ctx, pid, transfers.InRequest{
-			SourceAccountID:      in.Body.Source.AccountID,
-			DestinationAccountID: in.Body.Destination.AccountID,
-			Amount:               in.Body.Amount,
-			IdempotencyKey:       in.IdempotencyKey,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &transferOutput{Body: transactionOut(d, pid, t)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h transfersAPI) transferIn(ctx context.Context, in *transferInInput) (*transferOutput, error) {
+	pid := principal(ctx).PlatformID
+	t, err := h.d.Transfers.TransferIn(ctx, pid, transfers.InRequest{
+		SourceAccountID:      in.Body.Source.AccountID,
+		DestinationAccountID: in.Body.Destination.AccountID,
+		Amount:               in.Body.Amount,
+		IdempotencyKey:       in.IdempotencyKey,
+	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &transferOutput{Body: transactionOut(h.d, pid, t)}, nil
+}
+
+func (transfersAPI) transferOutOp() huma.Operation {
+	return huma.Operation{
 		OperationID:   "createTransferOut",
 		Method:        http.MethodPost,
 		Path:          "/transfer-out",
@@ -97,22 +112,24 @@ func registerTransfers(api huma.API, d Deps) {
 			"The amount is held on the internal account at once (400 INVALID_AMOUNT when the available balance " +
 			"does not cover it); the rail's success settles the hold, its failure releases it. The transaction " +
 			"starts PENDING and moves to PROCESSING, then COMPLETED or FAILED (with failureReason).",
-		Tags:   tags,
+		Tags:   []string{transfersTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *transferOutInput) (*transferOutput, error) {
-		pid := principal(ctx).PlatformID
-		t, err := d.Transfers.TransferOut(ctx, pid, transfers.OutRequest{
-			SourceAccountID:       in.Body.Source.AccountID,
-			DestinationAccountID:  in.Body.Destination.AccountID,
-			PaymentRail:           in.Body.Destination.PaymentRail,
-			Amount:                in.Body.Amount,
-			RemittanceInformation: in.Body.RemittanceInformation,
-			PurposeOfPayment:      in.Body.PurposeOfPayment,
-			IdempotencyKey:        in.IdempotencyKey,
-		})
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &transferOutput{Body: transactionOut(d, pid, t)}, nil
+	}
+}
+
+func (h transfersAPI) transferOut(ctx context.Context, in *transferOutInput) (*transferOutput, error) {
+	pid := principal(ctx).PlatformID
+	t, err := h.d.Transfers.TransferOut(ctx, pid, transfers.OutRequest{
+		SourceAccountID:       in.Body.Source.AccountID,
+		DestinationAccountID:  in.Body.Destination.AccountID,
+		PaymentRail:           in.Body.Destination.PaymentRail,
+		Amount:                in.Body.Amount,
+		RemittanceInformation: in.Body.RemittanceInformation,
+		PurposeOfPayment:      in.Body.PurposeOfPayment,
+		IdempotencyKey:        in.IdempotencyKey,
 	})
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &transferOutput{Body: transactionOut(h.d, pid, t)}, nil
 }

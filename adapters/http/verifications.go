@@ -75,10 +75,20 @@ type verificationOutput struct{ Body Verification }
 
 type verificationListOutput struct{ Body VerificationList }
 
-func registerVerifications(api huma.API, d Deps) {
-	tags := []string{"KYC/KYB Verifications"}
+// verificationsAPI handles the verification operations.
+type verificationsAPI struct{ d Deps }
 
-	huma.Register(api, huma.Operation{
+func registerVerifications(api huma.API, d Deps) {
+	h := verificationsAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.createVerificationOp(), h.createVerification) },
+		func(api huma.API) { huma.Register(api, h.listVerificationsOp(), h.listVerifications) },
+		func(api huma.API) { huma.Register(api, h.getVerificationOp(), h.getVerification) },
+	)
+}
+
+func (verificationsAPI) createVerificationOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "createVerification",
 		Method:      http.MethodPost,
 		Path:        "/verifications",
@@ -91,54 +101,64 @@ func registerVerifications(api huma.API, d Deps) {
 			"follow the outcome. Sandbox: the last 3 digits of businessInfo.registrationNumber, and the last 3 " +
 			"characters of an owner's personalInfo.lastName (an individual's fullName): 001 PENDING, 002 REJECTED, " +
 			"other APPROVED.",
-		Tags:   tags,
+		Tags:   []string{kycTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusGone},
-	}, func(ctx context.Context, in *createVerificationInput) (*verificationOutput, error) {
-		v, err := d.KYC.Submit(ctx, principal(ctx).PlatformID, in.Body.CustomerID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &verificationOutput{Body: verificationOut(v)}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h verificationsAPI) createVerification(ctx context.Context, in *createVerificationInput) (*verificationOutput, error) {
+	v, err := h.d.KYC.Submit(ctx, principal(ctx).PlatformID, in.Body.CustomerID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &verificationOutput{Body: verificationOut(v)}, nil
+}
+
+func (verificationsAPI) listVerificationsOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "listVerifications",
 		Method:      http.MethodGet,
 		Path:        "/verifications",
 		Summary:     "List verifications",
 		Description: "Lists the platform's verifications, oldest first, filtered and paginated.",
-		Tags:        tags,
+		Tags:        []string{kycTag},
 		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
-	}, func(ctx context.Context, in *listVerificationsInput) (*verificationListOutput, error) {
-		page, err := pageFrom(d, in.Limit, in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		res, err := d.KYC.ListVerifications(ctx, principal(ctx).PlatformID,
-			ports.VerificationFilter{CustomerID: in.CustomerID, Status: in.VerificationStatus}, page)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		out := VerificationList{Data: make([]Verification, len(res.Rows)), HasMore: res.HasMore,
-			TotalCount: res.Total, NextCursor: nextCursor(d, res.HasMore, res.Next)}
-		for i, v := range res.Rows {
-			out.Data[i] = verificationOut(v)
-		}
-		return &verificationListOutput{Body: out}, nil
-	})
+	}
+}
 
-	huma.Register(api, huma.Operation{
+func (h verificationsAPI) listVerifications(ctx context.Context, in *listVerificationsInput) (*verificationListOutput, error) {
+	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.d.KYC.ListVerifications(ctx, principal(ctx).PlatformID,
+		ports.VerificationFilter{CustomerID: in.CustomerID, Status: in.VerificationStatus}, page)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := VerificationList{Data: make([]Verification, len(res.Rows)), HasMore: res.HasMore,
+		TotalCount: res.Total, NextCursor: nextCursor(h.d, res.HasMore, res.Next)}
+	for i, v := range res.Rows {
+		out.Data[i] = verificationOut(v)
+	}
+	return &verificationListOutput{Body: out}, nil
+}
+
+func (verificationsAPI) getVerificationOp() huma.Operation {
+	return huma.Operation{
 		OperationID: "getVerification",
 		Method:      http.MethodGet,
 		Path:        "/verifications/{verificationId}",
 		Summary:     "Get a verification",
-		Tags:        tags,
+		Tags:        []string{kycTag},
 		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *verificationIDInput) (*verificationOutput, error) {
-		v, err := d.KYC.GetVerification(ctx, principal(ctx).PlatformID, in.VerificationID)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		return &verificationOutput{Body: verificationOut(v)}, nil
-	})
+	}
+}
+
+func (h verificationsAPI) getVerification(ctx context.Context, in *verificationIDInput) (*verificationOutput, error) {
+	v, err := h.d.KYC.GetVerification(ctx, principal(ctx).PlatformID, in.VerificationID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &verificationOutput{Body: verificationOut(v)}, nil
 }
