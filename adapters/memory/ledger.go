@@ -98,11 +98,12 @@ func (l *Ledger) Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry,
 
 // PostWith is Post that also writes recs when it records e (see
 // ports.LedgerStore). The records go through one unit of work of the
-// attached Store (NewStore attaches itself to its *Ledger), which holds the
-// store's writer lock while the entry is posted: nothing else commits in
-// between, and the entry and its records become visible together. The unit
-// of work ignores the caller's cancellation once the entry is posted, so it
-// cannot record the entry and drop its records.
+// attached Store (NewStore attaches itself to its *Ledger), and the entry
+// is posted by that unit's commit, under the store's writer lock: the
+// entry is recorded if and only if the unit commits (a refusal rolls the
+// records back), and nothing else commits in between. The unit ignores the
+// caller's cancellation, so it cannot record the entry and drop its
+// records.
 func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
 	if recs.Empty() {
 		return l.Post(ctx, e)
@@ -130,8 +131,11 @@ func (l *Ledger) PostWith(ctx context.Context, e ledger.Entry, recs ports.Record
 		if err := ledgerWriteRecords(ctx, tx, recs); err != nil {
 			return fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
 		}
-		je, postErr = l.Post(context.WithoutCancel(ctx), e)
-		return postErr // a refusal rolls the records back
+		tx.(*storeTx).w.post = func() error {
+			je, postErr = l.Post(context.WithoutCancel(ctx), e)
+			return postErr // a refusal fails the commit: the records roll back
+		}
+		return nil
 	})
 	if postErr != nil {
 		return je, postErr

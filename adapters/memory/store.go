@@ -113,6 +113,11 @@ func (s *Store) Read() ports.Tx { return &storeTx{s: s} }
 type storeWrites struct {
 	state  storeState
 	ledger []ledger.Account
+	// post, when set, records the ledger entry the unit's records go
+	// with (Ledger.PostWith): run at commit, after the ledger accounts are
+	// created and before the state is copied; a refusal fails the commit,
+	// so the entry is posted if and only if the unit commits.
+	post func() error
 	// jobOps are job completions and retries made inside the unit, applied
 	// to the committed queue at commit (in order).
 	jobOps []func(*storeState)
@@ -136,6 +141,11 @@ func (tx *storeTx) commit(ctx context.Context) error {
 		}
 		if err := tx.s.ledger.CreateAccounts(ctx, tx.w.ledger...); err != nil {
 			return fmt.Errorf("memory store: commit ledger accounts: %w", err)
+		}
+	}
+	if tx.w.post != nil {
+		if err := tx.w.post(); err != nil {
+			return err
 		}
 	}
 	tx.s.mu.Lock()

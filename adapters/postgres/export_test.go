@@ -19,3 +19,7 @@ func TxnGroupQuery(db *bun.DB) string { return newTxnRead(newPreparedStmts(db)).
 // ReportsDBForTest is the database a LedgerReports reads, for tests that
 // tamper with it.
 func ReportsDBForTest(r *LedgerReports) *bun.DB { return r.db }
+
+// OnEnqueueForTest calls f each time a call joins l's queue (set it before
+// posting).
+func OnEnqueueForTest(l *Ledger, f func()) { l.enqueued = f }

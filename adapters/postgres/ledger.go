@@ -198,6 +198,9 @@ type Ledger struct {
 	// rollBack ends the write in ROLLBACK instead of COMMIT, and lose makes
 	// the writer see a broken connection instead of the server's reply.
 	writeFault func() (rollBack, lose bool)
+	// enqueued, set by tests only, is told each time a call joins the
+	// queue, so a test can queue calls in a known order.
+	enqueued func()
 }
 
 var (
@@ -341,6 +344,9 @@ func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records
 	}
 	select {
 	case l.queue <- r:
+		if l.enqueued != nil {
+			l.enqueued()
+		}
 		return r, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("postgres ledger: post %s: %w", e.ID, ctx.Err())

@@ -46,10 +46,12 @@ func TestLedgerQuoteChangesInOneBatch(t *testing.T) {
 		{entry("exec-stored", single("exec-stored:0", alice, bob, 1)), ports.Records{QuoteChanges: execute("Quote:stored")}},
 	}
 	errs := make([]error, len(calls))
+	queued := make(chan struct{})
+	postgres.OnEnqueueForTest(l, func() { queued <- struct{}{} })
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		wg.Go(func() { _, errs[i] = l.PostWith(ctx, c.e, c.recs) })
-		time.Sleep(50 * time.Millisecond) // queue in order; the batch waits for all five
+		<-queued // in the queue before the next starts: the batch (all five) is in this order
 	}
 	wg.Wait()
 	require.NoError(t, errs[0])
