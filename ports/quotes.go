@@ -73,15 +73,14 @@ type Quote struct {
 // Multipliers and the variable rate are decimal strings. The counterparty
 // fixed fee is in minor units of the receiving currency (as the reference
 // defines it); the service fixed fee and the variable fee amount are minor
-// units of the sending currency. The JSON
-// tags name its keys inside the stored JSON documents (TransactionDetails).
+// units of the sending currency.
 type RateDetails struct {
-	CounterpartyMultiplier   string `json:"counterpartyMultiplier,omitempty"`
-	CounterpartyFixedFee     int64  `json:"counterpartyFixedFee"`
-	ServiceMultiplier        string `json:"serviceMultiplier,omitempty"`
-	ServiceFixedFee          int64  `json:"serviceFixedFee"`
-	ServiceVariableFeeRate   string `json:"serviceVariableFeeRate,omitempty"`
-	ServiceVariableFeeAmount int64  `json:"serviceVariableFeeAmount"`
+	CounterpartyMultiplier   string
+	CounterpartyFixedFee     int64
+	ServiceMultiplier        string
+	ServiceFixedFee          int64
+	ServiceVariableFeeRate   string
+	ServiceVariableFeeAmount int64
 }
 
 // PaymentInstruction tells the payer how to fund a quote whose source is
@@ -89,9 +88,9 @@ type RateDetails struct {
 // reference's accountOrWalletInfo object, keyed by its wire names
 // ("accountType", "accountNumber", "payloadToSign", …).
 type PaymentInstruction struct {
-	InstructionsNotes string         `json:"instructionsNotes,omitempty"`
-	IsPlatformAccount bool           `json:"isPlatformAccount"`
-	Info              map[string]any `json:"accountOrWalletInfo,omitempty"`
+	InstructionsNotes string
+	IsPlatformAccount bool
+	Info              map[string]any
 }
 
 type QuoteRepo interface {
@@ -108,23 +107,23 @@ type QuoteRepo interface {
 type TransactionDetails struct {
 	// SourceType/DestinationType: ACCOUNT (default when empty),
 	// REALTIME_FUNDING, UMA_ADDRESS.
-	SourceType            string               `json:"sourceType,omitempty"`
-	DestinationType       string               `json:"destinationType,omitempty"`
-	SourceUmaAddress      string               `json:"sourceUmaAddress,omitempty"`
-	DestinationUmaAddress string               `json:"destinationUmaAddress,omitempty"`
-	RateDetails           *RateDetails         `json:"rateDetails,omitempty"`
-	CounterpartyInfo      map[string]any       `json:"counterpartyInformation,omitempty"`
-	PaymentInstructions   []PaymentInstruction `json:"paymentInstructions,omitempty"`
-	Refund                *Refund              `json:"refund,omitempty"`
-	TransactionHash       string               `json:"transactionHash,omitempty"`
-	ExpectedSettlementAt  *time.Time           `json:"expectedSettlementAt,omitempty"`
+	SourceType            string
+	DestinationType       string
+	SourceUmaAddress      string
+	DestinationUmaAddress string
+	RateDetails           *RateDetails
+	CounterpartyInfo      map[string]any
+	PaymentInstructions   []PaymentInstruction
+	Refund                *Refund
+	TransactionHash       string
+	ExpectedSettlementAt  *time.Time
 }
 
 // Refund is the return of a failed payment's funds (reference refund).
 type Refund struct {
-	Reference   string     `json:"reference"`
-	InitiatedAt time.Time  `json:"initiatedAt"`
-	SettledAt   *time.Time `json:"settledAt,omitempty"`
-	Status      string     `json:"status"`           // PENDING, COMPLETED, FAILED
-	Reason      string     `json:"reason,omitempty"` // TRANSACTION_FAILED, USER_CANCELLATION, TIMEOUT
+	Reference   string
+	InitiatedAt time.Time
+	SettledAt   *time.Time
+	Status      string // PENDING, COMPLETED, FAILED
+	Reason      string // TRANSACTION_FAILED, USER_CANCELLATION, TIMEOUT
 }

@@ -41,10 +41,10 @@ type RailRequest struct {
 	// or a quote's payout (RailPurposeQuote), whose outcomes differ (a
 	// quote payout can be cancelled, returned after settling, or fail
 	// without its funds coming back).
-	Purpose RailPurpose `json:",omitempty"`
+	Purpose RailPurpose
 	// UmaAddress is the receiver of a payout to a UMA address (Account is
 	// then empty).
-	UmaAddress string `json:",omitempty"`
+	UmaAddress string
 }
 
 // RailPurpose names what a rail movement is for.

@@ -17,39 +17,39 @@ import (
 type storeQuoteRow struct {
 	bun.BaseModel `bun:"table:quotes"`
 
-	ID                      string                     `bun:"id,pk"`
-	PlatformID              string                     `bun:"platform_id"`
-	CustomerID              string                     `bun:"customer_id"`
-	Status                  string                     `bun:"status"`
-	TransactionID           string                     `bun:"transaction_id"`
-	SourceType              string                     `bun:"source_type"`
-	SourceAccountID         string                     `bun:"source_account_id"`
-	CryptoNetwork           string                     `bun:"crypto_network"`
-	DestinationType         string                     `bun:"destination_type"`
-	DestinationAccountID    string                     `bun:"destination_account_id"`
-	DestinationUmaAddress   string                     `bun:"destination_uma_address"`
-	PaymentRail             string                     `bun:"payment_rail"`
-	RailSelectionMode       string                     `bun:"rail_selection_mode"`
-	SendingCurrency         string                     `bun:"sending_currency"`
-	ReceivingCurrency       string                     `bun:"receiving_currency"`
-	LockedSide              string                     `bun:"locked_side"`
-	LockedAmount            int64                      `bun:"locked_amount"`
-	TotalSendingAmount      int64                      `bun:"total_sending_amount"`
-	TotalReceivingAmount    int64                      `bun:"total_receiving_amount"`
-	FeesIncluded            int64                      `bun:"fees_included"`
-	ExchangeRate            string                     `bun:"exchange_rate"`
-	RateDetails             ports.RateDetails          `bun:"rate_details,type:jsonb"`
-	LookupID                string                     `bun:"lookup_id"`
-	Description             string                     `bun:"description"`
-	PurposeOfPayment        string                     `bun:"purpose_of_payment"`
-	RemittanceInformation   string                     `bun:"remittance_information"`
-	SenderCustomerInfo      map[string]any             `bun:"sender_customer_info,type:jsonb,json_use_number"`
-	CounterpartyInformation map[string]any             `bun:"counterparty_information,type:jsonb,json_use_number"`
-	PaymentInstructions     []ports.PaymentInstruction `bun:"payment_instructions,type:jsonb,json_use_number"`
-	ExecutedAt              *time.Time                 `bun:"executed_at"`
-	ExpiresAt               time.Time                  `bun:"expires_at"`
-	CreatedAt               time.Time                  `bun:"created_at"`
-	UpdatedAt               time.Time                  `bun:"updated_at"`
+	ID                      string             `bun:"id,pk"`
+	PlatformID              string             `bun:"platform_id"`
+	CustomerID              string             `bun:"customer_id"`
+	Status                  string             `bun:"status"`
+	TransactionID           string             `bun:"transaction_id"`
+	SourceType              string             `bun:"source_type"`
+	SourceAccountID         string             `bun:"source_account_id"`
+	CryptoNetwork           string             `bun:"crypto_network"`
+	DestinationType         string             `bun:"destination_type"`
+	DestinationAccountID    string             `bun:"destination_account_id"`
+	DestinationUmaAddress   string             `bun:"destination_uma_address"`
+	PaymentRail             string             `bun:"payment_rail"`
+	RailSelectionMode       string             `bun:"rail_selection_mode"`
+	SendingCurrency         string             `bun:"sending_currency"`
+	ReceivingCurrency       string             `bun:"receiving_currency"`
+	LockedSide              string             `bun:"locked_side"`
+	LockedAmount            int64              `bun:"locked_amount"`
+	TotalSendingAmount      int64              `bun:"total_sending_amount"`
+	TotalReceivingAmount    int64              `bun:"total_receiving_amount"`
+	FeesIncluded            int64              `bun:"fees_included"`
+	ExchangeRate            string             `bun:"exchange_rate"`
+	RateDetails             storeRateDetails   `bun:"rate_details,type:jsonb"`
+	LookupID                string             `bun:"lookup_id"`
+	Description             string             `bun:"description"`
+	PurposeOfPayment        string             `bun:"purpose_of_payment"`
+	RemittanceInformation   string             `bun:"remittance_information"`
+	SenderCustomerInfo      map[string]any     `bun:"sender_customer_info,type:jsonb,json_use_number"`
+	CounterpartyInformation map[string]any     `bun:"counterparty_information,type:jsonb,json_use_number"`
+	PaymentInstructions     []storeInstruction `bun:"payment_instructions,type:jsonb,json_use_number"`
+	ExecutedAt              *time.Time         `bun:"executed_at"`
+	ExpiresAt               time.Time          `bun:"expires_at"`
+	CreatedAt               time.Time          `bun:"created_at"`
+	UpdatedAt               time.Time          `bun:"updated_at"`
 }
 
 // storeJSONMap writes a nil map as {} (the column is NOT NULL) and reads an
@@ -64,22 +64,6 @@ func storeJSONMap(m map[string]any, write bool) map[string]any {
 	return m
 }
 
-// storeInstructions is storeJSONMap for the payment instructions list.
-func storeInstructions(l []ports.PaymentInstruction, write bool) []ports.PaymentInstruction {
-	if len(l) == 0 {
-		if write {
-			return []ports.PaymentInstruction{}
-		}
-		return nil
-	}
-	if !write {
-		for i := range l {
-			l[i].Info = storeJSONMap(l[i].Info, false)
-		}
-	}
-	return l
-}
-
 func storeQuoteToRow(q ports.Quote) storeQuoteRow {
 	return storeQuoteRow{
 		ID: q.ID, PlatformID: q.PlatformID, CustomerID: q.CustomerID, Status: q.Status, TransactionID: q.TransactionID,
@@ -89,12 +73,12 @@ func storeQuoteToRow(q ports.Quote) storeQuoteRow {
 		SendingCurrency: q.SendingCurrency, ReceivingCurrency: q.ReceivingCurrency,
 		LockedSide: q.LockedSide, LockedAmount: q.LockedAmount,
 		TotalSendingAmount: q.TotalSendingAmount, TotalReceivingAmount: q.TotalReceivingAmount,
-		FeesIncluded: q.FeesIncluded, ExchangeRate: q.ExchangeRate, RateDetails: q.RateDetails,
+		FeesIncluded: q.FeesIncluded, ExchangeRate: q.ExchangeRate, RateDetails: rateDetailsToStore(q.RateDetails),
 		LookupID: q.LookupID, Description: q.Description, PurposeOfPayment: q.PurposeOfPayment,
 		RemittanceInformation:   q.RemittanceInformation,
 		SenderCustomerInfo:      storeJSONMap(q.SenderCustomerInfo, true),
 		CounterpartyInformation: storeJSONMap(q.CounterpartyInformation, true),
-		PaymentInstructions:     storeInstructions(q.PaymentInstructions, true),
+		PaymentInstructions:     instructionsToStore(q.PaymentInstructions),
 		ExecutedAt:              storeTimePtr(q.ExecutedAt),
 		ExpiresAt:               storeTime(q.ExpiresAt),
 		CreatedAt:               storeTime(q.CreatedAt),
@@ -111,12 +95,12 @@ func (r storeQuoteRow) toPort() ports.Quote {
 		SendingCurrency: r.SendingCurrency, ReceivingCurrency: r.ReceivingCurrency,
 		LockedSide: r.LockedSide, LockedAmount: r.LockedAmount,
 		TotalSendingAmount: r.TotalSendingAmount, TotalReceivingAmount: r.TotalReceivingAmount,
-		FeesIncluded: r.FeesIncluded, ExchangeRate: r.ExchangeRate, RateDetails: r.RateDetails,
+		FeesIncluded: r.FeesIncluded, ExchangeRate: r.ExchangeRate, RateDetails: r.RateDetails.toPort(),
 		LookupID: r.LookupID, Description: r.Description, PurposeOfPayment: r.PurposeOfPayment,
 		RemittanceInformation:   r.RemittanceInformation,
 		SenderCustomerInfo:      storeJSONMap(r.SenderCustomerInfo, false),
 		CounterpartyInformation: storeJSONMap(r.CounterpartyInformation, false),
-		PaymentInstructions:     storeInstructions(r.PaymentInstructions, false),
+		PaymentInstructions:     instructionsFromStore(r.PaymentInstructions),
 		ExecutedAt:              storeTimePtr(r.ExecutedAt),
 		ExpiresAt:               storeTime(r.ExpiresAt),
 		CreatedAt:               storeTime(r.CreatedAt),

@@ -48,7 +48,7 @@ type storeTxnRow struct {
 
 	// Details is one jsonb document (migrations/0005_quotes.sql); numbers
 	// in its free-form maps scan as json.Number.
-	Details ports.TransactionDetails `bun:"details,type:jsonb,json_use_number"`
+	Details storeDetails `bun:"details,type:jsonb,json_use_number"`
 }
 
 // storeIdentifiers writes an empty list as '{}' (the column is NOT NULL)
@@ -75,7 +75,7 @@ func storeTxnToRow(t ports.Transaction) storeTxnRow {
 		SentAmount:          t.SentAmount, ReceivedAmount: t.ReceivedAmount, Fees: t.Fees, ExchangeRate: t.ExchangeRate,
 		Reference: t.Reference, Description: t.Description, RemittanceInformation: t.RemittanceInformation,
 		PurposeOfPayment: t.PurposeOfPayment, FailureReason: t.FailureReason, QuoteID: t.QuoteID, AgentID: t.AgentID,
-		Details: storeDetailsTimes(t.Details), SettledAt: storeTimePtr(t.SettledAt),
+		Details: detailsToStore(t.Details), SettledAt: storeTimePtr(t.SettledAt),
 		CreatedAt: storeTime(t.CreatedAt), UpdatedAt: storeTime(t.UpdatedAt),
 	}
 }
@@ -92,23 +92,9 @@ func (r storeTxnRow) toPort() ports.Transaction {
 		SentAmount:          r.SentAmount, ReceivedAmount: r.ReceivedAmount, Fees: r.Fees, ExchangeRate: r.ExchangeRate,
 		Reference: r.Reference, Description: r.Description, RemittanceInformation: r.RemittanceInformation,
 		PurposeOfPayment: r.PurposeOfPayment, FailureReason: r.FailureReason, QuoteID: r.QuoteID, AgentID: r.AgentID,
-		Details: storeDetailsTimes(r.Details), SettledAt: storeTimePtr(r.SettledAt),
+		Details: r.Details.toPort(), SettledAt: storeTimePtr(r.SettledAt),
 		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
 	}
-}
-
-// storeDetailsTimes returns d with its times as the timestamptz columns
-// keep them (UTC, microseconds), copying what it changes, so the JSON
-// document and the memory store agree.
-func storeDetailsTimes(d ports.TransactionDetails) ports.TransactionDetails {
-	if d.Refund != nil {
-		rf := *d.Refund
-		rf.InitiatedAt = storeTime(rf.InitiatedAt)
-		rf.SettledAt = storeTimePtr(rf.SettledAt)
-		d.Refund = &rf
-	}
-	d.ExpectedSettlementAt = storeTimePtr(d.ExpectedSettlementAt)
-	return d
 }
 
 type storeTxns struct{ tx *storeTx }
