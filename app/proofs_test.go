@@ -256,3 +256,39 @@ func TestRaceForIdempotencyKey(t *testing.T) {
 	}
 	t.Run("two-instances", func(t *testing.T) { raceForKey(t, twoInstances(t)) })
 }
+
+// Keys belong to the platform: a second credential of the same platform
+// sending another body under a key the first used is refused (422), and
+// nothing moves; the same body is the first response, replayed.
+func TestKeyReusedByAnotherCredential(t *testing.T) {
+	for _, be := range []string{"memory", "postgres"} {
+		t.Run(be, func(t *testing.T) {
+			env := newAPIEnv(t, be)
+			srv := httptest.NewServer(env.handler)
+			t.Cleanup(srv.Close)
+			first := apiTarget{bases: []string{srv.URL}, auth: env.auth}
+			token, secret, err := env.svc.platforms.IssueCredential(context.Background(), env.platformID, "second")
+			require.NoError(t, err)
+			second := apiTarget{bases: []string{srv.URL}, auth: basicAuth(token, secret)}
+
+			p := newPayer(t, first, "two-creds@example.com")
+			r := first.do(t, 0, "POST", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":1000}`, "Idempotency-Key", "fund-1")
+			require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+			paid := first.do(t, 0, "POST", "/transfer-out", p.payout(300), "Idempotency-Key", "pay-1")
+			require.Equal(t, http.StatusCreated, paid.status, "%s", paid.body)
+
+			other := second.do(t, 0, "POST", "/transfer-out", p.payout(500), "Idempotency-Key", "pay-1")
+			require.Equal(t, http.StatusUnprocessableEntity, other.status, "%s", other.body)
+			assert.Equal(t, "IDEMPOTENCY_KEY_REUSED", other.json(t)["code"])
+			otherFund := second.do(t, 0, "POST", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":9000}`, "Idempotency-Key", "fund-1")
+			require.Equal(t, http.StatusUnprocessableEntity, otherFund.status, "%s", otherFund.body)
+			assert.Equal(t, int64(700), p.balance(t, first), "nothing moved")
+
+			again := second.do(t, 0, "POST", "/transfer-out", p.payout(300), "Idempotency-Key", "pay-1")
+			require.Equal(t, http.StatusCreated, again.status, "%s", again.body)
+			assert.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
+			assert.JSONEq(t, string(paid.body), string(again.body))
+			assert.Equal(t, int64(700), p.balance(t, first))
+		})
+	}
+}
