@@ -134,32 +134,7 @@ func testTransactions(t *testing.T, s ports.Store, _ LedgerReader) {
 	_, err := s.Read().Transactions().Get(ctx, p.ID, newID("Transaction"))
 	require.ErrorIs(t, err, ports.ErrNotFound)
 
-	// Concurrent reads (which a store may group) each get their own
-	// answer: the stored transaction, or not found for another platform
-	// and an unknown id.
-	type call struct {
-		platform, id string
-		want         *ports.Transaction
-	}
-	nf, np := normTxn(full), normTxn(plain)
-	calls := []call{{p.ID, full.ID, &nf}, {p.ID, plain.ID, &np}, {q.ID, full.ID, nil}, {p.ID, newID("Transaction"), nil}}
-	var wg sync.WaitGroup
-	for i := range 8 * len(calls) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := calls[i%len(calls)]
-			got, err := s.Read().Transactions().Get(ctx, c.platform, c.id)
-			if c.want == nil {
-				assert.ErrorIs(t, err, ports.ErrNotFound, "concurrent read %d", i)
-				return
-			}
-			if assert.NoError(t, err, "concurrent read %d", i) {
-				assert.Equal(t, *c.want, got, "concurrent read %d", i)
-			}
-		}()
-	}
-	wg.Wait()
+	checkConcurrentTxnGets(t, s, p.ID, q.ID, full, plain)
 
 	// Values are copied in and out.
 	got, err := s.Read().Transactions().Get(ctx, p.ID, full.ID)
@@ -215,19 +190,60 @@ func testTransactions(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Error(t, s.Read().Transactions().Create(ctx, transaction(p.ID, "", "INCOMING", at(5))))
 	assert.Error(t, s.Read().Transactions().Update(ctx, upd))
 
-	// A rolled-back create leaves neither the row nor a count behind.
-	gone := transaction(p.ID, c.ID, "OUTGOING", at(6))
-	err = s.InTx(ctx, func(tx ports.Tx) error {
+	checkRolledBackTxnCreate(t, s, p.ID, c.ID)
+}
+
+// checkConcurrentTxnGets requires concurrent reads (which a store may
+// group) each to get their own answer: full and plain (stored on platform
+// platformID), or not found for another platform (otherID) and an unknown
+// id.
+func checkConcurrentTxnGets(t *testing.T, s ports.Store, platformID, otherID string, full, plain ports.Transaction) {
+	t.Helper()
+	ctx := context.Background()
+	type call struct {
+		platform, id string
+		want         *ports.Transaction
+	}
+	nf, np := normTxn(full), normTxn(plain)
+	calls := []call{{platformID, full.ID, &nf}, {platformID, plain.ID, &np}, {otherID, full.ID, nil}, {platformID, newID("Transaction"), nil}}
+	var wg sync.WaitGroup
+	for i := range 8 * len(calls) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := calls[i%len(calls)]
+			got, err := s.Read().Transactions().Get(ctx, c.platform, c.id)
+			if c.want == nil {
+				assert.ErrorIs(t, err, ports.ErrNotFound, "concurrent read %d", i)
+				return
+			}
+			if assert.NoError(t, err, "concurrent read %d", i) {
+				assert.Equal(t, *c.want, got, "concurrent read %d", i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// checkRolledBackTxnCreate requires a rolled-back create of one of
+// customerID's transactions to leave neither the row nor a count behind,
+// on a platform that holds one transaction of customerID's and one at the
+// platform level.
+func checkRolledBackTxnCreate(t *testing.T, s ports.Store, platformID, customerID string) {
+	t.Helper()
+	ctx := context.Background()
+	gone := transaction(platformID, customerID, "OUTGOING", at(6))
+	err := s.InTx(ctx, func(tx ports.Tx) error {
 		if err := tx.Transactions().Create(ctx, gone); err != nil {
 			return err
 		}
 		return errBoom
 	})
 	require.ErrorIs(t, err, errBoom)
-	_, err = s.Read().Transactions().Get(ctx, p.ID, gone.ID)
+	_, err = s.Read().Transactions().Get(ctx, platformID, gone.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
 	for _, f := range []ports.TransactionFilter{
-		{PlatformID: p.ID}, {PlatformID: p.ID, CustomerID: c.ID}, {PlatformID: p.ID, CustomerID: c.ID, Type: "OUTGOING"},
+		{PlatformID: platformID}, {PlatformID: platformID, CustomerID: customerID}, {PlatformID: platformID, CustomerID: customerID, Type: "OUTGOING"},
 	} {
 		_, total, err := s.Read().Transactions().List(ctx, f, ports.Page{Limit: 1})
 		require.NoError(t, err)
