@@ -264,48 +264,8 @@ func testTransactionListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 	q := createPlatform(t, s, at(0))
 	c1, c2 := customer(p.ID, at(0)), customer(p.ID, at(0))
 	createCustomers(t, s, c1, c2)
-
-	mk := func(customerID, typ string, h int, edit func(*ports.Transaction)) ports.Transaction {
-		tr := transaction(p.ID, customerID, typ, at(h))
-		if edit != nil {
-			edit(&tr)
-		}
-		return tr
-	}
-	a := mk(c1.ID, "OUTGOING", 1, func(tr *ports.Transaction) {
-		tr.PlatformCustomerID = "pc-1"
-		tr.SenderIdentifiers = []string{"InternalAccount:c1", "acct-111"}
-		tr.ReceiverIdentifiers = []string{"ExternalAccount:x", "DE89"}
-		tr.Reference = "REF-A"
-	})
-	b := mk(c1.ID, "INCOMING", 2, func(tr *ports.Transaction) {
-		tr.PlatformCustomerID = "pc-1"
-		tr.SenderIdentifiers = []string{"DE89"}
-		tr.ReceiverIdentifiers = []string{"InternalAccount:c1"}
-		tr.Status = "COMPLETED"
-	})
-	c := mk(c2.ID, "OUTGOING", 3, func(tr *ports.Transaction) {
-		tr.PlatformCustomerID = "pc-2"
-		tr.SenderIdentifiers = []string{"InternalAccount:c2"}
-		tr.ReceiverIdentifiers = []string{"acct-111"}
-		tr.Status = "FAILED"
-		tr.Reference = "REF-C"
-	})
-	d := mk("", "INCOMING", 4, func(tr *ports.Transaction) {
-		tr.SenderIdentifiers = []string{"ExternalAccount:y"}
-		tr.ReceiverIdentifiers = []string{"InternalAccount:p"}
-		tr.Status = "COMPLETED"
-	})
-	e := mk("", "OUTGOING", 4, func(tr *ports.Transaction) { // same time as d: ties break on id
-		tr.SenderIdentifiers = []string{"InternalAccount:p"}
-		tr.ReceiverIdentifiers = []string{"DE89"}
-		tr.Reference = "REF-A"
-	})
-	f := mk(c2.ID, "INCOMING", 5, nil)
-	other := transaction(q.ID, "", "OUTGOING", at(1))
-	other.SenderIdentifiers = []string{"DE89"}
-	other.Reference = "REF-A"
-	createTxns(t, s, f, other, c, a, e, b, d)
+	fx := createFilterTxns(t, s, p.ID, q.ID, c1.ID, c2.ID)
+	a, b, c, d, e, f := fx.a, fx.b, fx.c, fx.d, fx.e, fx.f
 	all := []ports.Transaction{a, b, c, d, e, f}
 
 	ptr := func(t time.Time) *time.Time { return &t }
@@ -347,17 +307,7 @@ func testTransactionListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 			t.Run(fmt.Sprintf("%s/desc=%v", tc.name, desc), func(t *testing.T) {
 				f := tc.f
 				f.PlatformID, f.Desc = p.ID, desc
-				rows, total, err := s.Read().Transactions().List(ctx, f, ports.Page{Limit: 10})
-				require.NoError(t, err)
-				assert.Equal(t, len(tc.want), total)
-				assert.Equal(t, txnOrder(tc.want, desc), ids(rows, txnID))
-				byID := map[string]ports.Transaction{}
-				for _, w := range tc.want {
-					byID[w.ID] = w
-				}
-				for _, r := range rows {
-					assert.Equal(t, normTxn(byID[r.ID]), r)
-				}
+				checkTxnList(t, s, f, tc.want)
 			})
 		}
 	}
@@ -366,13 +316,13 @@ func testTransactionListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 	rows, total, err := s.Read().Transactions().List(ctx, ports.TransactionFilter{PlatformID: q.ID, Reference: "REF-A"}, ports.Page{Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 1, total)
-	assert.Equal(t, []string{other.ID}, ids(rows, txnID))
+	assert.Equal(t, []string{fx.other.ID}, ids(rows, txnID))
 	_, total, err = s.Read().Transactions().List(ctx, ports.TransactionFilter{PlatformID: q.ID}, ports.Page{Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 1, total)
 
 	// A unit of work lists its own uncommitted rows.
-	g := mk(c1.ID, "OUTGOING", 6, nil)
+	g := transaction(p.ID, c1.ID, "OUTGOING", at(6))
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
 		require.NoError(t, tx.Transactions().Create(ctx, g))
 		rows, total, err := tx.Transactions().List(ctx, ports.TransactionFilter{PlatformID: p.ID, CustomerID: c1.ID, Desc: true}, ports.Page{Limit: 10})
@@ -381,6 +331,79 @@ func testTransactionListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 		assert.Equal(t, []string{g.ID, b.ID, a.ID}, ids(rows, txnID))
 		return nil
 	})
+}
+
+// filterTxns are the transactions testTransactionListFilters lists: a to
+// f on its platform (a, b of the first customer, c, f of the second, d, e
+// at the platform level), other on another platform.
+type filterTxns struct {
+	a, b, c, d, e, f, other ports.Transaction
+}
+
+// createFilterTxns stores the transactions of testTransactionListFilters,
+// each with the identifiers, status and reference its filters pick on, in
+// an order other than the lists'.
+func createFilterTxns(t *testing.T, s ports.Store, platformID, otherID, customer1, customer2 string) filterTxns {
+	t.Helper()
+	mk := func(customerID, typ string, h int, edit func(*ports.Transaction)) ports.Transaction {
+		tr := transaction(platformID, customerID, typ, at(h))
+		if edit != nil {
+			edit(&tr)
+		}
+		return tr
+	}
+	a := mk(customer1, "OUTGOING", 1, func(tr *ports.Transaction) {
+		tr.PlatformCustomerID = "pc-1"
+		tr.SenderIdentifiers = []string{"InternalAccount:c1", "acct-111"}
+		tr.ReceiverIdentifiers = []string{"ExternalAccount:x", "DE89"}
+		tr.Reference = "REF-A"
+	})
+	b := mk(customer1, "INCOMING", 2, func(tr *ports.Transaction) {
+		tr.PlatformCustomerID = "pc-1"
+		tr.SenderIdentifiers = []string{"DE89"}
+		tr.ReceiverIdentifiers = []string{"InternalAccount:c1"}
+		tr.Status = "COMPLETED"
+	})
+	c := mk(customer2, "OUTGOING", 3, func(tr *ports.Transaction) {
+		tr.PlatformCustomerID = "pc-2"
+		tr.SenderIdentifiers = []string{"InternalAccount:c2"}
+		tr.ReceiverIdentifiers = []string{"acct-111"}
+		tr.Status = "FAILED"
+		tr.Reference = "REF-C"
+	})
+	d := mk("", "INCOMING", 4, func(tr *ports.Transaction) {
+		tr.SenderIdentifiers = []string{"ExternalAccount:y"}
+		tr.ReceiverIdentifiers = []string{"InternalAccount:p"}
+		tr.Status = "COMPLETED"
+	})
+	e := mk("", "OUTGOING", 4, func(tr *ports.Transaction) { // same time as d: ties break on id
+		tr.SenderIdentifiers = []string{"InternalAccount:p"}
+		tr.ReceiverIdentifiers = []string{"DE89"}
+		tr.Reference = "REF-A"
+	})
+	f := mk(customer2, "INCOMING", 5, nil)
+	other := transaction(otherID, "", "OUTGOING", at(1))
+	other.SenderIdentifiers = []string{"DE89"}
+	other.Reference = "REF-A"
+	createTxns(t, s, f, other, c, a, e, b, d)
+	return filterTxns{a: a, b: b, c: c, d: d, e: e, f: f, other: other}
+}
+
+// checkTxnList lists f (one page of 10) and requires exactly want, in the
+// list's order, each row as stored.
+func checkTxnList(t *testing.T, s ports.Store, f ports.TransactionFilter, want []ports.Transaction) {
+	t.Helper()
+	rows, total, err := s.Read().Transactions().List(context.Background(), f, ports.Page{Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, len(want), total)
+	assert.Equal(t, txnOrder(want, f.Desc), ids(rows, txnID))
+	byID := map[string]ports.Transaction{}
+	for _, w := range want {
+		byID[w.ID] = w
+	}
+	for _, r := range rows {
+		assert.Equal(t, normTxn(byID[r.ID]), r)
+	}
 }
 
 // testTransactionPaginationWalk walks 1,000 transactions in both
