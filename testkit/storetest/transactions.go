@@ -455,72 +455,7 @@ func testTransactionPaginationWalk(t *testing.T, s ports.Store, _ LedgerReader) 
 			t.Run(fmt.Sprintf("%s/desc=%v", fl.name, desc), func(t *testing.T) {
 				f := fl.f
 				f.Desc = desc
-				existing := map[string]bool{}
-				wantTotal := 0
-				for _, r := range rows {
-					if fl.match(r) {
-						existing[r.ID] = true
-						wantTotal++
-					}
-				}
-				// Rows inserted before the walk by earlier subtests also exist.
-				_, total, err := s.Read().Transactions().List(ctx, f, ports.Page{Limit: 1})
-				require.NoError(t, err)
-				require.GreaterOrEqual(t, total, wantTotal)
-				wantTotal = total
-
-				seen := map[string]bool{}
-				var last *ports.Position
-				page := ports.Page{Limit: 23}
-				for i := 0; ; i++ {
-					require.Less(t, i, 2*n, "pagination does not end")
-					got, total, err := s.Read().Transactions().List(ctx, f, page)
-					require.NoError(t, err)
-					require.Equal(t, wantTotal, total, "total on page %d", i)
-					require.LessOrEqual(t, len(got), page.Limit+1)
-					hasMore := len(got) > page.Limit
-					if hasMore {
-						got = got[:page.Limit]
-					}
-					for _, r := range got {
-						require.True(t, fl.match(r), "row %s does not match the filter", r.ID)
-						require.False(t, seen[r.ID], "row %s seen twice", r.ID)
-						seen[r.ID] = true
-						pos := txnPos(r)
-						if last != nil {
-							c := pos.CreatedAt.Compare(last.CreatedAt)
-							if c == 0 {
-								c = cmp.Compare(pos.ID, last.ID)
-							}
-							if desc {
-								c = -c
-							}
-							require.Positive(t, c, "order goes backwards at %s", r.ID)
-						}
-						last = &pos
-					}
-					if !hasMore {
-						break
-					}
-					page.After = last
-					// Insert rows matching the filter: one sorting long
-					// before the cursor, one at the cursor's instant, one
-					// long after it.
-					for _, h := range []time.Duration{-time.Hour, 0, time.Hour} {
-						tr := transaction(p.ID, f.CustomerID, "INCOMING", last.CreatedAt.Add(h))
-						if f.Status != "" {
-							tr.Status = f.Status
-						}
-						createTxns(t, s, tr)
-						inserted++
-						if fl.match(tr) {
-							wantTotal++
-						}
-					}
-				}
-				for id := range existing {
-					require.True(t, seen[id], "row %s that existed when the walk began was skipped", id)
-				}
+				walkTxnsWhileInserting(t, s, f, fl.match, rows, &inserted)
 			})
 		}
 	}
@@ -536,6 +471,82 @@ func testTransactionPaginationWalk(t *testing.T, s ports.Store, _ LedgerReader) 
 		return s.Read().Transactions().List(ctx, ports.TransactionFilter{PlatformID: p.ID}, page)
 	}, txnPos)
 	assert.Equal(t, ids(all, txnID), got)
+}
+
+// walkTxnsWhileInserting pages through f (which names its platform) 23
+// rows at a time and, after every page but the last, inserts three
+// transactions matching f (one long before the cursor, one at its instant,
+// one long after), counting them in inserted. It requires every row to
+// match (match is the suite's reading of f), no row twice, the order never
+// to go backwards, the total to follow the inserts, and every row of rows
+// matching f to be seen.
+func walkTxnsWhileInserting(t *testing.T, s ports.Store, f ports.TransactionFilter, match func(ports.Transaction) bool, rows []ports.Transaction, inserted *int) {
+	ctx := context.Background()
+	existing := map[string]bool{}
+	wantTotal := 0
+	for _, r := range rows {
+		if match(r) {
+			existing[r.ID] = true
+			wantTotal++
+		}
+	}
+	// Rows inserted before the walk by earlier subtests also exist.
+	_, total, err := s.Read().Transactions().List(ctx, f, ports.Page{Limit: 1})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, total, wantTotal)
+	wantTotal = total
+
+	seen := map[string]bool{}
+	var last *ports.Position
+	page := ports.Page{Limit: 23}
+	for i := 0; ; i++ {
+		require.Less(t, i, 2*len(rows), "pagination does not end")
+		got, total, err := s.Read().Transactions().List(ctx, f, page)
+		require.NoError(t, err)
+		require.Equal(t, wantTotal, total, "total on page %d", i)
+		require.LessOrEqual(t, len(got), page.Limit+1)
+		hasMore := len(got) > page.Limit
+		if hasMore {
+			got = got[:page.Limit]
+		}
+		for _, r := range got {
+			require.True(t, match(r), "row %s does not match the filter", r.ID)
+			require.False(t, seen[r.ID], "row %s seen twice", r.ID)
+			seen[r.ID] = true
+			pos := txnPos(r)
+			if last != nil {
+				c := pos.CreatedAt.Compare(last.CreatedAt)
+				if c == 0 {
+					c = cmp.Compare(pos.ID, last.ID)
+				}
+				if f.Desc {
+					c = -c
+				}
+				require.Positive(t, c, "order goes backwards at %s", r.ID)
+			}
+			last = &pos
+		}
+		if !hasMore {
+			break
+		}
+		page.After = last
+		// Insert rows matching the filter: one sorting long before the
+		// cursor, one at the cursor's instant, one long after it.
+		for _, h := range []time.Duration{-time.Hour, 0, time.Hour} {
+			tr := transaction(f.PlatformID, f.CustomerID, "INCOMING", last.CreatedAt.Add(h))
+			if f.Status != "" {
+				tr.Status = f.Status
+			}
+			createTxns(t, s, tr)
+			*inserted++
+			if match(tr) {
+				wantTotal++
+			}
+		}
+	}
+	for id := range existing {
+		require.True(t, seen[id], "row %s that existed when the walk began was skipped", id)
+	}
 }
 
 // testTransactionConcurrentWrites has concurrent units of work insert and
