@@ -750,82 +750,14 @@ func testConcurrentTransfers(f *fixture) {
 	}
 	all := append([]string{hot, railUSD}, customers...)
 
-	type outcome struct {
-		delta             map[string]int64
-		accepted, refused int
-		unexpected        []string
-	}
-	results := make([]outcome, concurrentWorkers)
+	results := make([]transferOutcome, concurrentWorkers)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range concurrentWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(w), 99))
-			res := outcome{delta: map[string]int64{}}
-			var holds []string
-			note := func(err error) bool {
-				switch {
-				case err == nil:
-					res.accepted++
-					return true
-				case ledger.CodeOf(err) == ledger.CodeExceedsCredits:
-					res.refused++
-				default:
-					res.unexpected = append(res.unexpected, err.Error())
-				}
-				return false
-			}
-			<-start
-			for i := range concurrentTransfers {
-				id := fmt.Sprintf("w%d-%d", w, i)
-				from, to := hot, customers[r.IntN(len(customers))]
-				switch r.IntN(4) {
-				case 0:
-					from, to = to, hot
-				case 1:
-					from = customers[r.IntN(len(customers))]
-					if from == to {
-						to = hot
-					}
-				}
-				if r.IntN(8) == 0 {
-					to = railUSD
-				}
-				amount := int64(1 + r.IntN(400))
-				switch {
-				case len(holds) > 0 && r.IntN(4) == 0:
-					h := holds[0]
-					holds = holds[1:]
-					if r.IntN(3) == 0 {
-						_, err := f.s.Post(f.ctx, entry(id, voidHold(id, h)))
-						note(err)
-						continue
-					}
-					je, err := f.s.Post(f.ctx, entry(id, postHold(id, h, 0)))
-					if note(err) {
-						tr := je.Transfers[0]
-						res.delta[tr.DebitAccountID] -= tr.Amount
-						res.delta[tr.CreditAccountID] += tr.Amount
-					}
-				case r.IntN(5) == 0:
-					if _, err := f.s.Post(f.ctx, entry(id, hold(id, from, to, amount, 0))); note(err) {
-						holds = append(holds, id)
-					}
-				default:
-					if _, err := f.s.Post(f.ctx, entry(id, single(id, from, to, amount))); note(err) {
-						res.delta[from] -= amount
-						res.delta[to] += amount
-					}
-				}
-			}
-			for i, h := range holds {
-				id := fmt.Sprintf("w%d-close-%d", w, i)
-				_, err := f.s.Post(f.ctx, entry(id, voidHold(id, h)))
-				note(err)
-			}
-			results[w] = res
+			results[w] = transferWorker(f, w, hot, customers, start)
 		}()
 	}
 	close(start)
@@ -858,6 +790,88 @@ func testConcurrentTransfers(f *fixture) {
 	total += f.account(fundUSD).Net()
 	assert.Zero(t, total, "money was created or destroyed")
 	f.verify()
+}
+
+// transferOutcome is what one worker of testConcurrentTransfers saw: the
+// net movement its accepted entries made on each account, how many entries
+// were accepted and refused for lack of funds, and any other error.
+type transferOutcome struct {
+	delta             map[string]int64
+	accepted, refused int
+	unexpected        []string
+}
+
+// note counts err into o and reports whether the entry was accepted.
+func (o *transferOutcome) note(err error) bool {
+	switch {
+	case err == nil:
+		o.accepted++
+		return true
+	case ledger.CodeOf(err) == ledger.CodeExceedsCredits:
+		o.refused++
+	default:
+		o.unexpected = append(o.unexpected, err.Error())
+	}
+	return false
+}
+
+// transferWorker is worker w of testConcurrentTransfers: once start is
+// closed it posts a seeded random mix of transfers, holds, posts and voids
+// between hot, customers and the ACH rail, then voids the holds it left
+// open, and returns what the store told it.
+func transferWorker(f *fixture, w int, hot string, customers []string, start <-chan struct{}) transferOutcome {
+	r := rand.New(rand.NewPCG(uint64(w), 99))
+	res := transferOutcome{delta: map[string]int64{}}
+	var holds []string
+	<-start
+	for i := range concurrentTransfers {
+		id := fmt.Sprintf("w%d-%d", w, i)
+		from, to := hot, customers[r.IntN(len(customers))]
+		switch r.IntN(4) {
+		case 0:
+			from, to = to, hot
+		case 1:
+			from = customers[r.IntN(len(customers))]
+			if from == to {
+				to = hot
+			}
+		}
+		if r.IntN(8) == 0 {
+			to = railUSD
+		}
+		amount := int64(1 + r.IntN(400))
+		switch {
+		case len(holds) > 0 && r.IntN(4) == 0:
+			h := holds[0]
+			holds = holds[1:]
+			if r.IntN(3) == 0 {
+				_, err := f.s.Post(f.ctx, entry(id, voidHold(id, h)))
+				res.note(err)
+				continue
+			}
+			je, err := f.s.Post(f.ctx, entry(id, postHold(id, h, 0)))
+			if res.note(err) {
+				tr := je.Transfers[0]
+				res.delta[tr.DebitAccountID] -= tr.Amount
+				res.delta[tr.CreditAccountID] += tr.Amount
+			}
+		case r.IntN(5) == 0:
+			if _, err := f.s.Post(f.ctx, entry(id, hold(id, from, to, amount, 0))); res.note(err) {
+				holds = append(holds, id)
+			}
+		default:
+			if _, err := f.s.Post(f.ctx, entry(id, single(id, from, to, amount))); res.note(err) {
+				res.delta[from] -= amount
+				res.delta[to] += amount
+			}
+		}
+	}
+	for i, h := range holds {
+		id := fmt.Sprintf("w%d-close-%d", w, i)
+		_, err := f.s.Post(f.ctx, entry(id, voidHold(id, h)))
+		res.note(err)
+	}
+	return res
 }
 
 // testConcurrentRefusals posts bursts where every fifth entry must be

@@ -183,87 +183,21 @@ func (f *fixture) journal() []ledger.JournalEntry {
 // replayState is every account's counters at one point of the journal.
 type replayState map[string]ledger.Counters
 
+// check holds the reports to the journal replayed: at every instant of the
+// history and just before each, and over 25 random windows of instants.
 func (h *history) check(journal []ledger.JournalEntry) {
 	f := h.f
-	r := f.env.Reports
 	accts, _, err := f.env.Ledger.Snapshot(f.ctx)
 	require.NoError(f.t, err)
 	currency := map[string]string{}
 	for _, a := range accts {
 		currency[a.ID] = a.Currency
 	}
-
-	// The instants: each entry's time, just before it, and the ends.
-	set := map[time.Time]bool{Epoch: true, f.clock.Now().Add(time.Second): true}
-	for _, e := range journal {
-		set[e.PostedAt] = true
-		set[e.PostedAt.Add(-time.Microsecond)] = true
-	}
-	instants := make([]time.Time, 0, len(set))
-	for t := range set {
-		instants = append(instants, t)
-	}
-	slices.SortFunc(instants, func(a, b time.Time) int { return a.Compare(b) })
-
-	// Replay once, noting the counters at (inclusive) and just before
-	// (exclusive) every instant, and the settlement postings.
-	rep := ledger.NewPostingReplay()
-	at := make([]replayState, len(instants))
-	before := make([]replayState, len(instants))
-	snapshot := func() replayState {
-		s := replayState{}
-		for _, a := range accts {
-			s[a.ID] = rep.Counters(a.ID)
-		}
-		return s
-	}
-	var settlement []ledger.Posting
-	j := 0
-	for i, t := range instants {
-		for ; j < len(journal) && journal[j].PostedAt.Before(t); j++ {
-			rep.Add(journal[j], func(p ledger.Posting) {
-				if p.AccountID == achUSD || p.AccountID == sepaEUR {
-					settlement = append(settlement, p)
-				}
-			})
-		}
-		before[i] = snapshot()
-		for ; j < len(journal) && !journal[j].PostedAt.After(t); j++ {
-			rep.Add(journal[j], func(p ledger.Posting) {
-				if p.AccountID == achUSD || p.AccountID == sepaEUR {
-					settlement = append(settlement, p)
-				}
-			})
-		}
-		at[i] = snapshot()
-	}
+	instants := instantsOf(journal, f.clock.Now().Add(time.Second))
+	rp := replayAt(accts, journal, instants)
 
 	for i, t := range instants {
-		for _, a := range accts {
-			pb, err := r.BalanceAt(f.ctx, a.ID, t)
-			require.NoError(f.t, err)
-			require.Equal(f.t, at[i][a.ID], pb.Account.Counters(), "%s at %s", a.ID, t)
-		}
-		tb, err := r.TrialBalance(f.ctx, scopeAll, &t)
-		require.NoError(f.t, err)
-		want := map[string]ledger.Counters{}
-		totals := map[string]ledger.Counters{}
-		for id, c := range at[i] {
-			totals[currency[id]] = totals[currency[id]].Add(c)
-			if c != (ledger.Counters{}) {
-				want[id] = c
-			}
-		}
-		got := map[string]ledger.Counters{}
-		for _, a := range tb.Accounts {
-			got[a.ID] = a.Counters()
-		}
-		require.Equal(f.t, want, got, "trial balance at %s", t)
-		for cur, c := range tb.Totals {
-			require.Equal(f.t, c.DebitsPosted, c.CreditsPosted, "%s posted at %s", cur, t)
-			require.Equal(f.t, c.DebitsPending, c.CreditsPending, "%s pending at %s", cur, t)
-			require.Equal(f.t, totals[cur], c, "%s totals at %s", cur, t)
-		}
+		h.checkInstant(t, accts, currency, rp.at[i])
 	}
 
 	// Windows [from, to) over the instants.
@@ -273,36 +207,142 @@ func (h *history) check(journal []ledger.JournalEntry) {
 			x, y = y, x
 		}
 		from, to := instants[x], instants[y]
-		for _, rail := range []struct{ rail, cur, acct string }{{"ACH", "USD", achUSD}, {"SEPA", "EUR", sepaEUR}} {
-			var posted, pending, n int64
-			require.NoError(f.t, r.ExportSettlement(f.ctx, ports.SettlementExport{Rail: rail.rail, Currency: rail.cur, From: from, To: to},
-				func(row ports.SettlementRow) error {
-					posted += row.Posted
-					pending += row.Pending
-					n++
-					return nil
-				}))
-			move := before[y][rail.acct].Sub(before[x][rail.acct])
-			require.Equal(f.t, move.Net(), posted, "%s export [%s, %s)", rail.rail, from, to)
-			require.Equal(f.t, move.PendingNet(), pending, "%s export [%s, %s)", rail.rail, from, to)
-			var want int64
-			for _, p := range settlement {
-				if p.AccountID == rail.acct && !p.PostedAt.Before(from) && p.PostedAt.Before(to) {
-					want++
-				}
-			}
-			require.Equal(f.t, want, n, "%s export rows [%s, %s)", rail.rail, from, to)
-		}
+		h.checkExports(from, to, rp.before[x], rp.before[y], rp.settlement)
 		acct := propAccounts[h.rng.IntN(len(propAccounts))].id
-		st, err := r.Statement(f.ctx, ports.StatementQuery{AccountID: acct, From: from, To: to, Limit: 10_000})
-		require.NoError(f.t, err)
-		require.Equal(f.t, before[x][acct], st.Opening)
-		require.Equal(f.t, before[y][acct], st.Closing)
-		sum := st.Opening
-		for _, l := range st.Lines {
-			sum = sum.Add(l.Delta)
-			require.Equal(f.t, sum, l.After)
-		}
-		assert.Equal(f.t, st.Closing, sum, "statement of %s [%s, %s)", acct, from, to)
+		h.checkStatement(acct, from, to, rp.before[x][acct], rp.before[y][acct])
 	}
+}
+
+// instantsOf returns, in order, the instants check looks at: each entry's
+// time, just before it, and the ends (Epoch and end).
+func instantsOf(journal []ledger.JournalEntry, end time.Time) []time.Time {
+	set := map[time.Time]bool{Epoch: true, end: true}
+	for _, e := range journal {
+		set[e.PostedAt] = true
+		set[e.PostedAt.Add(-time.Microsecond)] = true
+	}
+	instants := make([]time.Time, 0, len(set))
+	for t := range set {
+		instants = append(instants, t)
+	}
+	slices.SortFunc(instants, func(a, b time.Time) int { return a.Compare(b) })
+	return instants
+}
+
+// replay is the journal replayed once: the counters of every account at
+// (inclusive) and just before (exclusive) every instant, and the postings
+// on the settlement accounts.
+type replay struct {
+	at, before []replayState
+	settlement []ledger.Posting
+}
+
+// replayAt replays journal over accts, noting the counters at and just
+// before each of instants (in order) and the settlement postings.
+func replayAt(accts []ledger.Account, journal []ledger.JournalEntry, instants []time.Time) replay {
+	rep := ledger.NewPostingReplay()
+	out := replay{at: make([]replayState, len(instants)), before: make([]replayState, len(instants))}
+	snapshot := func() replayState {
+		s := replayState{}
+		for _, a := range accts {
+			s[a.ID] = rep.Counters(a.ID)
+		}
+		return s
+	}
+	noteSettlement := func(p ledger.Posting) {
+		if p.AccountID == achUSD || p.AccountID == sepaEUR {
+			out.settlement = append(out.settlement, p)
+		}
+	}
+	j := 0
+	for i, t := range instants {
+		for ; j < len(journal) && journal[j].PostedAt.Before(t); j++ {
+			rep.Add(journal[j], noteSettlement)
+		}
+		out.before[i] = snapshot()
+		for ; j < len(journal) && !journal[j].PostedAt.After(t); j++ {
+			rep.Add(journal[j], noteSettlement)
+		}
+		out.at[i] = snapshot()
+	}
+	return out
+}
+
+// checkInstant requires every account's point-in-time balance at t to
+// equal the replayed counters at (the replay up to and including t), and
+// the trial balance at t to list exactly the replayed non-zero accounts,
+// with each currency's totals summing to zero.
+func (h *history) checkInstant(t time.Time, accts []ledger.Account, currency map[string]string, at replayState) {
+	f := h.f
+	r := f.env.Reports
+	for _, a := range accts {
+		pb, err := r.BalanceAt(f.ctx, a.ID, t)
+		require.NoError(f.t, err)
+		require.Equal(f.t, at[a.ID], pb.Account.Counters(), "%s at %s", a.ID, t)
+	}
+	tb, err := r.TrialBalance(f.ctx, scopeAll, &t)
+	require.NoError(f.t, err)
+	want := map[string]ledger.Counters{}
+	totals := map[string]ledger.Counters{}
+	for id, c := range at {
+		totals[currency[id]] = totals[currency[id]].Add(c)
+		if c != (ledger.Counters{}) {
+			want[id] = c
+		}
+	}
+	got := map[string]ledger.Counters{}
+	for _, a := range tb.Accounts {
+		got[a.ID] = a.Counters()
+	}
+	require.Equal(f.t, want, got, "trial balance at %s", t)
+	for cur, c := range tb.Totals {
+		require.Equal(f.t, c.DebitsPosted, c.CreditsPosted, "%s posted at %s", cur, t)
+		require.Equal(f.t, c.DebitsPending, c.CreditsPending, "%s pending at %s", cur, t)
+		require.Equal(f.t, totals[cur], c, "%s totals at %s", cur, t)
+	}
+}
+
+// checkExports requires each rail's settlement export over [from, to) to
+// sum to its settlement account's movement between the replayed states
+// just before from and just before to, with one row per settlement
+// posting in the window.
+func (h *history) checkExports(from, to time.Time, atFrom, atTo replayState, settlement []ledger.Posting) {
+	f := h.f
+	for _, rail := range []struct{ rail, cur, acct string }{{"ACH", "USD", achUSD}, {"SEPA", "EUR", sepaEUR}} {
+		var posted, pending, n int64
+		require.NoError(f.t, f.env.Reports.ExportSettlement(f.ctx, ports.SettlementExport{Rail: rail.rail, Currency: rail.cur, From: from, To: to},
+			func(row ports.SettlementRow) error {
+				posted += row.Posted
+				pending += row.Pending
+				n++
+				return nil
+			}))
+		move := atTo[rail.acct].Sub(atFrom[rail.acct])
+		require.Equal(f.t, move.Net(), posted, "%s export [%s, %s)", rail.rail, from, to)
+		require.Equal(f.t, move.PendingNet(), pending, "%s export [%s, %s)", rail.rail, from, to)
+		var want int64
+		for _, p := range settlement {
+			if p.AccountID == rail.acct && !p.PostedAt.Before(from) && p.PostedAt.Before(to) {
+				want++
+			}
+		}
+		require.Equal(f.t, want, n, "%s export rows [%s, %s)", rail.rail, from, to)
+	}
+}
+
+// checkStatement requires acct's statement over [from, to) to open at
+// opening and close at closing (the replayed counters just before from and
+// to), its lines chaining from one to the other.
+func (h *history) checkStatement(acct string, from, to time.Time, opening, closing ledger.Counters) {
+	f := h.f
+	st, err := f.env.Reports.Statement(f.ctx, ports.StatementQuery{AccountID: acct, From: from, To: to, Limit: 10_000})
+	require.NoError(f.t, err)
+	require.Equal(f.t, opening, st.Opening)
+	require.Equal(f.t, closing, st.Closing)
+	sum := st.Opening
+	for _, l := range st.Lines {
+		sum = sum.Add(l.Delta)
+		require.Equal(f.t, sum, l.After)
+	}
+	assert.Equal(f.t, st.Closing, sum, "statement of %s [%s, %s)", acct, from, to)
 }

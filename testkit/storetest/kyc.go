@@ -296,30 +296,7 @@ func testDocuments(t *testing.T, s ports.Store, _ LedgerReader) {
 	_, err = s.Read().Documents().Content(ctx, q.ID, ofCustomer.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound, "another platform's document content")
 
-	// Metadata-only update keeps the content; a new content replaces it.
-	upd := ofCustomer
-	upd.DocumentType, upd.FileName, upd.UpdatedAt, upd.Content = "BANK_STATEMENT", "statement.pdf", at(4), nil
-	upd.HolderID = ownerID // fixed at Create
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Documents().Update(ctx, upd) })
-	got, err := s.Read().Documents().Get(ctx, p.ID, ofCustomer.ID)
-	require.NoError(t, err)
-	want := upd
-	want.HolderID = cust
-	assert.Equal(t, meta(want), got)
-	content, err := s.Read().Documents().Content(ctx, p.ID, ofCustomer.ID)
-	require.NoError(t, err)
-	assert.Equal(t, pdf, content)
-
-	jpeg := []byte("\xff\xd8\xff\xe0 new jpeg")
-	repl := document(p.ID, cust, cust, at(1), jpeg)
-	repl.ID, repl.ContentType, repl.UpdatedAt = ofCustomer.ID, "image/jpeg", at(5)
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Documents().Update(ctx, repl) })
-	got, err = s.Read().Documents().Get(ctx, p.ID, ofCustomer.ID)
-	require.NoError(t, err)
-	assert.Equal(t, meta(repl), got)
-	content, err = s.Read().Documents().Content(ctx, p.ID, ofCustomer.ID)
-	require.NoError(t, err)
-	assert.Equal(t, jpeg, content)
+	checkDocumentUpdates(t, s, ofCustomer, ownerID)
 
 	// MarkSubmitted flags the customer's and its owners' documents only.
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
@@ -357,31 +334,69 @@ func testDocuments(t *testing.T, s ports.Store, _ LedgerReader) {
 	}, documentPos)
 	assert.Equal(t, []string{ofCustomer.ID, ofOwner.ID, ofOther.ID}, seen)
 
-	// Delete: gone for every read; a second delete or another platform's
-	// delete is ErrNotFound; a rolled-back delete leaves it.
-	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Documents().Delete(ctx, q.ID, ofOwner.ID) })
+	checkDocumentDelete(t, s, q.ID, ofOwner)
+}
+
+// checkDocumentUpdates requires a metadata-only update of d (stored with
+// its content) to keep the content and the holder (fixed at Create, so an
+// update naming otherHolderID does not move it), and an update with new
+// content to replace the content.
+func checkDocumentUpdates(t *testing.T, s ports.Store, d ports.Document, otherHolderID string) {
+	ctx := context.Background()
+	upd := d
+	upd.DocumentType, upd.FileName, upd.UpdatedAt, upd.Content = "BANK_STATEMENT", "statement.pdf", at(4), nil
+	upd.HolderID = otherHolderID // fixed at Create
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Documents().Update(ctx, upd) })
+	got, err := s.Read().Documents().Get(ctx, d.PlatformID, d.ID)
+	require.NoError(t, err)
+	want := upd
+	want.HolderID = d.HolderID
+	assert.Equal(t, meta(want), got)
+	content, err := s.Read().Documents().Content(ctx, d.PlatformID, d.ID)
+	require.NoError(t, err)
+	assert.Equal(t, d.Content, content)
+
+	jpeg := []byte("\xff\xd8\xff\xe0 new jpeg")
+	repl := document(d.PlatformID, d.HolderID, d.CustomerID, at(1), jpeg)
+	repl.ID, repl.ContentType, repl.UpdatedAt = d.ID, "image/jpeg", at(5)
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Documents().Update(ctx, repl) })
+	got, err = s.Read().Documents().Get(ctx, d.PlatformID, d.ID)
+	require.NoError(t, err)
+	assert.Equal(t, meta(repl), got)
+	content, err = s.Read().Documents().Content(ctx, d.PlatformID, d.ID)
+	require.NoError(t, err)
+	assert.Equal(t, jpeg, content)
+}
+
+// checkDocumentDelete deletes d, whose customer holds one other document:
+// it is then gone for every read; a second delete, an update, or a delete
+// on another platform (otherID) is ErrNotFound; a rolled-back delete leaves
+// it.
+func checkDocumentDelete(t *testing.T, s ports.Store, otherID string, d ports.Document) {
+	ctx := context.Background()
+	err := s.InTx(ctx, func(tx ports.Tx) error { return tx.Documents().Delete(ctx, otherID, d.ID) })
 	require.ErrorIs(t, err, ports.ErrNotFound)
 	rollback := errors.New("roll back")
 	err = s.InTx(ctx, func(tx ports.Tx) error {
-		require.NoError(t, tx.Documents().Delete(ctx, p.ID, ofOwner.ID))
-		_, err := tx.Documents().Get(ctx, p.ID, ofOwner.ID)
+		require.NoError(t, tx.Documents().Delete(ctx, d.PlatformID, d.ID))
+		_, err := tx.Documents().Get(ctx, d.PlatformID, d.ID)
 		require.ErrorIs(t, err, ports.ErrNotFound, "the unit sees its own delete")
 		return rollback
 	})
 	require.ErrorIs(t, err, rollback)
-	_, err = s.Read().Documents().Get(ctx, p.ID, ofOwner.ID)
+	_, err = s.Read().Documents().Get(ctx, d.PlatformID, d.ID)
 	require.NoError(t, err, "a rolled-back delete leaves the document")
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Documents().Delete(ctx, p.ID, ofOwner.ID) })
-	_, err = s.Read().Documents().Get(ctx, p.ID, ofOwner.ID)
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Documents().Delete(ctx, d.PlatformID, d.ID) })
+	_, err = s.Read().Documents().Get(ctx, d.PlatformID, d.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
-	_, err = s.Read().Documents().Content(ctx, p.ID, ofOwner.ID)
+	_, err = s.Read().Documents().Content(ctx, d.PlatformID, d.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
-	_, total, err := s.Read().Documents().List(ctx, ports.DocumentFilter{PlatformID: p.ID, CustomerID: cust}, ports.Page{Limit: 10})
+	_, total, err := s.Read().Documents().List(ctx, ports.DocumentFilter{PlatformID: d.PlatformID, CustomerID: d.CustomerID}, ports.Page{Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 1, total)
-	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Documents().Delete(ctx, p.ID, ofOwner.ID) })
+	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Documents().Delete(ctx, d.PlatformID, d.ID) })
 	require.ErrorIs(t, err, ports.ErrNotFound, "deleted twice")
-	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Documents().Update(ctx, ofOwner) })
+	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Documents().Update(ctx, d) })
 	require.ErrorIs(t, err, ports.ErrNotFound, "update of a deleted document")
 }
 

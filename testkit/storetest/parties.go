@@ -64,33 +64,10 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.NoError(t, err)
 	assert.Zero(t, got, "another platform's accounts are absent")
 
-	// Concurrent reads (which a store may group) each get their own
-	// answer, the one a lone read gives.
-	type call struct{ platform, in, ex string }
-	calls := []call{{p.ID, in.ID, ex.ID}, {p.ID, platformIn.ID, ex.ID}, {p.ID, in.ID, gone.ID},
+	// The reads above, and one of an unknown external account, at once.
+	calls := []partiesCall{{p.ID, in.ID, ex.ID}, {p.ID, platformIn.ID, ex.ID}, {p.ID, in.ID, gone.ID},
 		{p.ID, newID("InternalAccount"), ex.ID}, {other.ID, in.ID, ex.ID}, {p.ID, platformIn.ID, newID("ExternalAccount")}}
-	want := make([]ports.Parties, len(calls))
-	for i, c := range calls {
-		want[i], err = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex)
-		require.NoError(t, err)
-	}
-	const rounds = 8
-	results := make([]ports.Parties, rounds*len(calls))
-	errs := make([]error, len(results))
-	var wg sync.WaitGroup
-	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := calls[i%len(calls)]
-			results[i], errs[i] = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex)
-		}()
-	}
-	wg.Wait()
-	for i := range results {
-		require.NoError(t, errs[i])
-		assert.Equal(t, want[i%len(calls)], results[i], "concurrent read %d", i)
-	}
+	checkConcurrentParties(t, s, calls)
 
 	// A deleted customer is read as stored.
 	dc := wantC
@@ -114,4 +91,37 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 		assert.Equal(t, in2.ID, got.Internal.ID)
 		return nil
 	})
+}
+
+// partiesCall is the arguments of one Parties().Get.
+type partiesCall struct{ platform, in, ex string }
+
+// checkConcurrentParties requires concurrent reads of calls (which a store
+// may group) each to get their own answer, the one a lone read gives.
+func checkConcurrentParties(t *testing.T, s ports.Store, calls []partiesCall) {
+	t.Helper()
+	ctx := context.Background()
+	want := make([]ports.Parties, len(calls))
+	for i, c := range calls {
+		var err error
+		want[i], err = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex)
+		require.NoError(t, err)
+	}
+	const rounds = 8
+	results := make([]ports.Parties, rounds*len(calls))
+	errs := make([]error, len(results))
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := calls[i%len(calls)]
+			results[i], errs[i] = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex)
+		}()
+	}
+	wg.Wait()
+	for i := range results {
+		require.NoError(t, errs[i])
+		assert.Equal(t, want[i%len(calls)], results[i], "concurrent read %d", i)
+	}
 }

@@ -217,37 +217,48 @@ func testQuotes(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.NoError(t, err)
 	assert.Nil(t, got.ExecutedAt)
 
-	stolen := upd
-	stolen.PlatformID = q.ID
-	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Quotes().Update(ctx, stolen) })
+	checkQuoteWritesRefused(t, s, p.ID, q.ID, upd)
+}
+
+// checkQuoteWritesRefused requires the quotes of s to refuse the writes
+// they must: an update of another platform's quote or of an unknown one, a
+// duplicate id, even from another platform (the unit of work stays
+// usable), writes through Read() and data JSON cannot encode; and to keep
+// nothing of a unit of work that rolls back. platformID holds stored;
+// otherID is another platform.
+func checkQuoteWritesRefused(t *testing.T, s ports.Store, platformID, otherID string, stored ports.Quote) {
+	ctx := context.Background()
+	stolen := stored
+	stolen.PlatformID = otherID
+	err := s.InTx(ctx, func(tx ports.Tx) error { return tx.Quotes().Update(ctx, stolen) })
 	require.ErrorIs(t, err, ports.ErrNotFound)
-	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Quotes().Update(ctx, bareQuote(p.ID, at(3))) })
+	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Quotes().Update(ctx, bareQuote(platformID, at(3))) })
 	require.ErrorIs(t, err, ports.ErrNotFound)
 
 	// A duplicate id (even on another platform) is refused, and the unit
 	// of work stays usable.
-	dup := bareQuote(q.ID, at(4))
-	dup.ID = bare.ID
-	other := bareQuote(p.ID, at(4))
+	dup := bareQuote(otherID, at(4))
+	dup.ID = stored.ID
+	other := bareQuote(platformID, at(4))
 	err = s.InTx(ctx, func(tx ports.Tx) error {
 		requireConflict(t, tx.Quotes().Create(ctx, dup), "quotes_pkey")
 		return tx.Quotes().Create(ctx, other)
 	})
 	require.NoError(t, err)
-	_, err = s.Read().Quotes().Get(ctx, p.ID, other.ID)
+	_, err = s.Read().Quotes().Get(ctx, platformID, other.ID)
 	require.NoError(t, err)
 
-	assert.Error(t, s.Read().Quotes().Create(ctx, bareQuote(p.ID, at(5))))
-	assert.Error(t, s.Read().Quotes().Update(ctx, upd))
+	assert.Error(t, s.Read().Quotes().Create(ctx, bareQuote(platformID, at(5))))
+	assert.Error(t, s.Read().Quotes().Update(ctx, stored))
 
 	// Data JSON cannot encode is refused.
-	bad := bareQuote(p.ID, at(6))
+	bad := bareQuote(platformID, at(6))
 	bad.CounterpartyInformation = map[string]any{"nan": math.NaN()}
 	assert.Error(t, s.InTx(ctx, func(tx ports.Tx) error { return tx.Quotes().Create(ctx, bad) }))
-	_, err = s.Read().Quotes().Get(ctx, p.ID, bad.ID)
+	_, err = s.Read().Quotes().Get(ctx, platformID, bad.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
 
-	gone := bareQuote(p.ID, at(7))
+	gone := bareQuote(platformID, at(7))
 	err = s.InTx(ctx, func(tx ports.Tx) error {
 		if err := tx.Quotes().Create(ctx, gone); err != nil {
 			return err
@@ -255,7 +266,7 @@ func testQuotes(t *testing.T, s ports.Store, _ LedgerReader) {
 		return errBoom
 	})
 	require.ErrorIs(t, err, errBoom)
-	_, err = s.Read().Quotes().Get(ctx, p.ID, gone.ID)
+	_, err = s.Read().Quotes().Get(ctx, platformID, gone.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
 }
 

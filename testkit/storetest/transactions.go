@@ -134,32 +134,7 @@ func testTransactions(t *testing.T, s ports.Store, _ LedgerReader) {
 	_, err := s.Read().Transactions().Get(ctx, p.ID, newID("Transaction"))
 	require.ErrorIs(t, err, ports.ErrNotFound)
 
-	// Concurrent reads (which a store may group) each get their own
-	// answer: the stored transaction, or not found for another platform
-	// and an unknown id.
-	type call struct {
-		platform, id string
-		want         *ports.Transaction
-	}
-	nf, np := normTxn(full), normTxn(plain)
-	calls := []call{{p.ID, full.ID, &nf}, {p.ID, plain.ID, &np}, {q.ID, full.ID, nil}, {p.ID, newID("Transaction"), nil}}
-	var wg sync.WaitGroup
-	for i := range 8 * len(calls) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := calls[i%len(calls)]
-			got, err := s.Read().Transactions().Get(ctx, c.platform, c.id)
-			if c.want == nil {
-				assert.ErrorIs(t, err, ports.ErrNotFound, "concurrent read %d", i)
-				return
-			}
-			if assert.NoError(t, err, "concurrent read %d", i) {
-				assert.Equal(t, *c.want, got, "concurrent read %d", i)
-			}
-		}()
-	}
-	wg.Wait()
+	checkConcurrentTxnGets(t, s, p.ID, q.ID, full, plain)
 
 	// Values are copied in and out.
 	got, err := s.Read().Transactions().Get(ctx, p.ID, full.ID)
@@ -215,19 +190,60 @@ func testTransactions(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Error(t, s.Read().Transactions().Create(ctx, transaction(p.ID, "", "INCOMING", at(5))))
 	assert.Error(t, s.Read().Transactions().Update(ctx, upd))
 
-	// A rolled-back create leaves neither the row nor a count behind.
-	gone := transaction(p.ID, c.ID, "OUTGOING", at(6))
-	err = s.InTx(ctx, func(tx ports.Tx) error {
+	checkRolledBackTxnCreate(t, s, p.ID, c.ID)
+}
+
+// checkConcurrentTxnGets requires concurrent reads (which a store may
+// group) each to get their own answer: full and plain (stored on platform
+// platformID), or not found for another platform (otherID) and an unknown
+// id.
+func checkConcurrentTxnGets(t *testing.T, s ports.Store, platformID, otherID string, full, plain ports.Transaction) {
+	t.Helper()
+	ctx := context.Background()
+	type call struct {
+		platform, id string
+		want         *ports.Transaction
+	}
+	nf, np := normTxn(full), normTxn(plain)
+	calls := []call{{platformID, full.ID, &nf}, {platformID, plain.ID, &np}, {otherID, full.ID, nil}, {platformID, newID("Transaction"), nil}}
+	var wg sync.WaitGroup
+	for i := range 8 * len(calls) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := calls[i%len(calls)]
+			got, err := s.Read().Transactions().Get(ctx, c.platform, c.id)
+			if c.want == nil {
+				assert.ErrorIs(t, err, ports.ErrNotFound, "concurrent read %d", i)
+				return
+			}
+			if assert.NoError(t, err, "concurrent read %d", i) {
+				assert.Equal(t, *c.want, got, "concurrent read %d", i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// checkRolledBackTxnCreate requires a rolled-back create of one of
+// customerID's transactions to leave neither the row nor a count behind,
+// on a platform that holds one transaction of customerID's and one at the
+// platform level.
+func checkRolledBackTxnCreate(t *testing.T, s ports.Store, platformID, customerID string) {
+	t.Helper()
+	ctx := context.Background()
+	gone := transaction(platformID, customerID, "OUTGOING", at(6))
+	err := s.InTx(ctx, func(tx ports.Tx) error {
 		if err := tx.Transactions().Create(ctx, gone); err != nil {
 			return err
 		}
 		return errBoom
 	})
 	require.ErrorIs(t, err, errBoom)
-	_, err = s.Read().Transactions().Get(ctx, p.ID, gone.ID)
+	_, err = s.Read().Transactions().Get(ctx, platformID, gone.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
 	for _, f := range []ports.TransactionFilter{
-		{PlatformID: p.ID}, {PlatformID: p.ID, CustomerID: c.ID}, {PlatformID: p.ID, CustomerID: c.ID, Type: "OUTGOING"},
+		{PlatformID: platformID}, {PlatformID: platformID, CustomerID: customerID}, {PlatformID: platformID, CustomerID: customerID, Type: "OUTGOING"},
 	} {
 		_, total, err := s.Read().Transactions().List(ctx, f, ports.Page{Limit: 1})
 		require.NoError(t, err)
@@ -248,48 +264,8 @@ func testTransactionListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 	q := createPlatform(t, s, at(0))
 	c1, c2 := customer(p.ID, at(0)), customer(p.ID, at(0))
 	createCustomers(t, s, c1, c2)
-
-	mk := func(customerID, typ string, h int, edit func(*ports.Transaction)) ports.Transaction {
-		tr := transaction(p.ID, customerID, typ, at(h))
-		if edit != nil {
-			edit(&tr)
-		}
-		return tr
-	}
-	a := mk(c1.ID, "OUTGOING", 1, func(tr *ports.Transaction) {
-		tr.PlatformCustomerID = "pc-1"
-		tr.SenderIdentifiers = []string{"InternalAccount:c1", "acct-111"}
-		tr.ReceiverIdentifiers = []string{"ExternalAccount:x", "DE89"}
-		tr.Reference = "REF-A"
-	})
-	b := mk(c1.ID, "INCOMING", 2, func(tr *ports.Transaction) {
-		tr.PlatformCustomerID = "pc-1"
-		tr.SenderIdentifiers = []string{"DE89"}
-		tr.ReceiverIdentifiers = []string{"InternalAccount:c1"}
-		tr.Status = "COMPLETED"
-	})
-	c := mk(c2.ID, "OUTGOING", 3, func(tr *ports.Transaction) {
-		tr.PlatformCustomerID = "pc-2"
-		tr.SenderIdentifiers = []string{"InternalAccount:c2"}
-		tr.ReceiverIdentifiers = []string{"acct-111"}
-		tr.Status = "FAILED"
-		tr.Reference = "REF-C"
-	})
-	d := mk("", "INCOMING", 4, func(tr *ports.Transaction) {
-		tr.SenderIdentifiers = []string{"ExternalAccount:y"}
-		tr.ReceiverIdentifiers = []string{"InternalAccount:p"}
-		tr.Status = "COMPLETED"
-	})
-	e := mk("", "OUTGOING", 4, func(tr *ports.Transaction) { // same time as d: ties break on id
-		tr.SenderIdentifiers = []string{"InternalAccount:p"}
-		tr.ReceiverIdentifiers = []string{"DE89"}
-		tr.Reference = "REF-A"
-	})
-	f := mk(c2.ID, "INCOMING", 5, nil)
-	other := transaction(q.ID, "", "OUTGOING", at(1))
-	other.SenderIdentifiers = []string{"DE89"}
-	other.Reference = "REF-A"
-	createTxns(t, s, f, other, c, a, e, b, d)
+	fx := createFilterTxns(t, s, p.ID, q.ID, c1.ID, c2.ID)
+	a, b, c, d, e, f := fx.a, fx.b, fx.c, fx.d, fx.e, fx.f
 	all := []ports.Transaction{a, b, c, d, e, f}
 
 	ptr := func(t time.Time) *time.Time { return &t }
@@ -331,17 +307,7 @@ func testTransactionListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 			t.Run(fmt.Sprintf("%s/desc=%v", tc.name, desc), func(t *testing.T) {
 				f := tc.f
 				f.PlatformID, f.Desc = p.ID, desc
-				rows, total, err := s.Read().Transactions().List(ctx, f, ports.Page{Limit: 10})
-				require.NoError(t, err)
-				assert.Equal(t, len(tc.want), total)
-				assert.Equal(t, txnOrder(tc.want, desc), ids(rows, txnID))
-				byID := map[string]ports.Transaction{}
-				for _, w := range tc.want {
-					byID[w.ID] = w
-				}
-				for _, r := range rows {
-					assert.Equal(t, normTxn(byID[r.ID]), r)
-				}
+				checkTxnList(t, s, f, tc.want)
 			})
 		}
 	}
@@ -350,13 +316,13 @@ func testTransactionListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 	rows, total, err := s.Read().Transactions().List(ctx, ports.TransactionFilter{PlatformID: q.ID, Reference: "REF-A"}, ports.Page{Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 1, total)
-	assert.Equal(t, []string{other.ID}, ids(rows, txnID))
+	assert.Equal(t, []string{fx.other.ID}, ids(rows, txnID))
 	_, total, err = s.Read().Transactions().List(ctx, ports.TransactionFilter{PlatformID: q.ID}, ports.Page{Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 1, total)
 
 	// A unit of work lists its own uncommitted rows.
-	g := mk(c1.ID, "OUTGOING", 6, nil)
+	g := transaction(p.ID, c1.ID, "OUTGOING", at(6))
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
 		require.NoError(t, tx.Transactions().Create(ctx, g))
 		rows, total, err := tx.Transactions().List(ctx, ports.TransactionFilter{PlatformID: p.ID, CustomerID: c1.ID, Desc: true}, ports.Page{Limit: 10})
@@ -365,6 +331,79 @@ func testTransactionListFilters(t *testing.T, s ports.Store, _ LedgerReader) {
 		assert.Equal(t, []string{g.ID, b.ID, a.ID}, ids(rows, txnID))
 		return nil
 	})
+}
+
+// filterTxns are the transactions testTransactionListFilters lists: a to
+// f on its platform (a, b of the first customer, c, f of the second, d, e
+// at the platform level), other on another platform.
+type filterTxns struct {
+	a, b, c, d, e, f, other ports.Transaction
+}
+
+// createFilterTxns stores the transactions of testTransactionListFilters,
+// each with the identifiers, status and reference its filters pick on, in
+// an order other than the lists'.
+func createFilterTxns(t *testing.T, s ports.Store, platformID, otherID, customer1, customer2 string) filterTxns {
+	t.Helper()
+	mk := func(customerID, typ string, h int, edit func(*ports.Transaction)) ports.Transaction {
+		tr := transaction(platformID, customerID, typ, at(h))
+		if edit != nil {
+			edit(&tr)
+		}
+		return tr
+	}
+	a := mk(customer1, "OUTGOING", 1, func(tr *ports.Transaction) {
+		tr.PlatformCustomerID = "pc-1"
+		tr.SenderIdentifiers = []string{"InternalAccount:c1", "acct-111"}
+		tr.ReceiverIdentifiers = []string{"ExternalAccount:x", "DE89"}
+		tr.Reference = "REF-A"
+	})
+	b := mk(customer1, "INCOMING", 2, func(tr *ports.Transaction) {
+		tr.PlatformCustomerID = "pc-1"
+		tr.SenderIdentifiers = []string{"DE89"}
+		tr.ReceiverIdentifiers = []string{"InternalAccount:c1"}
+		tr.Status = "COMPLETED"
+	})
+	c := mk(customer2, "OUTGOING", 3, func(tr *ports.Transaction) {
+		tr.PlatformCustomerID = "pc-2"
+		tr.SenderIdentifiers = []string{"InternalAccount:c2"}
+		tr.ReceiverIdentifiers = []string{"acct-111"}
+		tr.Status = "FAILED"
+		tr.Reference = "REF-C"
+	})
+	d := mk("", "INCOMING", 4, func(tr *ports.Transaction) {
+		tr.SenderIdentifiers = []string{"ExternalAccount:y"}
+		tr.ReceiverIdentifiers = []string{"InternalAccount:p"}
+		tr.Status = "COMPLETED"
+	})
+	e := mk("", "OUTGOING", 4, func(tr *ports.Transaction) { // same time as d: ties break on id
+		tr.SenderIdentifiers = []string{"InternalAccount:p"}
+		tr.ReceiverIdentifiers = []string{"DE89"}
+		tr.Reference = "REF-A"
+	})
+	f := mk(customer2, "INCOMING", 5, nil)
+	other := transaction(otherID, "", "OUTGOING", at(1))
+	other.SenderIdentifiers = []string{"DE89"}
+	other.Reference = "REF-A"
+	createTxns(t, s, f, other, c, a, e, b, d)
+	return filterTxns{a: a, b: b, c: c, d: d, e: e, f: f, other: other}
+}
+
+// checkTxnList lists f (one page of 10) and requires exactly want, in the
+// list's order, each row as stored.
+func checkTxnList(t *testing.T, s ports.Store, f ports.TransactionFilter, want []ports.Transaction) {
+	t.Helper()
+	rows, total, err := s.Read().Transactions().List(context.Background(), f, ports.Page{Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, len(want), total)
+	assert.Equal(t, txnOrder(want, f.Desc), ids(rows, txnID))
+	byID := map[string]ports.Transaction{}
+	for _, w := range want {
+		byID[w.ID] = w
+	}
+	for _, r := range rows {
+		assert.Equal(t, normTxn(byID[r.ID]), r)
+	}
 }
 
 // testTransactionPaginationWalk walks 1,000 transactions in both
@@ -416,72 +455,7 @@ func testTransactionPaginationWalk(t *testing.T, s ports.Store, _ LedgerReader) 
 			t.Run(fmt.Sprintf("%s/desc=%v", fl.name, desc), func(t *testing.T) {
 				f := fl.f
 				f.Desc = desc
-				existing := map[string]bool{}
-				wantTotal := 0
-				for _, r := range rows {
-					if fl.match(r) {
-						existing[r.ID] = true
-						wantTotal++
-					}
-				}
-				// Rows inserted before the walk by earlier subtests also exist.
-				_, total, err := s.Read().Transactions().List(ctx, f, ports.Page{Limit: 1})
-				require.NoError(t, err)
-				require.GreaterOrEqual(t, total, wantTotal)
-				wantTotal = total
-
-				seen := map[string]bool{}
-				var last *ports.Position
-				page := ports.Page{Limit: 23}
-				for i := 0; ; i++ {
-					require.Less(t, i, 2*n, "pagination does not end")
-					got, total, err := s.Read().Transactions().List(ctx, f, page)
-					require.NoError(t, err)
-					require.Equal(t, wantTotal, total, "total on page %d", i)
-					require.LessOrEqual(t, len(got), page.Limit+1)
-					hasMore := len(got) > page.Limit
-					if hasMore {
-						got = got[:page.Limit]
-					}
-					for _, r := range got {
-						require.True(t, fl.match(r), "row %s does not match the filter", r.ID)
-						require.False(t, seen[r.ID], "row %s seen twice", r.ID)
-						seen[r.ID] = true
-						pos := txnPos(r)
-						if last != nil {
-							c := pos.CreatedAt.Compare(last.CreatedAt)
-							if c == 0 {
-								c = cmp.Compare(pos.ID, last.ID)
-							}
-							if desc {
-								c = -c
-							}
-							require.Positive(t, c, "order goes backwards at %s", r.ID)
-						}
-						last = &pos
-					}
-					if !hasMore {
-						break
-					}
-					page.After = last
-					// Insert rows matching the filter: one sorting long
-					// before the cursor, one at the cursor's instant, one
-					// long after it.
-					for _, h := range []time.Duration{-time.Hour, 0, time.Hour} {
-						tr := transaction(p.ID, f.CustomerID, "INCOMING", last.CreatedAt.Add(h))
-						if f.Status != "" {
-							tr.Status = f.Status
-						}
-						createTxns(t, s, tr)
-						inserted++
-						if fl.match(tr) {
-							wantTotal++
-						}
-					}
-				}
-				for id := range existing {
-					require.True(t, seen[id], "row %s that existed when the walk began was skipped", id)
-				}
+				walkTxnsWhileInserting(t, s, f, fl.match, rows, &inserted)
 			})
 		}
 	}
@@ -497,6 +471,82 @@ func testTransactionPaginationWalk(t *testing.T, s ports.Store, _ LedgerReader) 
 		return s.Read().Transactions().List(ctx, ports.TransactionFilter{PlatformID: p.ID}, page)
 	}, txnPos)
 	assert.Equal(t, ids(all, txnID), got)
+}
+
+// walkTxnsWhileInserting pages through f (which names its platform) 23
+// rows at a time and, after every page but the last, inserts three
+// transactions matching f (one long before the cursor, one at its instant,
+// one long after), counting them in inserted. It requires every row to
+// match (match is the suite's reading of f), no row twice, the order never
+// to go backwards, the total to follow the inserts, and every row of rows
+// matching f to be seen.
+func walkTxnsWhileInserting(t *testing.T, s ports.Store, f ports.TransactionFilter, match func(ports.Transaction) bool, rows []ports.Transaction, inserted *int) {
+	ctx := context.Background()
+	existing := map[string]bool{}
+	wantTotal := 0
+	for _, r := range rows {
+		if match(r) {
+			existing[r.ID] = true
+			wantTotal++
+		}
+	}
+	// Rows inserted before the walk by earlier subtests also exist.
+	_, total, err := s.Read().Transactions().List(ctx, f, ports.Page{Limit: 1})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, total, wantTotal)
+	wantTotal = total
+
+	seen := map[string]bool{}
+	var last *ports.Position
+	page := ports.Page{Limit: 23}
+	for i := 0; ; i++ {
+		require.Less(t, i, 2*len(rows), "pagination does not end")
+		got, total, err := s.Read().Transactions().List(ctx, f, page)
+		require.NoError(t, err)
+		require.Equal(t, wantTotal, total, "total on page %d", i)
+		require.LessOrEqual(t, len(got), page.Limit+1)
+		hasMore := len(got) > page.Limit
+		if hasMore {
+			got = got[:page.Limit]
+		}
+		for _, r := range got {
+			require.True(t, match(r), "row %s does not match the filter", r.ID)
+			require.False(t, seen[r.ID], "row %s seen twice", r.ID)
+			seen[r.ID] = true
+			pos := txnPos(r)
+			if last != nil {
+				c := pos.CreatedAt.Compare(last.CreatedAt)
+				if c == 0 {
+					c = cmp.Compare(pos.ID, last.ID)
+				}
+				if f.Desc {
+					c = -c
+				}
+				require.Positive(t, c, "order goes backwards at %s", r.ID)
+			}
+			last = &pos
+		}
+		if !hasMore {
+			break
+		}
+		page.After = last
+		// Insert rows matching the filter: one sorting long before the
+		// cursor, one at the cursor's instant, one long after it.
+		for _, h := range []time.Duration{-time.Hour, 0, time.Hour} {
+			tr := transaction(f.PlatformID, f.CustomerID, "INCOMING", last.CreatedAt.Add(h))
+			if f.Status != "" {
+				tr.Status = f.Status
+			}
+			createTxns(t, s, tr)
+			*inserted++
+			if match(tr) {
+				wantTotal++
+			}
+		}
+	}
+	for id := range existing {
+		require.True(t, seen[id], "row %s that existed when the walk began was skipped", id)
+	}
 }
 
 // testTransactionConcurrentWrites has concurrent units of work insert and
