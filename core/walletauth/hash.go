@@ -1,0 +1,5 @@
+package walletauth
+
+import "crypto"
+
+const cryptoSHA256 = crypto.SHA256
