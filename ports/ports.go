@@ -65,6 +65,8 @@ type Tx interface {
 	Customers() CustomerRepo
 	InternalAccounts() InternalAccountRepo
 	AuthMethods() AuthMethodRepo
+	// WalletSessions keeps embedded-wallet sessions (wallet.go).
+	WalletSessions() WalletSessionRepo
 	// LedgerAccounts creates ledger accounts in the same transaction as the
 	// business records that own them (a customer's internal accounts).
 	LedgerAccounts() LedgerAccountCreator

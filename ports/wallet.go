@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Wallet signature failures. A verifier returns one of them (wrapped or
@@ -25,4 +26,36 @@ var (
 // wallet-auth issue brings real stamp verification behind this port.
 type WalletSignatureVerifier interface {
 	Verify(ctx context.Context, platformID, internalAccountID, payloadToSign, signature string) error
+}
+
+// WalletSession is a session of an embedded wallet's credential: the
+// client holds its private key and signs stamps with it; the service
+// keeps only the public key.
+type WalletSession struct {
+	ID           string // "Session:<uuid>"
+	PlatformID   string
+	AccountID    string // the embedded wallet, InternalAccount:<uuid>
+	CredentialID string // the AuthMethod that issued it
+	// PublicKey is the session key, compressed SEC1, lower-case hex (as
+	// stamps name it).
+	PublicKey string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+}
+
+// Active reports whether s can sign at now.
+func (s WalletSession) Active(now time.Time) bool { return s.RevokedAt == nil && now.Before(s.ExpiresAt) }
+
+type WalletSessionRepo interface {
+	Create(ctx context.Context, s WalletSession) error
+	// Get returns the platform's session or ErrNotFound.
+	Get(ctx context.Context, platformID, id string) (WalletSession, error)
+	// Active returns the account's sessions active at now, oldest first.
+	Active(ctx context.Context, platformID, accountID string, now time.Time) ([]WalletSession, error)
+	// Revoke ends the platform's session id at at (a revoked one stays
+	// as it was); ErrNotFound when it does not exist.
+	Revoke(ctx context.Context, platformID, id string, at time.Time) error
+	// RevokeCredential ends every session the credential issued.
+	RevokeCredential(ctx context.Context, platformID, credentialID string, at time.Time) error
 }

@@ -45,6 +45,7 @@ type storeState struct {
 	customers   map[string]ports.Customer
 	accounts    map[string]ports.InternalAccount
 	authMethods map[string]ports.AuthMethod
+	sessions    map[string]ports.WalletSession // wallet_sessions.go
 	externals   map[string]ports.ExternalAccount
 	txns        map[string]ports.Transaction
 	// jobs holds queued jobs by id; jobKeys maps a non-empty Key to the id
@@ -63,6 +64,7 @@ func newStoreState() storeState {
 		customers:   map[string]ports.Customer{},
 		accounts:    map[string]ports.InternalAccount{},
 		authMethods: map[string]ports.AuthMethod{},
+		sessions:    map[string]ports.WalletSession{},
 		externals:   map[string]ports.ExternalAccount{},
 		txns:        map[string]ports.Transaction{},
 		jobs:        map[string]storeJob{},
@@ -155,6 +157,7 @@ func (tx *storeTx) commit(ctx context.Context) error {
 	maps.Copy(tx.s.state.customers, tx.w.state.customers)
 	maps.Copy(tx.s.state.accounts, tx.w.state.accounts)
 	maps.Copy(tx.s.state.authMethods, tx.w.state.authMethods)
+	maps.Copy(tx.s.state.sessions, tx.w.state.sessions)
 	maps.Copy(tx.s.state.externals, tx.w.state.externals)
 	maps.Copy(tx.s.state.txns, tx.w.state.txns)
 	maps.Copy(tx.s.state.lookups, tx.w.state.lookups)

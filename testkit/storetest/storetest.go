@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"InternalAccountListFilters", testInternalAccountListFilters},
 		{"InternalAccountPagination", testInternalAccountPagination},
 		{"AuthMethods", testAuthMethods},
+		{"WalletSessions", testWalletSessions},
 		{"ReadOwnWrites", testReadOwnWrites},
 		{"Rollback", testRollback},
 		{"LedgerAccounts", testLedgerAccounts},
