@@ -45,7 +45,9 @@ type WalletSession struct {
 }
 
 // Active reports whether s can sign at now.
-func (s WalletSession) Active(now time.Time) bool { return s.RevokedAt == nil && now.Before(s.ExpiresAt) }
+func (s WalletSession) Active(now time.Time) bool {
+	return s.RevokedAt == nil && now.Before(s.ExpiresAt)
+}
 
 type WalletSessionRepo interface {
 	Create(ctx context.Context, s WalletSession) error

@@ -58,9 +58,13 @@ func testWalletSessions(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Equal(t, []string{"02aa", "03bb", "02cc"}, keys(at(3)))
 	assert.Equal(t, []string{"02aa", "03bb"}, keys(at(3).Add(90*time.Minute)), "an expired session is not active")
 
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.WalletSessions().Revoke(ctx, p.ID, b.ID, at(4)) })
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		return tx.WalletSessions().Revoke(ctx, p.ID, b.ID, at(4))
+	})
 	assert.Equal(t, []string{"02aa", "02cc"}, keys(at(4)))
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.WalletSessions().Revoke(ctx, p.ID, b.ID, at(5)) })
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		return tx.WalletSessions().Revoke(ctx, p.ID, b.ID, at(5))
+	})
 	got, err = s.Read().WalletSessions().Get(ctx, p.ID, b.ID)
 	require.NoError(t, err)
 	require.NotNil(t, got.RevokedAt)
