@@ -12,6 +12,7 @@ import (
 	fxstatic "github.com/corridorpay/corridor/adapters/fx/static"
 	kycmanual "github.com/corridorpay/corridor/adapters/kyc/manual"
 	kycsandbox "github.com/corridorpay/corridor/adapters/kyc/sandbox"
+	"github.com/corridorpay/corridor/adapters/mailer"
 	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/metrics"
 	"github.com/corridorpay/corridor/adapters/postgres"
@@ -20,7 +21,6 @@ import (
 	"github.com/corridorpay/corridor/adapters/system"
 	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
 	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
-	walletsandbox "github.com/corridorpay/corridor/adapters/walletsig/sandbox"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/external"
@@ -36,6 +36,7 @@ import (
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/core/uma"
+	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 
@@ -194,6 +195,8 @@ type services struct {
 	quotes *quotes.Service
 	// reports answers the ledger reports (/ledger, corridor ledger).
 	reports *reports.Service
+	// walletauth issues embedded-wallet sessions and checks stamps.
+	walletauth *walletauth.Service
 }
 
 func newServices(b *backend, cfg Config, clock ports.Clock) services {
@@ -227,13 +230,11 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	}
 	s.kyc = kyc.New(b.store, kycProvider, clock, ids, kyc.Options{})
 	s.transfers.Register(s.runner)
-	var wallet ports.WalletSignatureVerifier
-	if cfg.Sandbox {
-		// The sandbox literal; real stamp verification arrives with wallet
-		// auth (without a verifier, embedded-wallet executions fail).
-		wallet = walletsandbox.Verifier{}
-	}
-	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, wallet, clock, ids,
+	// Embedded-wallet sessions, and the stamps quote executions from a
+	// wallet are checked against (the sandbox also takes its literal).
+	s.walletauth = walletauth.New(b.store, b.single, b.failures, mailer.Log{Logger: b.log}, clock, ids,
+		walletauth.Options{Sandbox: cfg.Sandbox, Logger: b.log})
+	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, s.walletauth, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)
 	s.reports = reports.New(b.reports, clock)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -77,6 +79,7 @@ var kindStatus = map[fault.Kind]int{
 	fault.KindConflict:      http.StatusConflict,
 	fault.KindGone:          http.StatusGone,
 	fault.KindUnprocessable: http.StatusUnprocessableEntity,
+	fault.KindTooMany:       http.StatusTooManyRequests,
 }
 
 // apiError turns any error into the error body. A *fault.Error keeps its
@@ -133,8 +136,12 @@ func fromFault(f *fault.Error) *Error {
 			e.Details["errors"] = fields
 		}
 	}
-	if status == http.StatusUnauthorized {
+	switch status {
+	case http.StatusUnauthorized:
 		e.header = http.Header{"Www-Authenticate": {`Basic realm="corridor"`}}
+	case http.StatusTooManyRequests:
+		secs := int64((f.RetryAfter + time.Second - 1) / time.Second)
+		e.header = http.Header{"Retry-After": {strconv.FormatInt(max(secs, 1), 10)}}
 	}
 	return e
 }

@@ -2,6 +2,9 @@ package httpapi_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,9 +18,9 @@ import (
 
 	fxstatic "github.com/corridorpay/corridor/adapters/fx/static"
 	httpapi "github.com/corridorpay/corridor/adapters/http"
+	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/rails/sandbox"
 	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
-	walletsandbox "github.com/corridorpay/corridor/adapters/walletsig/sandbox"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/jobs"
@@ -25,6 +28,7 @@ import (
 	"github.com/corridorpay/corridor/core/quotes"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
+	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -37,7 +41,9 @@ func newQuoteHarness(t *testing.T, production bool) *transferHarness {
 	reg := h.defaultRails(sandbox.FactoryWithUMA(h.clock, dir))
 	rates := fxstatic.Default(h.clock)
 	xfers := transfers.New(h.store, h.ledger, reg, h.clock, h.ids, transfers.Options{Logger: h.log})
-	qs := quotes.New(h.store, h.ledger, reg, rates, walletsandbox.Verifier{}, h.clock, h.ids, quotes.Options{Logger: h.log, Sandbox: !production})
+	qs := quotes.New(h.store, h.ledger, reg, rates,
+		walletauth.New(h.store, memory.NewSingleUse(h.clock), nil, nil, h.clock, h.ids, walletauth.Options{Sandbox: !production}),
+		h.clock, h.ids, quotes.Options{Logger: h.log, Sandbox: !production})
 	h.serve(httpapi.Deps{
 		Transfers:    xfers,
 		Transactions: transactions.New(h.store),
@@ -266,9 +272,14 @@ func TestExecuteQuoteErrors(t *testing.T) {
 		assert.Contains(t, info["payloadToSign"], q["id"].(string))
 		path := executePath(q["id"].(string))
 		requireError(t, h.post(f.tn, path, ""), http.StatusUnauthorized, "WALLET_SIGNATURE_MISSING")
-		requireError(t, h.post(f.tn, path, "", "Service-Wallet-Signature", "forged"), http.StatusUnauthorized, "WALLET_SIGNATURE_INVALID")
+		requireError(t, h.post(f.tn, path, "", "Service-Wallet-Signature", "forged"), http.StatusUnauthorized, "WALLET_SIGNATURE_MALFORMED")
+		stranger, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		require.NoError(t, err)
+		stamp, err := walletauth.Sign(stranger, []byte(info["payloadToSign"].(string)))
+		require.NoError(t, err)
+		requireError(t, h.post(f.tn, path, "", "Service-Wallet-Signature", stamp), http.StatusUnauthorized, "WALLET_SIGNATURE_INVALID")
 		assert.Equal(t, int64(1_000_00), h.balance(f.tn, f.wallet.ID))
-		r := h.post(f.tn, path, "", "Service-Wallet-Signature", walletsandbox.ValidSignature)
+		r := h.post(f.tn, path, "", "Service-Wallet-Signature", walletauth.SandboxSignature)
 		require.Equalf(t, http.StatusOK, r.status, "%s", r.body)
 		assert.Equal(t, "PROCESSING", r.object(t)["status"])
 	})

@@ -5,6 +5,7 @@ package fault
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind classifies a failure; the HTTP adapter maps each to one status.
@@ -18,6 +19,7 @@ const (
 	KindConflict                      // 409
 	KindGone                          // 410
 	KindUnprocessable                 // 422
+	KindTooMany                       // 429, with RetryAfter
 )
 
 // FieldError names one bad field (dot path, as the reference's FieldError).
@@ -37,6 +39,8 @@ type Error struct {
 	Reason string
 	// Details carries extra structured facts for the error body.
 	Details map[string]any
+	// RetryAfter is how long a KindTooMany caller should wait.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

@@ -7,13 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	fxstatic "github.com/corridorpay/corridor/adapters/fx/static"
+	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/rails/sandbox"
 	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
-	walletsandbox "github.com/corridorpay/corridor/adapters/walletsig/sandbox"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/quotes"
+	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/coretest"
 )
@@ -40,7 +41,8 @@ func newEnv(t testing.TB, b coretest.Backend) *env {
 	e := &env{
 		Env: c, uma: dir,
 		lookup: lookup.New(c.Store, rates, c.Clock, c.IDs, lookup.WithUmaDirectory(dir)),
-		quotes: quotes.New(c.Store, c.Ledger, c.Rails, rates, walletsandbox.Verifier{}, c.Clock, c.IDs,
+		quotes: quotes.New(c.Store, c.Ledger, c.Rails, rates,
+			walletauth.New(c.Store, memory.NewSingleUse(c.Clock), nil, nil, c.Clock, c.IDs, walletauth.Options{Sandbox: true}), c.Clock, c.IDs,
 			quotes.Options{Logger: quietLog(), Sandbox: true}),
 	}
 	e.quotes.Register(e.Runner)

@@ -2,6 +2,9 @@ package quotes_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/quotes"
 	"github.com/corridorpay/corridor/core/transactions"
+	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
@@ -365,6 +369,12 @@ func TestEmbeddedWalletSignature(t *testing.T) {
 	_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
 	testkit.RequireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureMissing)
 	_, err = e.quotes.Execute(ctx, f.pid, q.ID, "forged")
+	testkit.RequireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureMalformed)
+	stranger, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	stamp, err := walletauth.Sign(stranger, []byte(payload))
+	require.NoError(t, err)
+	_, err = e.quotes.Execute(ctx, f.pid, q.ID, stamp)
 	testkit.RequireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureInvalid)
 	_, err = e.quotes.Execute(ctx, f.pid, q.ID, "bad signature")
 	testkit.RequireFault(t, err, fault.KindUnauthorized, quotes.CodeWalletSignatureMalformed)
