@@ -193,8 +193,9 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		`"lastName":"Smith","birthDate":"1978-06-15","nationality":"US","idType":"SSN","identifier":"123-45-6789",`+
 		`"address":{"line1":"3 Oak Ave","city":"Austin","state":"TX","postalCode":"73301","country":"US"}}}`, biz)
 	owner := e.create("POST", "/beneficial-owners", ownerBody)
+	credential := e.walletCredential(be, platformID)
 	maps.Copy(e.ids, map[string]string{"customerId": cust, "accountId": acct, "externalAccountId": ext, "quoteId": quote,
-		"beneficialOwnerId": owner, "receiverUmaAddress": "$fuzz@sandbox.local"})
+		"beneficialOwnerId": owner, "receiverUmaAddress": "$fuzz@sandbox.local", "id": credential})
 	transfer := func(src, dst string) string {
 		return fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, src, dst)
 	}
@@ -240,7 +241,29 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/verifications", "/verifications", ct, []string{fmt.Sprintf(`{"customerId":%q}`, cust)}, ""},
 		{"POST", "/documents", "/documents", formType, []string{upload}, ""},
 		{"PUT", "/documents/{documentId}", "/documents/" + doc.ID, formType, []string{form("documentType", "DRIVERS_LICENSE", "side", "FRONT", "country", "CA")}, ""},
+		{"POST", "/auth/credentials/{id}/challenge", "/auth/credentials/" + credential + "/challenge", ct, []string{`{}`}, ""},
+		{"POST", "/auth/credentials/{id}/verify", "/auth/credentials/" + credential + "/verify", ct, []string{
+			`{"type":"EMAIL_OTP","otp":"000000","clientPublicKey":"04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc8703acd69adca9a4bbf7f5d00d20a5e364b2569"}`,
+			`{"otp":"000000","clientPublicKey":"02f739f8c77b32f4d5f13265861febd76e7a9c61a1140d296b8c16302508870316"}`}, ""},
 	}
+}
+
+// walletCredential makes a customer with an e-mail (so an embedded wallet
+// with its EMAIL_OTP credential) and returns the credential's id.
+func (e *fuzzEnv) walletCredential(be *backend, platformID string) string {
+	e.t.Helper()
+	cust := e.create("POST", "/customers", `{"customerType":"INDIVIDUAL","region":"US","email":"wallet@example.com"}`)
+	ctx := context.Background()
+	rows, _, err := be.store.Read().InternalAccounts().List(ctx, ports.InternalAccountFilter{PlatformID: platformID, CustomerID: cust,
+		Type: "EMBEDDED_WALLET"}, ports.Page{Limit: 10})
+	if err != nil || len(rows) != 1 {
+		e.t.Fatalf("wallet of %s: %v (%d)", cust, err, len(rows))
+	}
+	creds, err := be.store.Read().AuthMethods().ListByAccount(ctx, platformID, rows[0].ID)
+	if err != nil || len(creds) != 1 {
+		e.t.Fatalf("credential of %s: %v", rows[0].ID, err)
+	}
+	return creds[0].ID
 }
 
 // getOperations are the GET operations of the OpenAPI document, their path

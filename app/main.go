@@ -54,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return platformCmd(ctx, cfg, log, args, stdout)
 	case "ledger":
 		return ledgerCmd(ctx, cfg, log, args, stdout, stderr)
+	case "wallet":
+		return walletCmd(args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -67,7 +69,8 @@ const usage = `usage:
   corridor platform create -name NAME [-uma-domain DOMAIN] [-currencies USD,EUR,...]
                                                     provision a platform and print its credential (needs DATABASE_URL)
   corridor ledger trial-balance|balance|statement|export|verify [flags]
-                                                    ledger reports (needs DATABASE_URL; corridor ledger help)`
+                                                    ledger reports (needs DATABASE_URL; corridor ledger help)
+  corridor wallet keygen|open-session|stamp [flags]  the embedded-wallet client (corridor wallet help)`
 
 func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if cfg.DatabaseURL == "" {

@@ -24,6 +24,10 @@ import (
 // id (they act on the caller's own data), run after the write check.
 var probeExpect = map[string]int{
 	"DELETE /customers/external-accounts/{externalAccountId}": 404,
+	"GET /auth/credentials":                                   200, // empty: the account is not the caller's
+	"GET /auth/sessions":                                      200, // empty: the account is not the caller's
+	"POST /auth/credentials/{id}/challenge":                   404,
+	"POST /auth/credentials/{id}/verify":                      404,
 	"DELETE /customers/{customerId}":                          404,
 	"DELETE /documents/{documentId}":                          404,
 	"DELETE /platform/external-accounts/{externalAccountId}":  404,

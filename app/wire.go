@@ -261,6 +261,7 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		Quotes:         s.quotes,
 		Reports:        s.reports,
 		Operator:       cfg.Operator,
+		WalletAuth:     s.walletauth,
 		Idempotency:    b.idem,
 		Cache:          b.cache,
 		Clock:          clock,

@@ -41,14 +41,15 @@ func newQuoteHarness(t *testing.T, production bool) *transferHarness {
 	reg := h.defaultRails(sandbox.FactoryWithUMA(h.clock, dir))
 	rates := fxstatic.Default(h.clock)
 	xfers := transfers.New(h.store, h.ledger, reg, h.clock, h.ids, transfers.Options{Logger: h.log})
-	qs := quotes.New(h.store, h.ledger, reg, rates,
-		walletauth.New(h.store, memory.NewSingleUse(h.clock), nil, nil, h.clock, h.ids, walletauth.Options{Sandbox: !production}),
-		h.clock, h.ids, quotes.Options{Logger: h.log, Sandbox: !production})
+	wallets := walletauth.New(h.store, memory.NewSingleUse(h.clock), memory.NewFailureCounter(h.clock), nil, h.clock, h.ids,
+		walletauth.Options{Sandbox: !production})
+	qs := quotes.New(h.store, h.ledger, reg, rates, wallets, h.clock, h.ids, quotes.Options{Logger: h.log, Sandbox: !production})
 	h.serve(httpapi.Deps{
 		Transfers:    xfers,
 		Transactions: transactions.New(h.store),
 		Lookup:       lookup.New(h.store, rates, h.clock, h.ids, lookup.WithUmaDirectory(dir)),
 		Quotes:       qs,
+		WalletAuth:   wallets,
 	})
 	runner := jobs.NewRunner(h.store.Read().Jobs(), h.clock, h.log)
 	xfers.Register(runner)

@@ -27,6 +27,7 @@ import (
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/core/uma"
+	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -68,6 +69,9 @@ type Deps struct {
 	KYC *kyc.Service
 	// Reports (/ledger/…, the ledger reports) is registered when set.
 	Reports *reports.Service
+	// WalletAuth (/auth/…, embedded-wallet credentials and sessions) is
+	// registered when set.
+	WalletAuth *walletauth.Service
 	// Operator authenticates the operator's token (none configured when
 	// nil: every operator token is refused).
 	Operator *operator.Authenticator
@@ -200,6 +204,9 @@ func New(d Deps) http.Handler {
 	}
 	if d.Reports != nil {
 		registerLedgerReports(s.api, d)
+	}
+	if d.WalletAuth != nil {
+		registerWalletAuth(s.api, d)
 	}
 	return s.logRequests(http.HandlerFunc(s.serve))
 }

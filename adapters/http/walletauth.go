@@ -1,0 +1,210 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/walletauth"
+	"github.com/corridorpay/corridor/ports"
+)
+
+const walletAuthTag = "Embedded Wallet Auth"
+
+// ---- wire models ----
+
+// AuthMethod is an authentication credential of an embedded wallet.
+type AuthMethod struct {
+	ID           string    `json:"id" doc:"AuthMethod:<uuid>" example:"AuthMethod:019542f5-b3e7-1d02-0000-000000000001"`
+	AccountID    string    `json:"accountId" doc:"The embedded wallet (internal account) it authenticates"`
+	Type         string    `json:"type" enum:"OAUTH,EMAIL_OTP,SMS_OTP,PASSKEY"`
+	CredentialID string    `json:"credentialId,omitempty" doc:"The WebAuthn credential id (PASSKEY only)"`
+	Nickname     string    `json:"nickname" doc:"The e-mail address of an EMAIL_OTP credential"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
+// AuthSession is a session a verified credential issued.
+type AuthSession struct {
+	ID           string    `json:"id" doc:"Session:<uuid>" example:"Session:019542f5-b3e7-1d02-0000-000000000003"`
+	AccountID    string    `json:"accountId"`
+	Type         string    `json:"type" enum:"OAUTH,EMAIL_OTP,SMS_OTP,PASSKEY" doc:"The type of the credential that issued it"`
+	CredentialID string    `json:"credentialId,omitempty"`
+	Nickname     string    `json:"nickname"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+	// EncryptedSessionSigningKey is set only when the session is issued
+	// for an uncompressed clientPublicKey.
+	EncryptedSessionSigningKey string    `json:"encryptedSessionSigningKey,omitempty" doc:"The session's private key, HPKE-sealed to the uncompressed clientPublicKey (base58check); absent for a compressed key, which is itself the session key, and in lists"`
+	ExpiresAt                  time.Time `json:"expiresAt"`
+}
+
+// AuthMethodList is an account's credentials.
+type AuthMethodList struct {
+	Data []AuthMethod `json:"data"`
+}
+
+// AuthSessionList is an account's active sessions.
+type AuthSessionList struct {
+	Data []AuthSession `json:"data"`
+}
+
+// AuthVerifyRequest verifies a credential and asks for a session.
+type AuthVerifyRequest struct {
+	Type            string `json:"type,omitempty" enum:"EMAIL_OTP,OAUTH,PASSKEY,SMS_OTP" doc:"The credential's type (checked when sent)"`
+	Otp             string `json:"otp,omitempty" maxLength:"32" doc:"EMAIL_OTP: the code that was e-mailed (000000 in the sandbox)"`
+	ClientPublicKey string `json:"clientPublicKey" minLength:"66" maxLength:"130" doc:"P-256 public key, hex: uncompressed (04…, 130 digits) to receive the session key sealed to it, or compressed (02/03…, 66 digits) to use as the session key" example:"02f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31"`
+}
+
+// AuthChallengeRequest is the optional body of a challenge.
+type AuthChallengeRequest struct {
+	ClientPublicKey string `json:"clientPublicKey,omitempty" maxLength:"130" doc:"PASSKEY only; ignored for EMAIL_OTP"`
+}
+
+func authMethodOut(m ports.AuthMethod) AuthMethod {
+	return AuthMethod{ID: m.ID, AccountID: m.AccountID, Type: m.Type, CredentialID: m.CredentialID, Nickname: m.Nickname,
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
+}
+
+func authSessionOut(s ports.WalletSession, m ports.AuthMethod, sealed string) AuthSession {
+	return AuthSession{ID: s.ID, AccountID: s.AccountID, Type: m.Type, CredentialID: m.CredentialID, Nickname: m.Nickname,
+		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.CreatedAt.UTC(), EncryptedSessionSigningKey: sealed, ExpiresAt: s.ExpiresAt.UTC()}
+}
+
+// ---- operations ----
+
+type authAccountInput struct {
+	AccountID string `query:"accountId" required:"true" maxLength:"255" doc:"The embedded wallet (internal account)" example:"InternalAccount:019542f5-b3e7-1d02-0000-000000000002"`
+}
+
+type authCredentialInput struct {
+	ID string `path:"id" maxLength:"255" doc:"AuthMethod:<uuid>"`
+}
+
+type challengeInput struct {
+	ID   string `path:"id" maxLength:"255" doc:"AuthMethod:<uuid>"`
+	Body *AuthChallengeRequest
+}
+
+type verifyInput struct {
+	ID   string `path:"id" maxLength:"255" doc:"AuthMethod:<uuid>"`
+	Body AuthVerifyRequest
+}
+
+// walletAuthAPI handles the embedded-wallet authentication operations.
+type walletAuthAPI struct{ d Deps }
+
+func registerWalletAuth(api huma.API, d Deps) {
+	h := walletAuthAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.listAuthCredentialsOp(), h.listAuthCredentials) },
+		func(api huma.API) { huma.Register(api, h.challengeAuthCredentialOp(), h.challengeAuthCredential) },
+		func(api huma.API) { huma.Register(api, h.verifyAuthCredentialOp(), h.verifyAuthCredential) },
+		func(api huma.API) { huma.Register(api, h.listAuthSessionsOp(), h.listAuthSessions) },
+	)
+}
+
+// checkAccountID refuses an accountId that is not an internal account id.
+func checkAccountID(id string) error {
+	if !strings.HasPrefix(id, "InternalAccount:") {
+		return fault.Invalid("accountId", "must be an InternalAccount:<uuid> id")
+	}
+	return nil
+}
+
+func (walletAuthAPI) listAuthCredentialsOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "listAuthCredentials", Method: http.MethodGet, Path: "/auth/credentials",
+		Summary:     "List authentication credentials",
+		Description: "The credentials of an embedded wallet, oldest first (empty for an account the platform does not have).",
+		Tags:        []string{walletAuthTag}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized},
+	}
+}
+
+func (h walletAuthAPI) listAuthCredentials(ctx context.Context, in *authAccountInput) (*struct{ Body AuthMethodList }, error) {
+	if err := checkAccountID(in.AccountID); err != nil {
+		return nil, apiError(err)
+	}
+	ms, err := h.d.WalletAuth.Credentials(ctx, principal(ctx).PlatformID, in.AccountID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := AuthMethodList{Data: make([]AuthMethod, len(ms))}
+	for i, m := range ms {
+		out.Data[i] = authMethodOut(m)
+	}
+	return &struct{ Body AuthMethodList }{out}, nil
+}
+
+func (walletAuthAPI) challengeAuthCredentialOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "challengeAuthCredential", Method: http.MethodPost, Path: "/auth/credentials/{id}/challenge",
+		Summary: "Send a new one-time password",
+		Description: "EMAIL_OTP: e-mails a new code to the credential's address (codes are single-use, expire after 5 minutes " +
+			"and survive 5 wrong tries; at most 5 challenges per 15 minutes, then 429 with Retry-After). The sandbox " +
+			"skips delivery and accepts 000000. OAUTH credentials have no challenge step (400).",
+		Tags: []string{walletAuthTag}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusTooManyRequests},
+	}
+}
+
+func (h walletAuthAPI) challengeAuthCredential(ctx context.Context, in *challengeInput) (*struct{ Body AuthMethod }, error) {
+	m, err := h.d.WalletAuth.Challenge(ctx, principal(ctx).PlatformID, in.ID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &struct{ Body AuthMethod }{authMethodOut(m)}, nil
+}
+
+func (walletAuthAPI) verifyAuthCredentialOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "verifyAuthCredential", Method: http.MethodPost, Path: "/auth/credentials/{id}/verify",
+		Summary: "Verify a credential and open a session",
+		Description: "EMAIL_OTP: the e-mailed otp and a fresh clientPublicKey. With an uncompressed key the new session's " +
+			"private key comes back HPKE-sealed to it (encryptedSessionSigningKey); with a compressed key that key is " +
+			"the session key and nothing is returned. A wrong, used or expired code is 401 (reason Invalid OTP code). " +
+			"Sessions last 15 minutes; their key signs the Service-Wallet-Signature stamps of the wallet's operations.",
+		Tags: []string{walletAuthTag}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
+	}
+}
+
+func (h walletAuthAPI) verifyAuthCredential(ctx context.Context, in *verifyInput) (*struct{ Body AuthSession }, error) {
+	if in.Body.Type != "" && in.Body.Type != walletauth.TypeEmailOTP {
+		return nil, apiError(fault.Invalid("type", in.Body.Type+" verification is not available on this service yet; EMAIL_OTP is"))
+	}
+	if in.Body.Otp == "" {
+		return nil, apiError(fault.Invalid("otp", "is required for an EMAIL_OTP credential"))
+	}
+	issued, err := h.d.WalletAuth.VerifyEmailOTP(ctx, principal(ctx).PlatformID, in.ID, in.Body.Otp, in.Body.ClientPublicKey)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &struct{ Body AuthSession }{authSessionOut(issued.Session, issued.Credential, issued.EncryptedSessionSigningKey)}, nil
+}
+
+func (walletAuthAPI) listAuthSessionsOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "listAuthSessions", Method: http.MethodGet, Path: "/auth/sessions",
+		Summary:     "List active sessions",
+		Description: "The embedded wallet's active sessions, oldest first, never with their keys.",
+		Tags:        []string{walletAuthTag}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized},
+	}
+}
+
+func (h walletAuthAPI) listAuthSessions(ctx context.Context, in *authAccountInput) (*struct{ Body AuthSessionList }, error) {
+	if err := checkAccountID(in.AccountID); err != nil {
+		return nil, apiError(err)
+	}
+	ss, err := h.d.WalletAuth.Sessions(ctx, principal(ctx).PlatformID, in.AccountID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := AuthSessionList{Data: make([]AuthSession, len(ss))}
+	for i, s := range ss {
+		out.Data[i] = authSessionOut(s.Session, s.Credential, "")
+	}
+	return &struct{ Body AuthSessionList }{out}, nil
+}

@@ -1,0 +1,79 @@
+package httpapi_test
+
+import (
+	"context"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/core/walletauth"
+)
+
+// The whole EMAIL_OTP story over HTTP with real keys: list the wallet's
+// credential, verify with the sandbox code and a fresh client key, open
+// the sealed session key, and execute a quote from the embedded wallet
+// with a real stamp over its payloadToSign.
+func TestEmailOTPSessionExecutesAWalletQuote(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("789")
+	creds := h.get(f.tn, "/auth/credentials?accountId="+url.QueryEscape(f.wallet.ID)).object(t)["data"].([]any)
+	require.Len(t, creds, 1)
+	cred := creds[0].(map[string]any)
+	assert.Equal(t, "EMAIL_OTP", cred["type"])
+	assert.Equal(t, "ada@example.com", cred["nickname"])
+	id := cred["id"].(string)
+
+	r := h.post(f.tn, "/auth/credentials/"+id+"/challenge", `{}`)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	client, err := ecdh.P256().GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	pub := hex.EncodeToString(client.PublicKey().Bytes())
+	requireError(t, h.post(f.tn, "/auth/credentials/"+id+"/verify", fmt.Sprintf(`{"otp":"123456","clientPublicKey":%q}`, pub)),
+		http.StatusUnauthorized, "UNAUTHORIZED")
+	requireError(t, h.post(f.tn, "/auth/credentials/"+id+"/verify", `{"otp":"000000","clientPublicKey":"04zz"}`),
+		http.StatusBadRequest, "INVALID_INPUT", "clientPublicKey")
+	requireError(t, h.post(f.tn, "/auth/credentials/"+id+"/verify", fmt.Sprintf(`{"type":"OAUTH","otp":"000000","clientPublicKey":%q}`, pub)),
+		http.StatusBadRequest, "INVALID_INPUT", "type")
+	r = h.post(f.tn, "/auth/credentials/"+id+"/verify", fmt.Sprintf(`{"type":"EMAIL_OTP","otp":"000000","clientPublicKey":%q}`, pub))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	session := r.object(t)
+	assert.Regexp(t, `^Session:`, session["id"])
+	key, err := walletauth.OpenSessionKey(client, session["encryptedSessionSigningKey"].(string))
+	require.NoError(t, err)
+
+	listed := h.get(f.tn, "/auth/sessions?accountId="+url.QueryEscape(f.wallet.ID)).object(t)["data"].([]any)
+	require.Len(t, listed, 1)
+	assert.NotContains(t, listed[0].(map[string]any), "encryptedSessionSigningKey", "a list never carries keys")
+
+	q := h.createQuote(f, quoteBody(f.wallet.ID, f.dest.ID, ""))
+	payload := q["paymentInstructions"].([]any)[0].(map[string]any)["accountOrWalletInfo"].(map[string]any)["payloadToSign"].(string)
+	stamp, err := walletauth.Sign(key, []byte(payload))
+	require.NoError(t, err)
+	r = h.post(f.tn, executePath(q["id"].(string)), "", "Service-Wallet-Signature", stamp)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Equal(t, "PROCESSING", r.object(t)["status"])
+}
+
+// Another platform sees no credential or session, and cannot challenge
+// or verify a credential it does not own; a bad accountId is 400.
+func TestWalletAuthIsPlatformScoped(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("789")
+	other := h.tenant("USD")
+	path := "/auth/credentials?accountId=" + url.QueryEscape(f.wallet.ID)
+	assert.Empty(t, h.get(other, path).object(t)["data"])
+	assert.Empty(t, h.get(other, "/auth/sessions?accountId="+url.QueryEscape(f.wallet.ID)).object(t)["data"])
+	creds, err := h.store.Read().AuthMethods().ListByAccount(context.Background(), f.tn.platformID, f.wallet.ID)
+	require.NoError(t, err)
+	requireError(t, h.post(other, "/auth/credentials/"+creds[0].ID+"/challenge", `{}`), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.post(other, "/auth/credentials/"+creds[0].ID+"/verify", `{"otp":"000000","clientPublicKey":"02f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31"}`),
+		http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	requireError(t, h.get(f.tn, "/auth/sessions?accountId=Customer:1"), http.StatusBadRequest, "INVALID_INPUT", "accountId")
+}
