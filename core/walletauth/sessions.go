@@ -1,0 +1,96 @@
+package walletauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Retry is a signed-retry request's two headers: both empty on the first
+// call.
+type Retry struct {
+	RequestID string
+	Signature string
+}
+
+// First reports whether this is the first call of a signed-retry
+// operation (no signature headers at all).
+func (r Retry) First() bool { return r.RequestID == "" && r.Signature == "" }
+
+// Activity types bound into payloadToSign.
+const (
+	ActivityDeleteSession  = "ACTIVITY_TYPE_DELETE_SESSIONS"
+	ActivityRefreshSession = "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2"
+)
+
+// session reads the platform's session and the credential that issued it
+// (404 when unknown).
+func (s *Service) session(ctx context.Context, platformID, id string) (ports.WalletSession, ports.AuthMethod, error) {
+	read := s.store.Read()
+	sess, err := read.WalletSessions().Get(ctx, platformID, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return sess, ports.AuthMethod{}, fault.NotFound("NOT_FOUND", "session "+id+" not found")
+	}
+	if err != nil {
+		return sess, ports.AuthMethod{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	m, err := credential(ctx, read, platformID, sess.CredentialID)
+	return sess, m, err
+}
+
+// RevokeSession ends a session, by signed retry: the first call returns the
+// challenge (and the issuing credential's type); the retry, stamped by an
+// active session of the wallet, revokes it.
+func (s *Service) RevokeSession(ctx context.Context, platformID, id string, r Retry) (*RetryChallenge, string, error) {
+	sess, m, err := s.session(ctx, platformID, id)
+	if err != nil {
+		return nil, "", err
+	}
+	op := Operation{Type: ActivityDeleteSession, AccountID: sess.AccountID, Parameters: map[string]string{"sessionId": sess.ID}}
+	if r.First() {
+		c, err := s.BeginRetry(ctx, platformID, op)
+		return &c, m.Type, err
+	}
+	if _, err := s.CompleteRetry(ctx, platformID, op, r.RequestID, r.Signature); err != nil {
+		return nil, m.Type, err
+	}
+	err = s.store.InTx(ctx, func(tx ports.Tx) error { return tx.WalletSessions().Revoke(ctx, platformID, sess.ID, s.now()) })
+	return nil, m.Type, err
+}
+
+// RefreshSession opens a new session of the same credential for
+// clientPublicKey, by signed retry stamped by the active session id (which
+// stays active until it expires: a lost response does not lock the client
+// out); body is the request body the retry must repeat.
+func (s *Service) RefreshSession(ctx context.Context, platformID, id, clientPublicKey string, body []byte, r Retry) (
+	*RetryChallenge, IssuedSession, error) {
+	client, err := ParseClientKey(clientPublicKey)
+	if err != nil {
+		return nil, IssuedSession{}, fault.Invalid("clientPublicKey", err.Error())
+	}
+	sess, m, err := s.session(ctx, platformID, id)
+	if err != nil {
+		return nil, IssuedSession{}, err
+	}
+	if !sess.Active(s.now()) {
+		return nil, IssuedSession{}, unauthorized(CodeSignatureInvalid, "session "+id+" has expired or was revoked: verify the credential again")
+	}
+	op := Operation{Type: ActivityRefreshSession, AccountID: sess.AccountID, Body: body, Signer: sess.ID,
+		Parameters: map[string]string{"sessionId": sess.ID, "targetPublicKey": clientPublicKey}}
+	if r.First() {
+		c, err := s.BeginRetry(ctx, platformID, op)
+		return &c, IssuedSession{}, err
+	}
+	if _, err := s.CompleteRetry(ctx, platformID, op, r.RequestID, r.Signature); err != nil {
+		return nil, IssuedSession{}, err
+	}
+	var out IssuedSession
+	err = s.store.InTx(ctx, func(tx ports.Tx) error {
+		out, err = s.issue(ctx, tx, m, client)
+		return err
+	})
+	return nil, out, err
+}
