@@ -129,4 +129,3 @@ func TestRevokeAndRefreshSessions(t *testing.T) {
 	_, _, err = e.svc.RevokeSession(ctx, e.pid, "Session:nope", walletauth.Retry{})
 	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 }
-
