@@ -28,6 +28,8 @@ var probeExpect = map[string]int{
 	"GET /auth/sessions":                                      200, // empty: the account is not the caller's
 	"POST /auth/credentials/{id}/challenge":                   404,
 	"POST /auth/credentials/{id}/verify":                      404,
+	"DELETE /auth/sessions/{id}":                              404,
+	"POST /auth/sessions/{id}/refresh":                        404,
 	"DELETE /customers/{customerId}":                          404,
 	"DELETE /documents/{documentId}":                          404,
 	"DELETE /platform/external-accounts/{externalAccountId}":  404,

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -105,6 +106,8 @@ func registerWalletAuth(api huma.API, d Deps) {
 		func(api huma.API) { huma.Register(api, h.challengeAuthCredentialOp(), h.challengeAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.verifyAuthCredentialOp(), h.verifyAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.listAuthSessionsOp(), h.listAuthSessions) },
+		func(api huma.API) { huma.Register(api, h.revokeAuthSessionOp(), h.revokeAuthSession) },
+		func(api huma.API) { huma.Register(api, h.refreshAuthSessionOp(), h.refreshAuthSession) },
 	)
 }
 
@@ -207,4 +210,101 @@ func (h walletAuthAPI) listAuthSessions(ctx context.Context, in *authAccountInpu
 		out.Data[i] = authSessionOut(s.Session, s.Credential, "")
 	}
 	return &struct{ Body AuthSessionList }{out}, nil
+}
+
+// ---- signed-retry operations ----
+
+// SignedRequestChallenge is a signed-retry operation's first answer (202).
+type SignedRequestChallenge struct {
+	Type          string    `json:"type,omitempty" enum:"OAUTH,EMAIL_OTP,SMS_OTP,PASSKEY" doc:"The credential type involved, where the operation has one"`
+	PayloadToSign string    `json:"payloadToSign" doc:"Stamp exactly this string with a session key, byte for byte"`
+	RequestID     string    `json:"requestId" doc:"Echo in Request-Id on the retry" example:"Request:7c4a8d09-ca37-4e3e-9e0d-8c2b3e9a1f21"`
+	ExpiresAt     time.Time `json:"expiresAt" doc:"The retry must arrive before this (5 minutes)"`
+}
+
+// SignedRetryHeaders are the retry's two headers (both absent on the
+// first call).
+type SignedRetryHeaders struct {
+	Signature string `header:"Service-Wallet-Signature" maxLength:"4096" doc:"The stamp over payloadToSign (the retry only)"`
+	RequestID string `header:"Request-Id" maxLength:"255" doc:"The requestId of the 202 (the retry only)"`
+}
+
+func (r SignedRetryHeaders) retry() walletauth.Retry {
+	return walletauth.Retry{RequestID: r.RequestID, Signature: r.Signature}
+}
+
+// signedOutput answers 202 with the challenge, or the operation's own
+// status and body once the retry is accepted.
+type signedOutput struct {
+	Status int
+	Body   any
+}
+
+func challengeOut(c *walletauth.RetryChallenge, typ string) *signedOutput {
+	return &signedOutput{Status: http.StatusAccepted, Body: SignedRequestChallenge{Type: typ, PayloadToSign: c.PayloadToSign,
+		RequestID: c.RequestID, ExpiresAt: c.ExpiresAt.UTC()}}
+}
+
+type sessionIDInput struct {
+	ID string `path:"id" maxLength:"255" doc:"Session:<uuid>"`
+	SignedRetryHeaders
+}
+
+// AuthSessionRefreshRequest asks for a new session key.
+type AuthSessionRefreshRequest struct {
+	ClientPublicKey string `json:"clientPublicKey" minLength:"66" maxLength:"130" doc:"The new session's client key (as on verify)"`
+}
+
+type refreshInput struct {
+	ID string `path:"id" maxLength:"255" doc:"Session:<uuid>"`
+	SignedRetryHeaders
+	Body AuthSessionRefreshRequest
+}
+
+var signedRetryErrors = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound}
+
+func (walletAuthAPI) revokeAuthSessionOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "revokeAuthSession", Method: http.MethodDelete, Path: "/auth/sessions/{id}",
+		Summary: "Revoke a session",
+		Description: "Signed retry: the first call answers 202 with payloadToSign, requestId and the type of the credential " +
+			"that issued the session; the retry with Service-Wallet-Signature (a stamp by an active session of the wallet) " +
+			"and Request-Id answers 204.",
+		Tags: []string{walletAuthTag}, Errors: signedRetryErrors, DefaultStatus: http.StatusNoContent,
+	}
+}
+
+func (h walletAuthAPI) revokeAuthSession(ctx context.Context, in *sessionIDInput) (*signedOutput, error) {
+	c, typ, err := h.d.WalletAuth.RevokeSession(ctx, principal(ctx).PlatformID, in.ID, in.retry())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if c != nil {
+		return challengeOut(c, typ), nil
+	}
+	return &signedOutput{Status: http.StatusNoContent}, nil
+}
+
+func (walletAuthAPI) refreshAuthSessionOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "refreshAuthSession", Method: http.MethodPost, Path: "/auth/sessions/{id}/refresh",
+		Summary: "Refresh a session",
+		Description: "Signed retry stamped by the session itself: the first call answers 202; the retry (same body) opens a " +
+			"new session of the same credential for clientPublicKey (201, with encryptedSessionSigningKey for an " +
+			"uncompressed key). The old session stays active until it expires.",
+		Tags: []string{walletAuthTag}, Errors: signedRetryErrors, DefaultStatus: http.StatusCreated,
+	}
+}
+
+func (h walletAuthAPI) refreshAuthSession(ctx context.Context, in *refreshInput) (*signedOutput, error) {
+	body, _ := json.Marshal(in.Body)
+	c, issued, err := h.d.WalletAuth.RefreshSession(ctx, principal(ctx).PlatformID, in.ID, in.Body.ClientPublicKey, body, in.retry())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if c != nil {
+		return challengeOut(c, ""), nil
+	}
+	return &signedOutput{Status: http.StatusCreated,
+		Body: authSessionOut(issued.Session, issued.Credential, issued.EncryptedSessionSigningKey)}, nil
 }

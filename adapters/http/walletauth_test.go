@@ -77,3 +77,69 @@ func TestWalletAuthIsPlatformScoped(t *testing.T) {
 		http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	requireError(t, h.get(f.tn, "/auth/sessions?accountId=Customer:1"), http.StatusBadRequest, "INVALID_INPUT", "accountId")
 }
+
+// Revoking and refreshing sessions over HTTP, by signed retry: 202 with
+// payloadToSign, then the stamped retry; a replayed Request-Id, a swapped
+// body and a missing header are 401.
+func TestSessionSignedRetries(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("789")
+	creds, err := h.store.Read().AuthMethods().ListByAccount(context.Background(), f.tn.platformID, f.wallet.ID)
+	require.NoError(t, err)
+	verify := func() (map[string]any, *ecdh.PrivateKey) {
+		client, err := ecdh.P256().GenerateKey(rand.Reader)
+		require.NoError(t, err)
+		r := h.post(f.tn, "/auth/credentials/"+creds[0].ID+"/verify",
+			fmt.Sprintf(`{"otp":"000000","clientPublicKey":%q}`, hex.EncodeToString(client.PublicKey().Bytes())))
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		return r.object(t), client
+	}
+	first, client := verify()
+	key, err := walletauth.OpenSessionKey(client, first["encryptedSessionSigningKey"].(string))
+	require.NoError(t, err)
+	second, _ := verify()
+
+	// Revoke the second session with the first one's key.
+	path := "/auth/sessions/" + second["id"].(string)
+	r := h.del(f.tn, path)
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	ch := r.object(t)
+	assert.Equal(t, "EMAIL_OTP", ch["type"])
+	stamp, err := walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
+	require.NoError(t, err)
+	requireError(t, h.send(request{method: http.MethodDelete, path: path, auth: &f.tn,
+		header: map[string]string{"Service-Wallet-Signature": stamp}}), http.StatusUnauthorized, "REQUEST_ID_MISSING")
+	retry := request{method: http.MethodDelete, path: path, auth: &f.tn,
+		header: map[string]string{"Service-Wallet-Signature": stamp, "Request-Id": ch["requestId"].(string)}}
+	r = h.send(retry)
+	require.Equal(t, http.StatusNoContent, r.status, "%s", r.body)
+	requireError(t, h.send(retry), http.StatusUnauthorized, "UNAUTHORIZED") // replayed
+	listed := h.get(f.tn, "/auth/sessions?accountId="+url.QueryEscape(f.wallet.ID)).object(t)["data"].([]any)
+	require.Len(t, listed, 1)
+	assert.Equal(t, first["id"], listed[0].(map[string]any)["id"])
+
+	// Refresh the first session; the retry must repeat the body.
+	refresh := "/auth/sessions/" + first["id"].(string) + "/refresh"
+	next, err := ecdh.P256().GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	body := fmt.Sprintf(`{"clientPublicKey":%q}`, hex.EncodeToString(next.PublicKey().Bytes()))
+	r = h.post(f.tn, refresh, body)
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	ch = r.object(t)
+	stamp, err = walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
+	require.NoError(t, err)
+	other, _ := ecdh.P256().GenerateKey(rand.Reader)
+	swapped := fmt.Sprintf(`{"clientPublicKey":%q}`, hex.EncodeToString(other.PublicKey().Bytes()))
+	requireError(t, h.post(f.tn, refresh, swapped, "Service-Wallet-Signature", stamp, "Request-Id", ch["requestId"].(string)),
+		http.StatusUnauthorized, "WALLET_SIGNATURE_BODY_MISMATCH")
+	r = h.post(f.tn, refresh, body)
+	ch = r.object(t)
+	stamp, _ = walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
+	r = h.post(f.tn, refresh, body, "Service-Wallet-Signature", stamp, "Request-Id", ch["requestId"].(string))
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	fresh, err := walletauth.OpenSessionKey(next, r.object(t)["encryptedSessionSigningKey"].(string))
+	require.NoError(t, err)
+	pub, _ := fresh.PublicKey.ECDH()
+	assert.NotEqual(t, first["id"], r.object(t)["id"])
+	assert.Len(t, walletauth.CompressedHex(pub), 66)
+}
