@@ -328,4 +328,8 @@ type AuthMethodRepo interface {
 	// EMAIL_OTP nickname when the customer's e-mail changes; ErrNotFound
 	// when it does not exist.
 	Update(ctx context.Context, m AuthMethod) error
+	// Revoke retires the platform's credential id at at: from then on Get
+	// and ListByAccount no longer see it (ErrNotFound when it is unknown
+	// or already revoked).
+	Revoke(ctx context.Context, platformID, id string, at time.Time) error
 }

@@ -106,6 +106,7 @@ func registerWalletAuth(api huma.API, d Deps) {
 		func(api huma.API) { huma.Register(api, h.challengeAuthCredentialOp(), h.challengeAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.verifyAuthCredentialOp(), h.verifyAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.listAuthSessionsOp(), h.listAuthSessions) },
+		func(api huma.API) { huma.Register(api, h.revokeAuthCredentialOp(), h.revokeAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.revokeAuthSessionOp(), h.revokeAuthSession) },
 		func(api huma.API) { huma.Register(api, h.refreshAuthSessionOp(), h.refreshAuthSession) },
 	)
@@ -307,4 +308,31 @@ func (h walletAuthAPI) refreshAuthSession(ctx context.Context, in *refreshInput)
 	}
 	return &signedOutput{Status: http.StatusCreated,
 		Body: authSessionOut(issued.Session, issued.Credential, issued.EncryptedSessionSigningKey)}, nil
+}
+
+type credentialRetryInput struct {
+	ID string `path:"id" maxLength:"255" doc:"AuthMethod:<uuid>"`
+	SignedRetryHeaders
+}
+
+func (walletAuthAPI) revokeAuthCredentialOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "revokeAuthCredential", Method: http.MethodDelete, Path: "/auth/credentials/{id}",
+		Summary: "Revoke a credential",
+		Description: "Signed retry stamped by an active session of another credential of the same wallet: the first call " +
+			"answers 202, the retry 204, and the credential's sessions end at once. The wallet's last credential cannot " +
+			"be revoked (400).",
+		Tags: []string{walletAuthTag}, Errors: signedRetryErrors, DefaultStatus: http.StatusNoContent,
+	}
+}
+
+func (h walletAuthAPI) revokeAuthCredential(ctx context.Context, in *credentialRetryInput) (*signedOutput, error) {
+	c, typ, err := h.d.WalletAuth.RevokeCredential(ctx, principal(ctx).PlatformID, in.ID, in.retry())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if c != nil {
+		return challengeOut(c, typ), nil
+	}
+	return &signedOutput{Status: http.StatusNoContent}, nil
 }

@@ -143,3 +143,14 @@ func TestSessionSignedRetries(t *testing.T) {
 	assert.NotEqual(t, first["id"], r.object(t)["id"])
 	assert.Len(t, walletauth.CompressedHex(pub), 66)
 }
+
+// The wallet's last credential cannot be revoked; another platform's is
+// not found.
+func TestRevokeCredentialOverHTTP(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("789")
+	creds, err := h.store.Read().AuthMethods().ListByAccount(context.Background(), f.tn.platformID, f.wallet.ID)
+	require.NoError(t, err)
+	requireError(t, h.del(f.tn, "/auth/credentials/"+creds[0].ID), http.StatusBadRequest, "INVALID_INPUT", "id")
+	requireError(t, h.del(h.tenant("USD"), "/auth/credentials/"+creds[0].ID), http.StatusNotFound, "REFERENCE_NOT_FOUND")
+}

@@ -45,6 +45,7 @@ type storeState struct {
 	customers   map[string]ports.Customer
 	accounts    map[string]ports.InternalAccount
 	authMethods map[string]ports.AuthMethod
+	authRevoked map[string]time.Time           // revoked auth methods (kept, no longer seen)
 	sessions    map[string]ports.WalletSession // wallet_sessions.go
 	externals   map[string]ports.ExternalAccount
 	txns        map[string]ports.Transaction
@@ -64,6 +65,7 @@ func newStoreState() storeState {
 		customers:   map[string]ports.Customer{},
 		accounts:    map[string]ports.InternalAccount{},
 		authMethods: map[string]ports.AuthMethod{},
+		authRevoked: map[string]time.Time{},
 		sessions:    map[string]ports.WalletSession{},
 		externals:   map[string]ports.ExternalAccount{},
 		txns:        map[string]ports.Transaction{},
@@ -157,6 +159,7 @@ func (tx *storeTx) commit(ctx context.Context) error {
 	maps.Copy(tx.s.state.customers, tx.w.state.customers)
 	maps.Copy(tx.s.state.accounts, tx.w.state.accounts)
 	maps.Copy(tx.s.state.authMethods, tx.w.state.authMethods)
+	maps.Copy(tx.s.state.authRevoked, tx.w.state.authRevoked)
 	maps.Copy(tx.s.state.sessions, tx.w.state.sessions)
 	maps.Copy(tx.s.state.externals, tx.w.state.externals)
 	maps.Copy(tx.s.state.txns, tx.w.state.txns)
@@ -306,6 +309,7 @@ func pickCredentials(s *storeState) map[string]ports.APICredential { return s.cr
 func pickCustomers(s *storeState) map[string]ports.Customer        { return s.customers }
 func pickAccounts(s *storeState) map[string]ports.InternalAccount  { return s.accounts }
 func pickAuthMethods(s *storeState) map[string]ports.AuthMethod    { return s.authMethods }
+func pickAuthRevoked(s *storeState) map[string]time.Time           { return s.authRevoked }
 func pickExternals(s *storeState) map[string]ports.ExternalAccount { return s.externals }
 func pickTxns(s *storeState) map[string]ports.Transaction          { return s.txns }
 
@@ -555,7 +559,7 @@ func (r storeAuthMethods) checkUnique(m ports.AuthMethod) error {
 		return nil
 	}
 	taken := storeAll(r.tx, pickAuthMethods, func(o ports.AuthMethod) bool {
-		return o.ID != m.ID && o.Type == storeEmailOTP && o.AccountID == m.AccountID
+		return o.ID != m.ID && o.Type == storeEmailOTP && o.AccountID == m.AccountID && !r.revoked(o.ID)
 	})
 	if len(taken) > 0 {
 		return storeConflict(ports.UniqueEmailOTPPerAccount)
@@ -570,7 +574,7 @@ func (r storeAuthMethods) Update(_ context.Context, m ports.AuthMethod) error {
 	}
 	defer done()
 	old, ok := storeLookup(r.tx, pickAuthMethods, m.ID)
-	if !ok || old.PlatformID != m.PlatformID {
+	if !ok || old.PlatformID != m.PlatformID || r.revoked(m.ID) {
 		return fmt.Errorf("auth method %s: %w", m.ID, ports.ErrNotFound)
 	}
 	if err := r.checkUnique(m); err != nil {
@@ -590,15 +594,35 @@ func (r storeAuthMethods) Get(_ context.Context, platformID, id string) (ports.A
 	}
 	defer done()
 	m, ok := storeLookup(r.tx, pickAuthMethods, id)
-	if !ok || m.PlatformID != platformID {
+	if !ok || m.PlatformID != platformID || r.revoked(id) {
 		return ports.AuthMethod{}, fmt.Errorf("auth method %s: %w", id, ports.ErrNotFound)
 	}
 	return m, nil
 }
 
+// revoked reports whether the auth method id was revoked (tx's view).
+func (r storeAuthMethods) revoked(id string) bool {
+	_, gone := storeLookup(r.tx, pickAuthRevoked, id)
+	return gone
+}
+
+func (r storeAuthMethods) Revoke(_ context.Context, platformID, id string, at time.Time) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	m, ok := storeLookup(r.tx, pickAuthMethods, id)
+	if !ok || m.PlatformID != platformID || r.revoked(id) {
+		return fmt.Errorf("auth method %s: %w", id, ports.ErrNotFound)
+	}
+	r.tx.w.state.authRevoked[id] = storeTime(at)
+	return nil
+}
+
 func (r storeAuthMethods) ListByAccount(_ context.Context, platformID, accountID string) ([]ports.AuthMethod, error) {
 	rows, _, err := storeListCopies(r.tx, pickAuthMethods, func(m ports.AuthMethod) bool {
-		return m.PlatformID == platformID && m.AccountID == accountID
+		return m.PlatformID == platformID && m.AccountID == accountID && !r.revoked(m.ID)
 	}, func(m ports.AuthMethod) (time.Time, string) { return m.CreatedAt, m.ID }, storeCopyAuthMethod, ports.Page{})
 	return rows, err
 }

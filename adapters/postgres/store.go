@@ -444,7 +444,7 @@ func (r storeAuthMethods) Create(ctx context.Context, m ports.AuthMethod) error 
 
 func (r storeAuthMethods) Get(ctx context.Context, platformID, id string) (ports.AuthMethod, error) {
 	var row storeAuthMethodRow
-	q := r.tx.db.NewSelect().Model(&row).Where("id = ?", id).Where("platform_id = ?", platformID)
+	q := r.tx.db.NewSelect().Model(&row).Where("id = ?", id).Where("platform_id = ?", platformID).Where("revoked_at IS NULL")
 	if err := storeGet(ctx, q, "auth method "+id); err != nil {
 		return ports.AuthMethod{}, err
 	}
@@ -454,7 +454,7 @@ func (r storeAuthMethods) Get(ctx context.Context, platformID, id string) (ports
 func (r storeAuthMethods) ListByAccount(ctx context.Context, platformID, accountID string) ([]ports.AuthMethod, error) {
 	var rows []storeAuthMethodRow
 	err := r.tx.db.NewSelect().Model(&rows).
-		Where("account_id = ?", accountID).Where("platform_id = ?", platformID).
+		Where("account_id = ?", accountID).Where("platform_id = ?", platformID).Where("revoked_at IS NULL").
 		OrderExpr("created_at, id").Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list auth methods of %s: %w", accountID, err)
@@ -470,8 +470,20 @@ func (r storeAuthMethods) Update(ctx context.Context, m ports.AuthMethod) error 
 	row := storeAuthMethodToRow(m)
 	what := "update auth method " + m.ID
 	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model(&row).ExcludeColumn("id", "platform_id").
-			WherePK().Where("platform_id = ?", m.PlatformID).Exec(ctx)
+		return r.tx.db.NewUpdate().Model(&row).ExcludeColumn("id", "platform_id", "revoked_at").
+			WherePK().Where("platform_id = ?", m.PlatformID).Where("revoked_at IS NULL").Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
+func (r storeAuthMethods) Revoke(ctx context.Context, platformID, id string, at time.Time) error {
+	what := "revoke auth method " + id
+	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewUpdate().Model((*storeAuthMethodRow)(nil)).Set("revoked_at = ?", storeTime(at)).
+			Where("id = ?", id).Where("platform_id = ?", platformID).Where("revoked_at IS NULL").Exec(ctx)
 	})
 	if err != nil {
 		return err

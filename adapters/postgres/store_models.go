@@ -238,9 +238,10 @@ type storeAuthMethodRow struct {
 	AccountID    string    `bun:"account_id"`
 	Type         string    `bun:"type"`
 	Nickname     string    `bun:"nickname"`
-	CredentialID string    `bun:"credential_id"`
-	CreatedAt    time.Time `bun:"created_at"`
-	UpdatedAt    time.Time `bun:"updated_at"`
+	CredentialID string     `bun:"credential_id"`
+	CreatedAt    time.Time  `bun:"created_at"`
+	UpdatedAt    time.Time  `bun:"updated_at"`
+	RevokedAt    *time.Time `bun:"revoked_at"`
 }
 
 func storeAuthMethodToRow(m ports.AuthMethod) storeAuthMethodRow {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,5 +128,76 @@ func TestRevokeAndRefreshSessions(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, e.svc.Verify(ctx, e.pid, e.wallet, "p", stampOf(t, fresh, "p")))
 	_, _, err = e.svc.RevokeSession(ctx, e.pid, "Session:nope", walletauth.Retry{})
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+}
+
+// A credential is revoked only with a session of another credential of
+// the wallet; its sessions end at once; the last one stays.
+func TestRevokeCredential(t *testing.T) {
+	onBothStores(t, func(t *testing.T, b coretest.Backend) {
+		ctx := context.Background()
+		e := newAuthEnv(t, b, true)
+		_, _, err := e.svc.RevokeCredential(ctx, e.pid, e.cred.ID, walletauth.Retry{})
+		fe := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
+		assert.Contains(t, fe.Message, "at least one credential")
+
+		// A second credential (a passkey, as registration would store it).
+		now := e.Clock.Now()
+		passkey := ports.AuthMethod{ID: e.IDs.New("AuthMethod"), PlatformID: e.pid, AccountID: e.wallet, Type: walletauth.TypePasskey,
+			Nickname: "laptop", CredentialID: "cred-1", CreatedAt: now, UpdatedAt: now}
+		require.NoError(t, e.Store.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Create(ctx, passkey) }))
+		emailKey, _ := e.session(t) // a session of the EMAIL_OTP credential
+
+		c, typ, err := e.svc.RevokeCredential(ctx, e.pid, e.cred.ID, walletauth.Retry{})
+		require.NoError(t, err)
+		assert.Equal(t, walletauth.TypeEmailOTP, typ)
+		_, _, err = e.svc.RevokeCredential(ctx, e.pid, e.cred.ID, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, emailKey, c.PayloadToSign)})
+		testkit.RequireFault(t, err, fault.KindUnauthorized, walletauth.CodeSignatureInvalid) // its own session
+
+		// A session of the passkey (as its verify would open) revokes the
+		// EMAIL_OTP credential, whose sessions end with it at once.
+		passKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		require.NoError(t, err)
+		passPub, _ := passKey.PublicKey.ECDH()
+		require.NoError(t, e.Store.InTx(ctx, func(tx ports.Tx) error {
+			return tx.WalletSessions().Create(ctx, ports.WalletSession{ID: e.IDs.New("Session"), PlatformID: e.pid, AccountID: e.wallet,
+				CredentialID: passkey.ID, PublicKey: walletauth.CompressedHex(passPub), CreatedAt: now, ExpiresAt: now.Add(time.Hour)})
+		}))
+		require.NoError(t, e.svc.Verify(ctx, e.pid, e.wallet, "p", stampOf(t, emailKey, "p")))
+		c, _, err = e.svc.RevokeCredential(ctx, e.pid, e.cred.ID, walletauth.Retry{})
+		require.NoError(t, err)
+		_, _, err = e.svc.RevokeCredential(ctx, e.pid, e.cred.ID, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, passKey, c.PayloadToSign)})
+		require.NoError(t, err)
+		assert.ErrorIs(t, e.svc.Verify(ctx, e.pid, e.wallet, "p", stampOf(t, emailKey, "p")), ports.ErrWalletSignatureInvalid,
+			"the revoked credential's sessions ended")
+		creds, err := e.svc.Credentials(ctx, e.pid, e.wallet)
+		require.NoError(t, err)
+		require.Len(t, creds, 1)
+		assert.Equal(t, passkey.ID, creds[0].ID)
+		_, _, err = e.svc.RevokeCredential(ctx, e.pid, passkey.ID, walletauth.Retry{})
+		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT") // now the last one
+	})
+}
+
+// Revoking the second of two credentials with the other's session.
+func TestRevokeCredentialWithAnother(t *testing.T) {
+	ctx := context.Background()
+	e := newAuthEnv(t, coretest.Memory(), true)
+	now := e.Clock.Now()
+	passkey := ports.AuthMethod{ID: e.IDs.New("AuthMethod"), PlatformID: e.pid, AccountID: e.wallet, Type: walletauth.TypePasskey,
+		Nickname: "laptop", CredentialID: "cred-1", CreatedAt: now, UpdatedAt: now}
+	require.NoError(t, e.Store.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Create(ctx, passkey) }))
+	emailKey, _ := e.session(t)
+	// Revoke the passkey with the EMAIL_OTP session instead.
+	c, typ, err := e.svc.RevokeCredential(ctx, e.pid, passkey.ID, walletauth.Retry{})
+	require.NoError(t, err)
+	assert.Equal(t, walletauth.TypePasskey, typ)
+	_, _, err = e.svc.RevokeCredential(ctx, e.pid, passkey.ID, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, emailKey, c.PayloadToSign)})
+	require.NoError(t, err)
+	creds, err := e.svc.Credentials(ctx, e.pid, e.wallet)
+	require.NoError(t, err)
+	require.Len(t, creds, 1)
+	assert.Equal(t, e.cred.ID, creds[0].ID)
+	_, _, err = e.svc.RevokeCredential(ctx, e.pid, passkey.ID, walletauth.Retry{})
 	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 }

@@ -94,3 +94,42 @@ func (s *Service) RefreshSession(ctx context.Context, platformID, id, clientPubl
 	})
 	return nil, out, err
 }
+
+// ActivityDeleteCredential is the activity of revoking a credential.
+const ActivityDeleteCredential = "ACTIVITY_TYPE_DELETE_AUTHENTICATORS"
+
+// RevokeCredential revokes a credential, by signed retry stamped by a
+// session of another credential of the same wallet (a credential cannot
+// revoke itself); its sessions end with it. The wallet's last credential
+// cannot be revoked (400).
+func (s *Service) RevokeCredential(ctx context.Context, platformID, id string, r Retry) (*RetryChallenge, string, error) {
+	read := s.store.Read()
+	m, err := credential(ctx, read, platformID, id)
+	if err != nil {
+		return nil, "", err
+	}
+	all, err := read.AuthMethods().ListByAccount(ctx, platformID, m.AccountID)
+	if err != nil {
+		return nil, m.Type, fmt.Errorf("credentials of %s: %w", m.AccountID, err)
+	}
+	if len(all) <= 1 {
+		return nil, m.Type, fault.Invalid("id", "an embedded wallet keeps at least one credential: add another before revoking "+id)
+	}
+	op := Operation{Type: ActivityDeleteCredential, AccountID: m.AccountID, Parameters: map[string]string{"authenticatorId": m.ID},
+		ExcludeCredential: m.ID}
+	if r.First() {
+		c, err := s.BeginRetry(ctx, platformID, op)
+		return &c, m.Type, err
+	}
+	if _, err := s.CompleteRetry(ctx, platformID, op, r.RequestID, r.Signature); err != nil {
+		return nil, m.Type, err
+	}
+	now := s.now()
+	err = s.store.InTx(ctx, func(tx ports.Tx) error {
+		if err := tx.AuthMethods().Revoke(ctx, platformID, m.ID, now); err != nil {
+			return fmt.Errorf("revoke %s: %w", m.ID, err)
+		}
+		return tx.WalletSessions().RevokeCredential(ctx, platformID, m.ID, now)
+	})
+	return nil, m.Type, err
+}

@@ -969,6 +969,32 @@ func testAuthMethods(t *testing.T, s ports.Store, _ LedgerReader) {
 	toEmail.Type = "EMAIL_OTP"
 	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Update(ctx, toEmail) })
 	requireConflict(t, err, ports.UniqueEmailOTPPerAccount)
+
+	testAuthMethodRevoke(t, s, p.ID, q.ID, acct.ID, email, pk2)
+}
+
+// testAuthMethodRevoke: a revoked credential is no longer seen, cannot be
+// revoked or updated again, and frees its EMAIL_OTP slot.
+func testAuthMethodRevoke(t *testing.T, s ports.Store, p, q, acct string, email, pk ports.AuthMethod) {
+	ctx := context.Background()
+	revoke := func(platformID, id string) error {
+		return s.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Revoke(ctx, platformID, id, at(7)) })
+	}
+	require.ErrorIs(t, revoke(q, pk.ID), ports.ErrNotFound, "another platform cannot revoke it")
+	require.NoError(t, revoke(p, pk.ID))
+	_, err := s.Read().AuthMethods().Get(ctx, p, pk.ID)
+	require.ErrorIs(t, err, ports.ErrNotFound)
+	list, err := s.Read().AuthMethods().ListByAccount(ctx, p, acct)
+	require.NoError(t, err)
+	assert.NotContains(t, ids(list, authMethodID), pk.ID)
+	require.ErrorIs(t, revoke(p, pk.ID), ports.ErrNotFound, "twice")
+	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Update(ctx, pk) })
+	require.ErrorIs(t, err, ports.ErrNotFound, "a revoked credential is not updated")
+
+	require.NoError(t, revoke(p, email.ID))
+	again := authMethod(p, acct, "EMAIL_OTP", at(8))
+	require.NoError(t, s.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Create(ctx, again) }),
+		"a new EMAIL_OTP may follow a revoked one")
 }
 
 // ---- units of work ----
