@@ -246,6 +246,18 @@ func challengeOut(c *walletauth.RetryChallenge, typ string) *signedOutput {
 		RequestID: c.RequestID, ExpiresAt: c.ExpiresAt.UTC()}}
 }
 
+// revoked answers a signed-retry revocation: the challenge (202) on the
+// first call, 204 once done.
+func revoked(c *walletauth.RetryChallenge, typ string, err error) (*signedOutput, error) {
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if c != nil {
+		return challengeOut(c, typ), nil
+	}
+	return &signedOutput{Status: http.StatusNoContent}, nil
+}
+
 type sessionIDInput struct {
 	ID string `path:"id" maxLength:"255" doc:"Session:<uuid>"`
 	SignedRetryHeaders
@@ -276,14 +288,7 @@ func (walletAuthAPI) revokeAuthSessionOp() huma.Operation {
 }
 
 func (h walletAuthAPI) revokeAuthSession(ctx context.Context, in *sessionIDInput) (*signedOutput, error) {
-	c, typ, err := h.d.WalletAuth.RevokeSession(ctx, principal(ctx).PlatformID, in.ID, in.retry())
-	if err != nil {
-		return nil, apiError(err)
-	}
-	if c != nil {
-		return challengeOut(c, typ), nil
-	}
-	return &signedOutput{Status: http.StatusNoContent}, nil
+	return revoked(h.d.WalletAuth.RevokeSession(ctx, principal(ctx).PlatformID, in.ID, in.retry()))
 }
 
 func (walletAuthAPI) refreshAuthSessionOp() huma.Operation {
@@ -327,12 +332,5 @@ func (walletAuthAPI) revokeAuthCredentialOp() huma.Operation {
 }
 
 func (h walletAuthAPI) revokeAuthCredential(ctx context.Context, in *credentialRetryInput) (*signedOutput, error) {
-	c, typ, err := h.d.WalletAuth.RevokeCredential(ctx, principal(ctx).PlatformID, in.ID, in.retry())
-	if err != nil {
-		return nil, apiError(err)
-	}
-	if c != nil {
-		return challengeOut(c, typ), nil
-	}
-	return &signedOutput{Status: http.StatusNoContent}, nil
+	return revoked(h.d.WalletAuth.RevokeCredential(ctx, principal(ctx).PlatformID, in.ID, in.retry()))
 }

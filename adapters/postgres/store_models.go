@@ -233,11 +233,11 @@ func (r storeAccountRow) toPort() ports.InternalAccount {
 type storeAuthMethodRow struct {
 	bun.BaseModel `bun:"table:auth_methods"`
 
-	ID           string    `bun:"id,pk"`
-	PlatformID   string    `bun:"platform_id"`
-	AccountID    string    `bun:"account_id"`
-	Type         string    `bun:"type"`
-	Nickname     string    `bun:"nickname"`
+	ID           string     `bun:"id,pk"`
+	PlatformID   string     `bun:"platform_id"`
+	AccountID    string     `bun:"account_id"`
+	Type         string     `bun:"type"`
+	Nickname     string     `bun:"nickname"`
 	CredentialID string     `bun:"credential_id"`
 	CreatedAt    time.Time  `bun:"created_at"`
 	UpdatedAt    time.Time  `bun:"updated_at"`
