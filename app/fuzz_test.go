@@ -193,7 +193,7 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		`"lastName":"Smith","birthDate":"1978-06-15","nationality":"US","idType":"SSN","identifier":"123-45-6789",`+
 		`"address":{"line1":"3 Oak Ave","city":"Austin","state":"TX","postalCode":"73301","country":"US"}}}`, biz)
 	owner := e.create("POST", "/beneficial-owners", ownerBody)
-	credential := e.walletCredential(be, platformID)
+	wallet, credential := e.walletCredential(be, platformID)
 	session := e.create("POST", "/auth/credentials/"+credential+"/verify", `{"otp":"000000","clientPublicKey":"02f739f8c77b32f4d5f13265861febd76e7a9c61a1140d296b8c16302508870316"}`)
 	maps.Copy(e.ids, map[string]string{"customerId": cust, "accountId": acct, "externalAccountId": ext, "quoteId": quote,
 		"beneficialOwnerId": owner, "receiverUmaAddress": "$fuzz@sandbox.local", "id": credential})
@@ -246,14 +246,16 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/auth/credentials/{id}/verify", "/auth/credentials/" + credential + "/verify", ct, []string{
 			`{"type":"EMAIL_OTP","otp":"000000","clientPublicKey":"04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc8703acd69adca9a4bbf7f5d00d20a5e364b2569"}`,
 			`{"otp":"000000","clientPublicKey":"02f739f8c77b32f4d5f13265861febd76e7a9c61a1140d296b8c16302508870316"}`}, ""},
+		{"PATCH", "/internal-accounts/{id}", "/internal-accounts/" + wallet, ct, []string{`{"privateEnabled":true}`}, ""},
 		{"POST", "/auth/sessions/{id}/refresh", "/auth/sessions/" + session + "/refresh", ct, []string{
 			`{"clientPublicKey":"02f739f8c77b32f4d5f13265861febd76e7a9c61a1140d296b8c16302508870316"}`}, ""},
 	}
 }
 
 // walletCredential makes a customer with an e-mail (so an embedded wallet
-// with its EMAIL_OTP credential) and returns the credential's id.
-func (e *fuzzEnv) walletCredential(be *backend, platformID string) string {
+// with its EMAIL_OTP credential) and returns the wallet's and the
+// credential's ids.
+func (e *fuzzEnv) walletCredential(be *backend, platformID string) (wallet, credential string) {
 	e.t.Helper()
 	cust := e.create("POST", "/customers", `{"customerType":"INDIVIDUAL","region":"US","email":"wallet@example.com"}`)
 	ctx := context.Background()
@@ -266,7 +268,7 @@ func (e *fuzzEnv) walletCredential(be *backend, platformID string) string {
 	if err != nil || len(creds) != 1 {
 		e.t.Fatalf("credential of %s: %v", rows[0].ID, err)
 	}
-	return creds[0].ID
+	return rows[0].ID, creds[0].ID
 }
 
 // getOperations are the GET operations of the OpenAPI document, their path

@@ -300,8 +300,8 @@ type InternalAccountFilter struct {
 type InternalAccountRepo interface {
 	Create(ctx context.Context, a InternalAccount) error
 	Get(ctx context.Context, platformID, id string) (InternalAccount, error)
-	// Update stores a's status and updatedAt (the rest of an account never
-	// changes); ErrNotFound when a is not its platform's.
+	// Update stores a's status, privateEnabled and updatedAt (the rest of
+	// an account never changes); ErrNotFound when a is not its platform's.
 	Update(ctx context.Context, a InternalAccount) error
 	List(ctx context.Context, f InternalAccountFilter, page Page) (rows []InternalAccount, total int, err error)
 }

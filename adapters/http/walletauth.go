@@ -108,6 +108,7 @@ func registerWalletAuth(api huma.API, d Deps) {
 		func(api huma.API) { huma.Register(api, h.listAuthSessionsOp(), h.listAuthSessions) },
 		func(api huma.API) { huma.Register(api, h.revokeAuthCredentialOp(), h.revokeAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.revokeAuthSessionOp(), h.revokeAuthSession) },
+		func(api huma.API) { huma.Register(api, h.updateInternalAccountOp(), h.updateInternalAccount) },
 		func(api huma.API) { huma.Register(api, h.refreshAuthSessionOp(), h.refreshAuthSession) },
 	)
 }
@@ -333,4 +334,42 @@ func (walletAuthAPI) revokeAuthCredentialOp() huma.Operation {
 
 func (h walletAuthAPI) revokeAuthCredential(ctx context.Context, in *credentialRetryInput) (*signedOutput, error) {
 	return revoked(h.d.WalletAuth.RevokeCredential(ctx, principal(ctx).PlatformID, in.ID, in.retry()))
+}
+
+// InternalAccountUpdateRequest changes an embedded wallet's privacy.
+type InternalAccountUpdateRequest struct {
+	PrivateEnabled bool `json:"privateEnabled" required:"true" doc:"Wallet privacy on or off"`
+}
+
+type updateAccountInput struct {
+	ID string `path:"id" maxLength:"255" doc:"InternalAccount:<uuid> (an EMBEDDED_WALLET)"`
+	SignedRetryHeaders
+	Body InternalAccountUpdateRequest
+}
+
+func (walletAuthAPI) updateInternalAccountOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "updateInternalAccount", Method: http.MethodPatch, Path: "/internal-accounts/{id}",
+		Summary: "Update an embedded wallet's privacy",
+		Description: "Signed retry stamped by an active session of the wallet: the first call answers 202 with payloadToSign; " +
+			"the retry (same body) sets privateEnabled and answers 200 with the account.",
+		Tags: []string{walletAuthTag}, Errors: signedRetryErrors,
+	}
+}
+
+func (h walletAuthAPI) updateInternalAccount(ctx context.Context, in *updateAccountInput) (*signedOutput, error) {
+	pid := principal(ctx).PlatformID
+	body, _ := json.Marshal(in.Body)
+	c, err := h.d.WalletAuth.SetPrivacy(ctx, pid, in.ID, in.Body.PrivateEnabled, body, in.retry())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if c != nil {
+		return challengeOut(c, ""), nil
+	}
+	a, err := h.d.Accounts.Get(ctx, pid, in.ID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &signedOutput{Status: http.StatusOK, Body: internalAccountOut(a)}, nil
 }

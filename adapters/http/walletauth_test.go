@@ -154,3 +154,38 @@ func TestRevokeCredentialOverHTTP(t *testing.T) {
 	requireError(t, h.del(f.tn, "/auth/credentials/"+creds[0].ID), http.StatusBadRequest, "INVALID_INPUT", "id")
 	requireError(t, h.del(h.tenant("USD"), "/auth/credentials/"+creds[0].ID), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }
+
+// Wallet privacy by signed retry: 202, then 200 with the account.
+func TestUpdateWalletPrivacy(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("789")
+	creds, err := h.store.Read().AuthMethods().ListByAccount(context.Background(), f.tn.platformID, f.wallet.ID)
+	require.NoError(t, err)
+	client, err := ecdh.P256().GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	r := h.post(f.tn, "/auth/credentials/"+creds[0].ID+"/verify",
+		fmt.Sprintf(`{"otp":"000000","clientPublicKey":%q}`, hex.EncodeToString(client.PublicKey().Bytes())))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	key, err := walletauth.OpenSessionKey(client, r.object(t)["encryptedSessionSigningKey"].(string))
+	require.NoError(t, err)
+
+	path := "/internal-accounts/" + f.wallet.ID
+	patch := func(body string, header map[string]string) apiResponse {
+		return h.send(request{method: http.MethodPatch, path: path, body: body, hasBody: true, auth: &f.tn, header: header})
+	}
+	r = patch(`{"privateEnabled":true}`, nil)
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	ch := r.object(t)
+	stamp, err := walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
+	require.NoError(t, err)
+	headers := map[string]string{"Service-Wallet-Signature": stamp, "Request-Id": ch["requestId"].(string)}
+	requireError(t, patch(`{"privateEnabled":false}`, headers), http.StatusUnauthorized, "WALLET_SIGNATURE_BODY_MISMATCH")
+	r = patch(`{"privateEnabled":true}`, nil)
+	ch = r.object(t)
+	stamp, _ = walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
+	r = patch(`{"privateEnabled":true}`, map[string]string{"Service-Wallet-Signature": stamp, "Request-Id": ch["requestId"].(string)})
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Equal(t, true, r.object(t)["privateEnabled"])
+	requireError(t, h.send(request{method: http.MethodPatch, path: "/internal-accounts/" + f.acct.ID, body: `{"privateEnabled":true}`,
+		hasBody: true, auth: &f.tn}), http.StatusBadRequest, "INVALID_INPUT", "privateEnabled")
+}

@@ -502,7 +502,7 @@ func (r storeAccounts) Update(_ context.Context, a ports.InternalAccount) error 
 	if !ok || old.PlatformID != a.PlatformID {
 		return fmt.Errorf("internal account %s: %w", a.ID, ports.ErrNotFound)
 	}
-	old.Status, old.UpdatedAt = a.Status, a.UpdatedAt
+	old.Status, old.PrivateEnabled, old.UpdatedAt = a.Status, a.PrivateEnabled, a.UpdatedAt
 	r.tx.w.state.accounts[a.ID] = storeCopyAccount(old)
 	return nil
 }

@@ -399,7 +399,7 @@ func (r storeAccounts) Update(ctx context.Context, a ports.InternalAccount) erro
 	row := storeAccountToRow(a)
 	what := "update internal account " + a.ID
 	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model(&row).Column("status", "updated_at").
+		return r.tx.db.NewUpdate().Model(&row).Column("status", "private_enabled", "updated_at").
 			WherePK().Where("platform_id = ?", a.PlatformID).Exec(ctx)
 	})
 	if err != nil {

@@ -133,3 +133,40 @@ func (s *Service) RevokeCredential(ctx context.Context, platformID, id string, r
 	})
 	return nil, m.Type, err
 }
+
+// ActivityUpdatePrivacy is the activity of changing a wallet's privacy.
+const ActivityUpdatePrivacy = "ACTIVITY_TYPE_UPDATE_WALLET_PRIVACY"
+
+// SetPrivacy turns an embedded wallet's privacy on or off, by signed retry
+// stamped by an active session of the wallet; body is the request body the
+// retry must repeat.
+func (s *Service) SetPrivacy(ctx context.Context, platformID, accountID string, enabled bool, body []byte, r Retry) (*RetryChallenge, error) {
+	read := s.store.Read()
+	a, err := read.InternalAccounts().Get(ctx, platformID, accountID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return nil, fault.NotFound("NOT_FOUND", "internal account "+accountID+" not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", accountID, err)
+	}
+	if a.Type != "EMBEDDED_WALLET" {
+		return nil, fault.Invalid("privateEnabled", "applies to EMBEDDED_WALLET accounts only")
+	}
+	op := Operation{Type: ActivityUpdatePrivacy, AccountID: a.ID, Body: body,
+		Parameters: map[string]string{"privateEnabled": fmt.Sprint(enabled)}}
+	if r.First() {
+		c, err := s.BeginRetry(ctx, platformID, op)
+		return &c, err
+	}
+	if _, err := s.CompleteRetry(ctx, platformID, op, r.RequestID, r.Signature); err != nil {
+		return nil, err
+	}
+	return nil, s.store.InTx(ctx, func(tx ports.Tx) error {
+		cur, err := tx.InternalAccounts().Get(ctx, platformID, a.ID)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", a.ID, err)
+		}
+		cur.PrivateEnabled, cur.UpdatedAt = enabled, s.now()
+		return tx.InternalAccounts().Update(ctx, cur)
+	})
+}

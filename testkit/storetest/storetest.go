@@ -800,15 +800,16 @@ func testInternalAccounts(t *testing.T, s ports.Store, _ LedgerReader) {
 	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.InternalAccounts().Create(ctx, dup) })
 	requireConflict(t, err, "internal_accounts_pkey")
 
-	// Update stores the status and time only, and only for its platform.
+	// Update stores the status, privacy and time only, and only for its
+	// platform.
 	closed := a
-	closed.Status, closed.UpdatedAt = "CLOSED", at(9)
+	closed.Status, closed.PrivateEnabled, closed.UpdatedAt = "CLOSED", false, at(9)
 	closed.Currency, closed.Type = "EUR", "INTERNAL_FIAT"
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.InternalAccounts().Update(ctx, closed) })
 	got, err := s.Read().InternalAccounts().Get(ctx, p.ID, a.ID)
 	require.NoError(t, err)
 	want := a
-	want.Status, want.UpdatedAt = "CLOSED", at(9)
+	want.Status, want.PrivateEnabled, want.UpdatedAt = "CLOSED", false, at(9)
 	assert.Equal(t, normAccount(want), got)
 	foreign := closed
 	foreign.PlatformID = q.ID
