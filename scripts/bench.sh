@@ -45,6 +45,10 @@ echo "== HTTP: POST /quotes then POST /quotes/{id}/execute (one op = the round t
 go test -run '^$' -bench 'BenchmarkHTTPQuote' -benchtime "${QUOTE_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/quote.txt"
 
 echo
+echo "== Service-Wallet-Signature: parse and verify one stamp (CPU per stamped request)"
+go test -run '^$' -bench 'BenchmarkStampVerify' -benchtime 5000x ./core/walletauth/ | tee "$out/stamp.txt"
+
+echo
 echo "== GET /transactions: one page from the PostgreSQL store, 100k and 1M transactions"
 go test -run '^$' -bench 'BenchmarkTransactionList' -benchtime "${LIST_BENCHTIME:-500x}" -timeout 60m ./adapters/postgres/ | tee "$out/list.txt"
 
