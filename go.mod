@@ -3,6 +3,7 @@ module github.com/corridorpay/corridor
 go 1.26.8
 
 require (
+	github.com/cosmos/go-bip39 v1.0.0
 	github.com/danielgtaylor/huma/v2 v2.37.2
 	github.com/google/uuid v1.6.0
 	github.com/pb33f/libopenapi v0.36.6

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
 	"fmt"
 	"log/slog"
 	"os"
@@ -39,6 +44,13 @@ type Config struct {
 	MetricsAddr     string        // CORRIDOR_METRICS_ADDR: a separate listener for /metrics; empty = the main one
 	DBMaxConns      int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
 	CheckpointKey   string        // CORRIDOR_CHECKPOINT_KEY: PEM file of the ledger checkpoint key (ledger checkpoint/verify)
+	// CORRIDOR_WALLET_MASTER_KEY (64 hex digits) seals embedded wallets'
+	// secrets at rest; CORRIDOR_EXPORT_SIGNING_KEY (a PEM P-256 private
+	// key file) signs wallet export bundles. Unset in memory mode: keys of
+	// this process only; unset on PostgreSQL: no master key, export is 503.
+	WalletMasterKey []byte
+	ExportKey       *ecdsa.PrivateKey
+	generatedExport bool
 	// CORRIDOR_AUTH_FAILURES_PER_TOKEN, _PER_ADDRESS and
 	// CORRIDOR_AUTH_FAILURE_WINDOW: the authentication throttle.
 	AuthFailuresPerToken   int
@@ -115,6 +127,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.Operator, err = operator.New(getenv("CORRIDOR_OPERATOR_TOKEN"), getenv("CORRIDOR_OPERATOR_TOKEN_SHA256")); err != nil {
 		return c, fmt.Errorf("config: CORRIDOR_OPERATOR_TOKEN: %w", err)
 	}
+	if err := c.loadWalletKeys(getenv); err != nil {
+		return c, err
+	}
 	if k := getenv("CORRIDOR_CURSOR_KEY"); k != "" {
 		if len(k) < 16 {
 			return c, fmt.Errorf("config: CORRIDOR_CURSOR_KEY must be at least 16 characters")
@@ -159,4 +174,46 @@ func newLogger(c Config) *slog.Logger {
 	}
 	// A line logged with a request's context names the request.
 	return slog.New(httpapi.ContextLogHandler(h))
+}
+
+// loadWalletKeys reads the wallet master key and the export signing key.
+func (c *Config) loadWalletKeys(getenv func(string) string) error {
+	if k := getenv("CORRIDOR_WALLET_MASTER_KEY"); k != "" {
+		b, err := hex.DecodeString(k)
+		if err != nil || len(b) != 32 {
+			return fmt.Errorf("config: CORRIDOR_WALLET_MASTER_KEY must be 64 hex digits (32 bytes)")
+		}
+		c.WalletMasterKey = b
+	} else if c.DatabaseURL == "" {
+		c.WalletMasterKey = make([]byte, 32) // memory mode: secrets live and die with the process
+		_, _ = rand.Read(c.WalletMasterKey)
+	}
+	if path := getenv("CORRIDOR_EXPORT_SIGNING_KEY"); path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("config: CORRIDOR_EXPORT_SIGNING_KEY: %w", err)
+		}
+		block, _ := pem.Decode(b)
+		if block == nil {
+			return fmt.Errorf("config: CORRIDOR_EXPORT_SIGNING_KEY: %s holds no PEM block", path)
+		}
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			if k, err = x509.ParseECPrivateKey(block.Bytes); err != nil {
+				return fmt.Errorf("config: CORRIDOR_EXPORT_SIGNING_KEY: %w", err)
+			}
+		}
+		ek, ok := k.(*ecdsa.PrivateKey)
+		if !ok || ek.Curve != elliptic.P256() {
+			return fmt.Errorf("config: CORRIDOR_EXPORT_SIGNING_KEY must be a P-256 key")
+		}
+		c.ExportKey = ek
+		return nil
+	}
+	ek, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	c.ExportKey, c.generatedExport = ek, true
+	return nil
 }

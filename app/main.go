@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -181,6 +182,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 	if cfg.generatedCursorKy && b.durable {
 		log.Warn("CORRIDOR_CURSOR_KEY is unset: list cursors are valid only on this instance until it restarts")
 	}
+	logWalletKeys(cfg, log)
 
 	workers := startWorkers(ctx, b, s.runner, cfg, clock, log)
 	errc := make(chan error, 1)
@@ -275,4 +277,19 @@ func serverOf(raw string) string {
 		return "(unparsable URL)"
 	}
 	return u.Host + u.Path
+}
+
+// logWalletKeys says which key signs export bundles (to publish) and warns
+// when wallets' secrets cannot be exported or will not outlive the process.
+func logWalletKeys(cfg Config, log *slog.Logger) {
+	pub, _ := cfg.ExportKey.PublicKey.Bytes()
+	if cfg.generatedExport {
+		log.Warn("CORRIDOR_EXPORT_SIGNING_KEY is unset: export bundles are signed with a key of this process only",
+			"export_public_key", hex.EncodeToString(pub))
+	} else {
+		log.Info("wallet export bundles are signed with the configured export key", "export_public_key", hex.EncodeToString(pub))
+	}
+	if cfg.WalletMasterKey == nil {
+		log.Warn("CORRIDOR_WALLET_MASTER_KEY is unset: wallet export answers 503")
+	}
 }

@@ -31,6 +31,7 @@ var probeExpect = map[string]int{
 	"DELETE /auth/sessions/{id}":                              404,
 	"DELETE /auth/credentials/{id}":                           404,
 	"PATCH /internal-accounts/{id}":                           404,
+	"POST /internal-accounts/{id}/export":                     404,
 	"POST /auth/sessions/{id}/refresh":                        404,
 	"DELETE /customers/{customerId}":                          404,
 	"DELETE /documents/{documentId}":                          404,

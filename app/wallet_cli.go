@@ -20,6 +20,9 @@ const walletUsage = `usage:
   corridor wallet keygen -o FILE                  a client key pair: the private key (hex) to FILE, the public keys printed
   corridor wallet open-session -key FILE -sealed VALUE -o SESSION
                                                   open an encryptedSessionSigningKey with the client key; the session key to SESSION
+  corridor wallet open-export -key FILE -bundle VALUE -org PLATFORM_ID -signer PUBHEX
+                                                  open an export bundle (encryptedWalletCredentials) signed by the
+                                                  export key PUBHEX (uncompressed hex, logged by the service at start)
   corridor wallet stamp -key SESSION (-payload TEXT | -payload-file FILE)
                                                   the Service-Wallet-Signature stamp of the exact payload
                                                   (a file's one trailing newline is not part of it)
@@ -39,6 +42,9 @@ func walletCmd(args []string, stdout, stderr io.Writer) error {
 	sealed := fs.String("sealed", "", "encryptedSessionSigningKey")
 	payload := fs.String("payload", "", "payloadToSign, exactly as returned")
 	payloadFile := fs.String("payload-file", "", "file holding payloadToSign")
+	bundle := fs.String("bundle", "", "encryptedWalletCredentials")
+	org := fs.String("org", "", "the platform id the bundle is for")
+	signer := fs.String("signer", "", "the service's export public key, uncompressed hex")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,6 +55,8 @@ func walletCmd(args []string, stdout, stderr io.Writer) error {
 		return walletOpenSession(*keyFile, *sealed, *out, stdout)
 	case "stamp":
 		return walletStamp(*keyFile, *payload, *payloadFile, stdout)
+	case "open-export":
+		return walletOpenExport(*keyFile, *bundle, *org, *signer, stdout)
 	}
 	return fmt.Errorf("unknown wallet command %q\n%s", sub, walletUsage)
 }
@@ -149,4 +157,28 @@ func readKeyFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a 32-byte hex private key", path)
 	}
 	return raw, nil
+}
+
+func walletOpenExport(keyFile, bundle, org, signer string, stdout io.Writer) error {
+	if keyFile == "" || bundle == "" || org == "" || signer == "" {
+		return errors.New("wallet open-export: -key, -bundle, -org and -signer are required")
+	}
+	raw, err := readKeyFile(keyFile)
+	if err != nil {
+		return err
+	}
+	client, err := ecdh.P256().NewPrivateKey(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", keyFile, err)
+	}
+	pub, err := walletauth.ParsePublicKeyHex(signer)
+	if err != nil {
+		return fmt.Errorf("-signer: %w", err)
+	}
+	secret, err := walletauth.OpenExport(client, pub, org, bundle)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, string(secret))
+	return nil
 }

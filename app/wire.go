@@ -233,7 +233,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	// Embedded-wallet sessions, and the stamps quote executions from a
 	// wallet are checked against (the sandbox also takes its literal).
 	s.walletauth = walletauth.New(b.store, b.single, b.failures, mailer.Log{Logger: b.log}, clock, ids,
-		walletauth.Options{Sandbox: cfg.Sandbox, Logger: b.log})
+		walletauth.Options{Sandbox: cfg.Sandbox, Logger: b.log, MasterKey: cfg.WalletMasterKey, ExportKey: cfg.ExportKey})
 	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, s.walletauth, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)

@@ -67,6 +67,8 @@ type Tx interface {
 	AuthMethods() AuthMethodRepo
 	// WalletSessions keeps embedded-wallet sessions (wallet.go).
 	WalletSessions() WalletSessionRepo
+	// WalletSecrets keeps embedded wallets' sealed secrets (wallet.go).
+	WalletSecrets() WalletSecretRepo
 	// LedgerAccounts creates ledger accounts in the same transaction as the
 	// business records that own them (a customer's internal accounts).
 	LedgerAccounts() LedgerAccountCreator

@@ -61,3 +61,20 @@ type WalletSessionRepo interface {
 	// RevokeCredential ends every session the credential issued.
 	RevokeCredential(ctx context.Context, platformID, credentialID string, at time.Time) error
 }
+
+// WalletSecret is an embedded wallet's secret (its mnemonic), sealed under
+// the deployment's master key: the store never holds it in the clear.
+type WalletSecret struct {
+	PlatformID string
+	AccountID  string
+	Sealed     []byte
+	CreatedAt  time.Time
+}
+
+type WalletSecretRepo interface {
+	// Create stores a wallet's secret; a second one for the same wallet is
+	// ErrConflict.
+	Create(ctx context.Context, s WalletSecret) error
+	// Get returns the platform's wallet secret or ErrNotFound.
+	Get(ctx context.Context, platformID, accountID string) (WalletSecret, error)
+}

@@ -42,7 +42,7 @@ func newQuoteHarness(t *testing.T, production bool) *transferHarness {
 	rates := fxstatic.Default(h.clock)
 	xfers := transfers.New(h.store, h.ledger, reg, h.clock, h.ids, transfers.Options{Logger: h.log})
 	wallets := walletauth.New(h.store, memory.NewSingleUse(h.clock), memory.NewFailureCounter(h.clock), nil, h.clock, h.ids,
-		walletauth.Options{Sandbox: !production})
+		walletauth.Options{Sandbox: !production, MasterKey: testMasterKey, ExportKey: testExportKey})
 	qs := quotes.New(h.store, h.ledger, reg, rates, wallets, h.clock, h.ids, quotes.Options{Logger: h.log, Sandbox: !production})
 	h.serve(httpapi.Deps{
 		Transfers:    xfers,
@@ -449,3 +449,9 @@ func TestQuoteKeyReusedWithAnotherRequest(t *testing.T) {
 	requireError(t, h.post(second, "/quotes", other, "Idempotency-Key", "q-2"), http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
 	assert.Equal(t, before, h.balance(f.tn, f.acct.ID), "nothing moved")
 }
+
+// The wallet keys of the quote harness.
+var (
+	testMasterKey    = make([]byte, 32)
+	testExportKey, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+)

@@ -109,6 +109,7 @@ func registerWalletAuth(api huma.API, d Deps) {
 		func(api huma.API) { huma.Register(api, h.revokeAuthCredentialOp(), h.revokeAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.revokeAuthSessionOp(), h.revokeAuthSession) },
 		func(api huma.API) { huma.Register(api, h.updateInternalAccountOp(), h.updateInternalAccount) },
+		func(api huma.API) { huma.Register(api, h.exportInternalAccountOp(), h.exportInternalAccount) },
 		func(api huma.API) { huma.Register(api, h.refreshAuthSessionOp(), h.refreshAuthSession) },
 	)
 }
@@ -372,4 +373,45 @@ func (h walletAuthAPI) updateInternalAccount(ctx context.Context, in *updateAcco
 		return nil, apiError(err)
 	}
 	return &signedOutput{Status: http.StatusOK, Body: internalAccountOut(a)}, nil
+}
+
+// InternalAccountExportRequest asks for a wallet's secret.
+type InternalAccountExportRequest struct {
+	ClientPublicKey string `json:"clientPublicKey" minLength:"130" maxLength:"130" doc:"P-256 public key, uncompressed hex (04…): the secret is sealed to it" example:"04f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31d4245acfb88c2ebd42b47628d63ecabf345484f0a9f665b63c54c897d5578be2"`
+}
+
+// InternalAccountExport is the sealed secret.
+type InternalAccountExport struct {
+	ID                         string `json:"id" doc:"The wallet"`
+	EncryptedWalletCredentials string `json:"encryptedWalletCredentials" doc:"The export bundle: the wallet's mnemonic HPKE-sealed to clientPublicKey, signed with the deployment's export key"`
+}
+
+type exportInput struct {
+	ID string `path:"id" maxLength:"255" doc:"InternalAccount:<uuid> (an EMBEDDED_WALLET)"`
+	SignedRetryHeaders
+	Body InternalAccountExportRequest
+}
+
+func (walletAuthAPI) exportInternalAccountOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "exportInternalAccount", Method: http.MethodPost, Path: "/internal-accounts/{id}/export",
+		Summary: "Export an embedded wallet's secret",
+		Description: "Signed retry stamped by an active session of the wallet: the first call answers 202; the retry (same " +
+			"body) answers 200 with encryptedWalletCredentials, the wallet's mnemonic HPKE-sealed to clientPublicKey and " +
+			"signed with the deployment's export key (its public key is logged at start-up). 503 when no wallet master " +
+			"key is configured.",
+		Tags: []string{walletAuthTag}, Errors: signedRetryErrors,
+	}
+}
+
+func (h walletAuthAPI) exportInternalAccount(ctx context.Context, in *exportInput) (*signedOutput, error) {
+	body, _ := json.Marshal(in.Body)
+	c, bundle, err := h.d.WalletAuth.Export(ctx, principal(ctx).PlatformID, in.ID, in.Body.ClientPublicKey, body, in.retry())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if c != nil {
+		return challengeOut(c, ""), nil
+	}
+	return &signedOutput{Status: http.StatusOK, Body: InternalAccountExport{ID: in.ID, EncryptedWalletCredentials: bundle}}, nil
 }

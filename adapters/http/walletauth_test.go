@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -188,4 +189,35 @@ func TestUpdateWalletPrivacy(t *testing.T) {
 	assert.Equal(t, true, r.object(t)["privateEnabled"])
 	requireError(t, h.send(request{method: http.MethodPatch, path: "/internal-accounts/" + f.acct.ID, body: `{"privateEnabled":true}`,
 		hasBody: true, auth: &f.tn}), http.StatusBadRequest, "INVALID_INPUT", "privateEnabled")
+}
+
+// Export by signed retry: the mnemonic opens with the client's key and
+// the deployment's export key.
+func TestExportWalletOverHTTP(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("789")
+	creds, err := h.store.Read().AuthMethods().ListByAccount(context.Background(), f.tn.platformID, f.wallet.ID)
+	require.NoError(t, err)
+	client, err := ecdh.P256().GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	pub := hex.EncodeToString(client.PublicKey().Bytes())
+	r := h.post(f.tn, "/auth/credentials/"+creds[0].ID+"/verify", fmt.Sprintf(`{"otp":"000000","clientPublicKey":%q}`, pub))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	key, err := walletauth.OpenSessionKey(client, r.object(t)["encryptedSessionSigningKey"].(string))
+	require.NoError(t, err)
+
+	path, body := "/internal-accounts/"+f.wallet.ID+"/export", fmt.Sprintf(`{"clientPublicKey":%q}`, pub)
+	r = h.post(f.tn, path, body)
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	ch := r.object(t)
+	stamp, err := walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
+	require.NoError(t, err)
+	r = h.post(f.tn, path, body, "Service-Wallet-Signature", stamp, "Request-Id", ch["requestId"].(string))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	out := r.object(t)
+	assert.Equal(t, f.wallet.ID, out["id"])
+	secret, err := walletauth.OpenExport(client, &testExportKey.PublicKey, f.tn.platformID, out["encryptedWalletCredentials"].(string))
+	require.NoError(t, err)
+	assert.Len(t, strings.Fields(string(secret)), 24)
+	requireError(t, h.post(f.tn, "/internal-accounts/"+f.acct.ID+"/export", body), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }

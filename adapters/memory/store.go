@@ -47,6 +47,7 @@ type storeState struct {
 	authMethods map[string]ports.AuthMethod
 	authRevoked map[string]time.Time           // revoked auth methods (kept, no longer seen)
 	sessions    map[string]ports.WalletSession // wallet_sessions.go
+	secrets     map[string]ports.WalletSecret  // by account id (wallet_sessions.go)
 	externals   map[string]ports.ExternalAccount
 	txns        map[string]ports.Transaction
 	// jobs holds queued jobs by id; jobKeys maps a non-empty Key to the id
@@ -67,6 +68,7 @@ func newStoreState() storeState {
 		authMethods: map[string]ports.AuthMethod{},
 		authRevoked: map[string]time.Time{},
 		sessions:    map[string]ports.WalletSession{},
+		secrets:     map[string]ports.WalletSecret{},
 		externals:   map[string]ports.ExternalAccount{},
 		txns:        map[string]ports.Transaction{},
 		jobs:        map[string]storeJob{},
@@ -161,6 +163,7 @@ func (tx *storeTx) commit(ctx context.Context) error {
 	maps.Copy(tx.s.state.authMethods, tx.w.state.authMethods)
 	maps.Copy(tx.s.state.authRevoked, tx.w.state.authRevoked)
 	maps.Copy(tx.s.state.sessions, tx.w.state.sessions)
+	maps.Copy(tx.s.state.secrets, tx.w.state.secrets)
 	maps.Copy(tx.s.state.externals, tx.w.state.externals)
 	maps.Copy(tx.s.state.txns, tx.w.state.txns)
 	maps.Copy(tx.s.state.lookups, tx.w.state.lookups)

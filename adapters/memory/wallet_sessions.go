@@ -98,3 +98,37 @@ func (r storeSessions) RevokeCredential(_ context.Context, platformID, credentia
 	}
 	return nil
 }
+
+type storeSecrets struct{ tx *storeTx }
+
+func (tx *storeTx) WalletSecrets() ports.WalletSecretRepo { return storeSecrets{tx} }
+
+func pickSecrets(s *storeState) map[string]ports.WalletSecret { return s.secrets }
+
+func (r storeSecrets) Create(_ context.Context, s ports.WalletSecret) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, ok := storeLookup(r.tx, pickSecrets, s.AccountID); ok {
+		return storeConflict("wallet_secrets_pkey")
+	}
+	s.Sealed, s.CreatedAt = slices.Clone(s.Sealed), storeTime(s.CreatedAt)
+	r.tx.w.state.secrets[s.AccountID] = s
+	return nil
+}
+
+func (r storeSecrets) Get(_ context.Context, platformID, accountID string) (ports.WalletSecret, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.WalletSecret{}, err
+	}
+	defer done()
+	s, ok := storeLookup(r.tx, pickSecrets, accountID)
+	if !ok || s.PlatformID != platformID {
+		return ports.WalletSecret{}, fmt.Errorf("wallet secret of %s: %w", accountID, ports.ErrNotFound)
+	}
+	s.Sealed = slices.Clone(s.Sealed)
+	return s, nil
+}

@@ -85,3 +85,30 @@ func (r storeSessions) RevokeCredential(ctx context.Context, platformID, credent
 	})
 	return err
 }
+
+type storeSecretRow struct {
+	bun.BaseModel `bun:"table:wallet_secrets"`
+
+	AccountID  string    `bun:"account_id,pk"`
+	PlatformID string    `bun:"platform_id"`
+	Sealed     []byte    `bun:"sealed"`
+	CreatedAt  time.Time `bun:"created_at"`
+}
+
+type storeSecrets struct{ tx *storeTx }
+
+func (tx *storeTx) WalletSecrets() ports.WalletSecretRepo { return storeSecrets{tx} }
+
+func (r storeSecrets) Create(ctx context.Context, s ports.WalletSecret) error {
+	row := storeSecretRow{AccountID: s.AccountID, PlatformID: s.PlatformID, Sealed: s.Sealed, CreatedAt: storeTime(s.CreatedAt)}
+	return r.tx.insert(ctx, "create wallet secret of "+s.AccountID, &row)
+}
+
+func (r storeSecrets) Get(ctx context.Context, platformID, accountID string) (ports.WalletSecret, error) {
+	var row storeSecretRow
+	q := r.tx.db.NewSelect().Model(&row).Where("account_id = ?", accountID).Where("platform_id = ?", platformID)
+	if err := storeGet(ctx, q, "wallet secret of "+accountID); err != nil {
+		return ports.WalletSecret{}, err
+	}
+	return ports.WalletSecret{PlatformID: row.PlatformID, AccountID: row.AccountID, Sealed: row.Sealed, CreatedAt: storeTime(row.CreatedAt)}, nil
+}

@@ -58,6 +58,11 @@ type Options struct {
 	OTPLifetime     time.Duration
 	OTPDigits       int
 	Logger          *slog.Logger
+	// MasterKey (32 bytes) seals wallets' secrets at rest; ExportKey signs
+	// export bundles (its public key is published). Without both, export
+	// is unavailable (503).
+	MasterKey []byte
+	ExportKey *ecdsa.PrivateKey
 }
 
 // Service runs embedded-wallet authentication: it issues sessions for

@@ -80,3 +80,19 @@ func testWalletSessions(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.NoError(t, err)
 	assert.Len(t, rows, 1, "another platform's session is untouched")
 }
+
+// Wallet secrets: one per wallet, read back as stored, per platform.
+func testWalletSecrets(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p, q := createPlatform(t, s, at(0)), createPlatform(t, s, at(0))
+	sec := ports.WalletSecret{PlatformID: p.ID, AccountID: newID("InternalAccount"), Sealed: []byte{1, 2, 3}, CreatedAt: at(1)}
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.WalletSecrets().Create(ctx, sec) })
+	got, err := s.Read().WalletSecrets().Get(ctx, p.ID, sec.AccountID)
+	require.NoError(t, err)
+	assert.Equal(t, sec.Sealed, got.Sealed)
+	assert.Equal(t, norm(sec.CreatedAt), got.CreatedAt)
+	_, err = s.Read().WalletSecrets().Get(ctx, q.ID, sec.AccountID)
+	require.ErrorIs(t, err, ports.ErrNotFound, "another platform's")
+	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.WalletSecrets().Create(ctx, sec) })
+	require.ErrorIs(t, err, ports.ErrConflict, "one secret per wallet")
+}

@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"InternalAccountPagination", testInternalAccountPagination},
 		{"AuthMethods", testAuthMethods},
 		{"WalletSessions", testWalletSessions},
+		{"WalletSecrets", testWalletSecrets},
 		{"ReadOwnWrites", testReadOwnWrites},
 		{"Rollback", testRollback},
 		{"LedgerAccounts", testLedgerAccounts},
