@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -328,7 +329,8 @@ type customerIDInput struct {
 
 type updateCustomerInput struct {
 	CustomerID string `path:"customerId" maxLength:"255" doc:"The customer's id (Customer:<uuid>)"`
-	Body       CustomerUpdateRequest
+	SignedRetryHeaders
+	Body CustomerUpdateRequest
 }
 
 type listCustomersInput struct {
@@ -477,12 +479,33 @@ func (customersAPI) updateCustomerOp() huma.Operation {
 	}
 }
 
-func (h customersAPI) updateCustomer(ctx context.Context, in *updateCustomerInput) (*customerOutput, error) {
-	c, err := h.d.Customers.Update(ctx, principal(ctx).PlatformID, in.CustomerID, in.Body.input())
+// updateCustomer applies the update; changing the e-mail an embedded
+// wallet's EMAIL_OTP credential is tied to needs a signed retry first (202).
+func (h customersAPI) updateCustomer(ctx context.Context, in *updateCustomerInput) (*signedOutput, error) {
+	pid := principal(ctx).PlatformID
+	if in.Body.Email != nil && h.d.WalletAuth != nil {
+		cur, err := h.d.Customers.Get(ctx, pid, in.CustomerID)
+		if err != nil {
+			return nil, apiError(err)
+		}
+		body, _ := json.Marshal(in.Body)
+		c, err := h.d.WalletAuth.EmailChange(ctx, pid, cur.ID, cur.Email, *in.Body.Email, body, in.retry())
+		if err != nil {
+			return nil, apiError(err)
+		}
+		if c != nil {
+			return challengeOut(c, ""), nil
+		}
+	}
+	c, err := h.d.Customers.Update(ctx, pid, in.CustomerID, in.Body.input())
 	if err != nil {
 		return nil, apiError(err)
 	}
-	return customerBody(ctx, h.d, c)
+	out, err := customerBody(ctx, h.d, c)
+	if err != nil {
+		return nil, err
+	}
+	return &signedOutput{Status: http.StatusOK, Body: out.Body}, nil
 }
 
 func (customersAPI) deleteCustomerOp() huma.Operation {

@@ -221,3 +221,49 @@ func TestExportWalletOverHTTP(t *testing.T) {
 	assert.Len(t, strings.Fields(string(secret)), 24)
 	requireError(t, h.post(f.tn, "/internal-accounts/"+f.acct.ID+"/export", body), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }
+
+// Changing the e-mail an EMAIL_OTP credential is tied to needs a signed
+// retry; the customer and the credential change together.
+func TestEmailChangeNeedsASignedRetry(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("789")
+	ctx := context.Background()
+	creds, err := h.store.Read().AuthMethods().ListByAccount(ctx, f.tn.platformID, f.wallet.ID)
+	require.NoError(t, err)
+	client, err := ecdh.P256().GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	r := h.post(f.tn, "/auth/credentials/"+creds[0].ID+"/verify",
+		fmt.Sprintf(`{"otp":"000000","clientPublicKey":%q}`, hex.EncodeToString(client.PublicKey().Bytes())))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	key, err := walletauth.OpenSessionKey(client, r.object(t)["encryptedSessionSigningKey"].(string))
+	require.NoError(t, err)
+
+	path := customerPath(f.cust.ID)
+	patch := func(email string, header map[string]string) apiResponse {
+		return h.send(request{method: http.MethodPatch, path: path, hasBody: true, auth: &f.tn, header: header,
+			body: fmt.Sprintf(`{"customerType":"INDIVIDUAL","email":%q}`, email)})
+	}
+	r = patch("grace@example.com", nil)
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	ch := r.object(t)
+	stamp, err := walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
+	require.NoError(t, err)
+	signed := map[string]string{"Service-Wallet-Signature": stamp, "Request-Id": ch["requestId"].(string)}
+	requireError(t, patch("mallory@example.com", signed), http.StatusUnauthorized, "WALLET_SIGNATURE_BODY_MISMATCH")
+	got := h.get(f.tn, path).object(t)
+	assert.Equal(t, "ada@example.com", got["email"], "nothing changed")
+
+	r = patch("grace@example.com", nil)
+	ch = r.object(t)
+	stamp, _ = walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
+	r = patch("grace@example.com", map[string]string{"Service-Wallet-Signature": stamp, "Request-Id": ch["requestId"].(string)})
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Equal(t, "grace@example.com", r.object(t)["email"])
+	creds, err = h.store.Read().AuthMethods().ListByAccount(ctx, f.tn.platformID, f.wallet.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "grace@example.com", creds[0].Nickname, "the credential follows")
+
+	// The same e-mail again needs no signature.
+	r = patch("grace@example.com", nil)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+}

@@ -170,3 +170,54 @@ func (s *Service) SetPrivacy(ctx context.Context, platformID, accountID string, 
 		return tx.InternalAccounts().Update(ctx, cur)
 	})
 }
+
+// ActivityUpdateEmail is the activity of changing the e-mail an EMAIL_OTP
+// credential is tied to.
+const ActivityUpdateEmail = "ACTIVITY_TYPE_UPDATE_USER_EMAIL"
+
+// EmailChange authorises changing customer customerID's e-mail from
+// current to next when one of its embedded wallets has an EMAIL_OTP
+// credential (tied to the e-mail): a signed retry stamped by an active
+// session of that wallet, binding the new address and the request body.
+// It returns (nil, nil) when the change needs no signature (no tied
+// credential, or the e-mail does not change) or the retry was accepted.
+func (s *Service) EmailChange(ctx context.Context, platformID, customerID, current, next string, body []byte, r Retry) (*RetryChallenge, error) {
+	if next == "" || next == current {
+		return nil, nil
+	}
+	wallet, err := s.tiedWallet(ctx, platformID, customerID)
+	if err != nil || wallet == "" {
+		return nil, err
+	}
+	op := Operation{Type: ActivityUpdateEmail, AccountID: wallet, Body: body,
+		Parameters: map[string]string{"customerId": customerID, "userEmail": next}}
+	if r.First() {
+		c, err := s.BeginRetry(ctx, platformID, op)
+		return &c, err
+	}
+	_, err = s.CompleteRetry(ctx, platformID, op, r.RequestID, r.Signature)
+	return nil, err
+}
+
+// tiedWallet is the customer's embedded wallet that has an EMAIL_OTP
+// credential ("" when none).
+func (s *Service) tiedWallet(ctx context.Context, platformID, customerID string) (string, error) {
+	read := s.store.Read()
+	rows, _, err := read.InternalAccounts().List(ctx, ports.InternalAccountFilter{PlatformID: platformID, CustomerID: customerID,
+		Type: "EMBEDDED_WALLET"}, ports.Page{Limit: 10})
+	if err != nil {
+		return "", fmt.Errorf("wallets of %s: %w", customerID, err)
+	}
+	for _, a := range rows {
+		ms, err := read.AuthMethods().ListByAccount(ctx, platformID, a.ID)
+		if err != nil {
+			return "", fmt.Errorf("credentials of %s: %w", a.ID, err)
+		}
+		for _, m := range ms {
+			if m.Type == TypeEmailOTP {
+				return a.ID, nil
+			}
+		}
+	}
+	return "", nil
+}
