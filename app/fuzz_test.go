@@ -242,6 +242,7 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/verifications", "/verifications", ct, []string{fmt.Sprintf(`{"customerId":%q}`, cust)}, ""},
 		{"POST", "/documents", "/documents", formType, []string{upload}, ""},
 		{"PUT", "/documents/{documentId}", "/documents/" + doc.ID, formType, []string{form("documentType", "DRIVERS_LICENSE", "side", "FRONT", "country", "CA")}, ""},
+		{"POST", "/auth/credentials", "/auth/credentials", ct, []string{fmt.Sprintf(`{"type":"EMAIL_OTP","accountId":%q}`, wallet)}, ""},
 		{"POST", "/auth/credentials/{id}/challenge", "/auth/credentials/" + credential + "/challenge", ct, []string{`{}`}, ""},
 		{"POST", "/auth/credentials/{id}/verify", "/auth/credentials/" + credential + "/verify", ct, []string{
 			`{"type":"EMAIL_OTP","otp":"000000","clientPublicKey":"04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc8703acd69adca9a4bbf7f5d00d20a5e364b2569"}`,

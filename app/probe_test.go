@@ -26,6 +26,7 @@ var probeExpect = map[string]int{
 	"DELETE /customers/external-accounts/{externalAccountId}": 404,
 	"GET /auth/credentials":                                   200, // empty: the account is not the caller's
 	"GET /auth/sessions":                                      200, // empty: the account is not the caller's
+	"POST /auth/credentials":                                  404,
 	"POST /auth/credentials/{id}/challenge":                   404,
 	"POST /auth/credentials/{id}/verify":                      404,
 	"DELETE /auth/sessions/{id}":                              404,

@@ -102,6 +102,7 @@ type walletAuthAPI struct{ d Deps }
 func registerWalletAuth(api huma.API, d Deps) {
 	h := walletAuthAPI{d}
 	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.createAuthCredentialOp(), h.createAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.listAuthCredentialsOp(), h.listAuthCredentials) },
 		func(api huma.API) { huma.Register(api, h.challengeAuthCredentialOp(), h.challengeAuthCredential) },
 		func(api huma.API) { huma.Register(api, h.verifyAuthCredentialOp(), h.verifyAuthCredential) },
@@ -414,4 +415,44 @@ func (h walletAuthAPI) exportInternalAccount(ctx context.Context, in *exportInpu
 		return challengeOut(c, ""), nil
 	}
 	return &signedOutput{Status: http.StatusOK, Body: InternalAccountExport{ID: in.ID, EncryptedWalletCredentials: bundle}}, nil
+}
+
+// AuthCredentialCreateRequest adds a credential to an embedded wallet.
+type AuthCredentialCreateRequest struct {
+	Type      string `json:"type" enum:"EMAIL_OTP,OAUTH,PASSKEY,SMS_OTP" doc:"The credential's type (EMAIL_OTP on this service today)"`
+	AccountID string `json:"accountId" minLength:"1" maxLength:"255" doc:"The embedded wallet" example:"InternalAccount:019542f5-b3e7-1d02-0000-000000000002"`
+}
+
+type createCredentialInput struct {
+	SignedRetryHeaders
+	Body AuthCredentialCreateRequest
+}
+
+func (walletAuthAPI) createAuthCredentialOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "createAuthCredential", Method: http.MethodPost, Path: "/auth/credentials",
+		Summary: "Add a credential to an embedded wallet",
+		Description: "EMAIL_OTP, tied to the customer's e-mail: 201 when the wallet has no credential; otherwise a signed " +
+			"retry (202, then 201) stamped by a session of the wallet. One EMAIL_OTP per wallet " +
+			"(400 EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS). OAUTH and PASSKEY registration are not available yet (400).",
+		Tags: []string{walletAuthTag}, Errors: signedRetryErrors, DefaultStatus: http.StatusCreated,
+	}
+}
+
+func (h walletAuthAPI) createAuthCredential(ctx context.Context, in *createCredentialInput) (*signedOutput, error) {
+	if in.Body.Type != walletauth.TypeEmailOTP {
+		return nil, apiError(fault.Invalid("type", in.Body.Type+" registration is not available on this service yet; EMAIL_OTP is"))
+	}
+	if err := checkAccountID(in.Body.AccountID); err != nil {
+		return nil, apiError(err)
+	}
+	body, _ := json.Marshal(in.Body)
+	c, m, err := h.d.WalletAuth.CreateEmailOTP(ctx, principal(ctx).PlatformID, in.Body.AccountID, body, in.retry())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	if c != nil {
+		return challengeOut(c, walletauth.TypeEmailOTP), nil
+	}
+	return &signedOutput{Status: http.StatusCreated, Body: authMethodOut(m)}, nil
 }

@@ -267,3 +267,17 @@ func TestEmailChangeNeedsASignedRetry(t *testing.T) {
 	r = patch("grace@example.com", nil)
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 }
+
+// An EMAIL_OTP credential is added back after the wallet's only one was
+// revoked (with a passkey's session): one per wallet, signed retry while
+// another credential exists.
+func TestCreateEmailOTPCredential(t *testing.T) {
+	h := newQuoteHarness(t, false)
+	f := h.quoteFixture("789")
+	body := fmt.Sprintf(`{"type":"EMAIL_OTP","accountId":%q}`, f.wallet.ID)
+	requireError(t, h.post(f.tn, "/auth/credentials", body), http.StatusBadRequest, "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS")
+	requireError(t, h.post(f.tn, "/auth/credentials", fmt.Sprintf(`{"type":"OAUTH","accountId":%q}`, f.wallet.ID)),
+		http.StatusBadRequest, "INVALID_INPUT", "type")
+	requireError(t, h.post(f.tn, "/auth/credentials", fmt.Sprintf(`{"type":"EMAIL_OTP","accountId":%q}`, f.acct.ID)),
+		http.StatusNotFound, "REFERENCE_NOT_FOUND")
+}

@@ -176,6 +176,18 @@ func TestRevokeCredential(t *testing.T) {
 		assert.Equal(t, passkey.ID, creds[0].ID)
 		_, _, err = e.svc.RevokeCredential(ctx, e.pid, passkey.ID, walletauth.Retry{})
 		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT") // now the last one
+
+		// An EMAIL_OTP credential is added back, by signed retry with the
+		// passkey's session, once; it is tied to the customer's e-mail.
+		body := []byte(`{"type":"EMAIL_OTP"}`)
+		c, _, err = e.svc.CreateEmailOTP(ctx, e.pid, e.wallet, body, walletauth.Retry{})
+		require.NoError(t, err)
+		require.NotNil(t, c)
+		_, m, err := e.svc.CreateEmailOTP(ctx, e.pid, e.wallet, body, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, passKey, c.PayloadToSign)})
+		require.NoError(t, err)
+		assert.Equal(t, "ada@example.com", m.Nickname)
+		_, _, err = e.svc.CreateEmailOTP(ctx, e.pid, e.wallet, body, walletauth.Retry{})
+		testkit.RequireFault(t, err, fault.KindInvalid, walletauth.CodeEmailOTPExists)
 	})
 }
 

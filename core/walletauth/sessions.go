@@ -221,3 +221,56 @@ func (s *Service) tiedWallet(ctx context.Context, platformID, customerID string)
 	}
 	return "", nil
 }
+
+// ActivityCreateCredential is the activity of adding a credential.
+const ActivityCreateCredential = "ACTIVITY_TYPE_CREATE_AUTHENTICATORS"
+
+// CodeEmailOTPExists refuses a second EMAIL_OTP credential.
+const CodeEmailOTPExists = "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
+
+// CreateEmailOTP adds an EMAIL_OTP credential, tied to the customer's
+// e-mail, to an embedded wallet: at once (201) when the wallet has no
+// credential, else by signed retry stamped by a session of the wallet. One
+// EMAIL_OTP per wallet (400 EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS).
+func (s *Service) CreateEmailOTP(ctx context.Context, platformID, accountID string, body []byte, r Retry) (*RetryChallenge, ports.AuthMethod, error) {
+	read := s.store.Read()
+	a, err := read.InternalAccounts().Get(ctx, platformID, accountID)
+	if errors.Is(err, ports.ErrNotFound) || (err == nil && a.Type != "EMBEDDED_WALLET") {
+		return nil, ports.AuthMethod{}, fault.NotFound("NOT_FOUND", "embedded wallet "+accountID+" not found")
+	}
+	if err != nil {
+		return nil, ports.AuthMethod{}, fmt.Errorf("read %s: %w", accountID, err)
+	}
+	c, err := read.Customers().Get(ctx, platformID, a.CustomerID)
+	if err != nil || c.Email == "" {
+		return nil, ports.AuthMethod{}, fault.Invalid("type", "the wallet's customer has no e-mail to tie an EMAIL_OTP credential to")
+	}
+	existing, err := read.AuthMethods().ListByAccount(ctx, platformID, a.ID)
+	if err != nil {
+		return nil, ports.AuthMethod{}, fmt.Errorf("credentials of %s: %w", a.ID, err)
+	}
+	for _, m := range existing {
+		if m.Type == TypeEmailOTP {
+			return nil, ports.AuthMethod{}, fault.New(fault.KindInvalid, CodeEmailOTPExists, "wallet "+a.ID+" already has an EMAIL_OTP credential")
+		}
+	}
+	if len(existing) > 0 {
+		op := Operation{Type: ActivityCreateCredential, AccountID: a.ID, Body: body,
+			Parameters: map[string]string{"authenticatorType": TypeEmailOTP, "userEmail": c.Email}}
+		if r.First() {
+			ch, err := s.BeginRetry(ctx, platformID, op)
+			return &ch, ports.AuthMethod{}, err
+		}
+		if _, err := s.CompleteRetry(ctx, platformID, op, r.RequestID, r.Signature); err != nil {
+			return nil, ports.AuthMethod{}, err
+		}
+	}
+	now := s.now()
+	m := ports.AuthMethod{ID: s.ids.New("AuthMethod"), PlatformID: platformID, AccountID: a.ID, Type: TypeEmailOTP,
+		Nickname: c.Email, CreatedAt: now, UpdatedAt: now}
+	err = s.store.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Create(ctx, m) })
+	if errors.Is(err, ports.ErrConflict) {
+		return nil, ports.AuthMethod{}, fault.New(fault.KindInvalid, CodeEmailOTPExists, "wallet "+a.ID+" already has an EMAIL_OTP credential")
+	}
+	return nil, m, err
+}
