@@ -45,6 +45,10 @@ echo "== HTTP: POST /quotes then POST /quotes/{id}/execute (one op = the round t
 go test -run '^$' -bench 'BenchmarkHTTPQuote' -benchtime "${QUOTE_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/quote.txt"
 
 echo
+echo "== HTTP: quote round trips from embedded wallets, the execute carrying a real stamp (compare with the workers=off rows above)"
+go test -run '^$' -bench 'BenchmarkHTTPQuoteStamped' -benchtime "${QUOTE_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/stamped.txt"
+
+echo
 echo "== Service-Wallet-Signature: parse and verify one stamp (CPU per stamped request)"
 go test -run '^$' -bench 'BenchmarkStampVerify' -benchtime 5000x ./core/walletauth/ | tee "$out/stamp.txt"
 
