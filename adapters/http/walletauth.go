@@ -82,10 +82,6 @@ type authAccountInput struct {
 	AccountID string `query:"accountId" required:"true" maxLength:"255" doc:"The embedded wallet (internal account)" example:"InternalAccount:019542f5-b3e7-1d02-0000-000000000002"`
 }
 
-type authCredentialInput struct {
-	ID string `path:"id" maxLength:"255" doc:"AuthMethod:<uuid>"`
-}
-
 type challengeInput struct {
 	ID   string `path:"id" maxLength:"255" doc:"AuthMethod:<uuid>"`
 	Body *AuthChallengeRequest
