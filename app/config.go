@@ -15,6 +15,7 @@ import (
 	"time"
 
 	httpapi "github.com/corridorpay/corridor/adapters/http"
+	"github.com/corridorpay/corridor/adapters/mailer"
 	"github.com/corridorpay/corridor/core/operator"
 )
 
@@ -51,6 +52,10 @@ type Config struct {
 	WalletMasterKey []byte
 	ExportKey       *ecdsa.PrivateKey
 	generatedExport bool
+	// CORRIDOR_SMTP_ADDR (host:port), _FROM, _USERNAME, _PASSWORD: the
+	// relay one-time passwords are e-mailed through; unset, they go to
+	// the log.
+	SMTP mailer.SMTP
 	// CORRIDOR_AUTH_FAILURES_PER_TOKEN, _PER_ADDRESS and
 	// CORRIDOR_AUTH_FAILURE_WINDOW: the authentication throttle.
 	AuthFailuresPerToken   int
@@ -74,6 +79,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		LogFormat:        or(getenv("CORRIDOR_LOG_FORMAT"), "text"),
 		MetricsAddr:      getenv("CORRIDOR_METRICS_ADDR"),
 		CheckpointKey:    getenv("CORRIDOR_CHECKPOINT_KEY"),
+		SMTP: mailer.SMTP{Addr: getenv("CORRIDOR_SMTP_ADDR"), From: getenv("CORRIDOR_SMTP_FROM"),
+			Username: getenv("CORRIDOR_SMTP_USERNAME"), Password: getenv("CORRIDOR_SMTP_PASSWORD")},
 	}
 	var err error
 	if c.Sandbox, err = parseBool("CORRIDOR_SANDBOX", or(getenv("CORRIDOR_SANDBOX"), "true")); err != nil {
@@ -129,6 +136,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if err := c.loadWalletKeys(getenv); err != nil {
 		return c, err
+	}
+	if c.SMTP.Addr != "" && c.SMTP.From == "" {
+		return c, fmt.Errorf("config: CORRIDOR_SMTP_ADDR needs CORRIDOR_SMTP_FROM")
 	}
 	if k := getenv("CORRIDOR_CURSOR_KEY"); k != "" {
 		if len(k) < 16 {

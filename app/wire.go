@@ -232,7 +232,11 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.transfers.Register(s.runner)
 	// Embedded-wallet sessions, and the stamps quote executions from a
 	// wallet are checked against (the sandbox also takes its literal).
-	s.walletauth = walletauth.New(b.store, b.single, b.failures, mailer.Log{Logger: b.log}, clock, ids,
+	var otpMailer walletauth.Mailer = mailer.Log{Logger: b.log}
+	if cfg.SMTP.Addr != "" {
+		otpMailer = cfg.SMTP
+	}
+	s.walletauth = walletauth.New(b.store, b.single, b.failures, otpMailer, clock, ids,
 		walletauth.Options{Sandbox: cfg.Sandbox, Logger: b.log, MasterKey: cfg.WalletMasterKey, ExportKey: cfg.ExportKey})
 	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, s.walletauth, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
