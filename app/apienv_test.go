@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"testing"
 
 	"github.com/corridorpay/corridor/adapters/system"
@@ -26,7 +27,8 @@ type apiEnv struct {
 	auth string
 }
 
-// newAPIEnv opens a "memory" or "postgres" backend behind the real handler
+// newAPIEnv opens a "memory", "postgres" or "postgres+redis" backend
+// (the caches and single-use values in Redis) behind the real handler
 // and provisions one platform (USD and EUR accounts).
 func newAPIEnv(t testing.TB, backendName string) *apiEnv {
 	t.Helper()
@@ -34,8 +36,14 @@ func newAPIEnv(t testing.TB, backendName string) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if backendName == "postgres" {
+	switch backendName {
+	case "postgres":
 		cfg.DatabaseURL = pgtest.NewDatabase(t)
+	case "postgres+redis":
+		cfg.DatabaseURL, cfg.RedisURL = pgtest.NewDatabase(t), os.Getenv("REDIS_URL")
+		if cfg.RedisURL == "" {
+			t.Skip("REDIS_URL is unset (make test sets it)")
+		}
 	}
 	ctx := context.Background()
 	clock := system.Clock{}
