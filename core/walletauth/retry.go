@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -61,22 +62,12 @@ func retryKey(requestID string) string { return "walletauth:retry:" + requestID 
 func (op Operation) fingerprint() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", op.Type, op.AccountID)
-	for _, k := range slices.Sorted(mapsKeys(op.Parameters)) {
+	for _, k := range slices.Sorted(maps.Keys(op.Parameters)) {
 		fmt.Fprintf(h, "%s=%s\n", k, op.Parameters[k])
 	}
 	body := sha256.Sum256(op.Body)
 	h.Write(body[:])
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // payload is the activity-style JSON the wallet SDKs show: sorted keys,

@@ -8,6 +8,7 @@
 package walletauth
 
 import (
+	"crypto"
 	"crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -125,7 +126,7 @@ func ParseStamp(header string) (Stamp, error) {
 	var j stampJSON
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil || j.Scheme != StampScheme {
+	if err := dec.Decode(&j); err != nil || dec.More() || j.Scheme != StampScheme {
 		return Stamp{}, ErrMalformedStamp
 	}
 	pub, err := hex.DecodeString(j.PublicKey)
@@ -161,7 +162,7 @@ func (s Stamp) Verify(payload []byte) error {
 // 6979 deterministic signing, so a stamp is reproducible).
 func Sign(key *ecdsa.PrivateKey, payload []byte) (string, error) {
 	digest := sha256.Sum256(payload)
-	sig, err := key.Sign(nil, digest[:], cryptoSHA256)
+	sig, err := key.Sign(nil, digest[:], crypto.SHA256)
 	if err != nil {
 		return "", fmt.Errorf("stamp: %w", err)
 	}

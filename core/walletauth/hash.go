@@ -1,5 +1,0 @@
-package walletauth
-
-import "crypto"
-
-const cryptoSHA256 = crypto.SHA256
