@@ -483,29 +483,23 @@ func (customersAPI) updateCustomerOp() huma.Operation {
 // wallet's EMAIL_OTP credential is tied to needs a signed retry first (202).
 func (h customersAPI) updateCustomer(ctx context.Context, in *updateCustomerInput) (*signedOutput, error) {
 	pid := principal(ctx).PlatformID
-	if in.Body.Email != nil && h.d.WalletAuth != nil {
-		cur, err := h.d.Customers.Get(ctx, pid, in.CustomerID)
+	update := func() (*signedOutput, error) {
+		c, err := h.d.Customers.Update(ctx, pid, in.CustomerID, in.Body.input())
 		if err != nil {
 			return nil, apiError(err)
 		}
-		body, _ := json.Marshal(in.Body)
-		c, err := h.d.WalletAuth.EmailChange(ctx, pid, cur.ID, cur.Email, *in.Body.Email, body, in.retry())
+		out, err := customerBody(ctx, h.d, c)
 		if err != nil {
-			return nil, apiError(err)
+			return nil, err
 		}
-		if c != nil {
-			return challengeOut(c, ""), nil
-		}
+		return &signedOutput{Status: http.StatusOK, Body: out.Body}, nil
 	}
-	c, err := h.d.Customers.Update(ctx, pid, in.CustomerID, in.Body.input())
-	if err != nil {
-		return nil, apiError(err)
+	if in.Body.Email == nil || h.d.WalletAuth == nil {
+		return update()
 	}
-	out, err := customerBody(ctx, h.d, c)
-	if err != nil {
-		return nil, err
-	}
-	return &signedOutput{Status: http.StatusOK, Body: out.Body}, nil
+	body, _ := json.Marshal(in.Body)
+	c, err := h.d.WalletAuth.EmailChange(ctx, pid, in.CustomerID, *in.Body.Email, body, in.retry())
+	return signedAnswer(c, "", err, update)
 }
 
 func (customersAPI) deleteCustomerOp() huma.Operation {

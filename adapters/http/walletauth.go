@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -111,14 +110,6 @@ func registerWalletAuth(api huma.API, d Deps) {
 	)
 }
 
-// checkAccountID refuses an accountId that is not an internal account id.
-func checkAccountID(id string) error {
-	if !strings.HasPrefix(id, "InternalAccount:") {
-		return fault.Invalid("accountId", "must be an InternalAccount:<uuid> id")
-	}
-	return nil
-}
-
 func (walletAuthAPI) listAuthCredentialsOp() huma.Operation {
 	return huma.Operation{
 		OperationID: "listAuthCredentials", Method: http.MethodGet, Path: "/auth/credentials",
@@ -129,9 +120,6 @@ func (walletAuthAPI) listAuthCredentialsOp() huma.Operation {
 }
 
 func (h walletAuthAPI) listAuthCredentials(ctx context.Context, in *authAccountInput) (*struct{ Body AuthMethodList }, error) {
-	if err := checkAccountID(in.AccountID); err != nil {
-		return nil, apiError(err)
-	}
 	ms, err := h.d.WalletAuth.Credentials(ctx, principal(ctx).PlatformID, in.AccountID)
 	if err != nil {
 		return nil, apiError(err)
@@ -198,9 +186,6 @@ func (walletAuthAPI) listAuthSessionsOp() huma.Operation {
 }
 
 func (h walletAuthAPI) listAuthSessions(ctx context.Context, in *authAccountInput) (*struct{ Body AuthSessionList }, error) {
-	if err := checkAccountID(in.AccountID); err != nil {
-		return nil, apiError(err)
-	}
 	ss, err := h.d.WalletAuth.Sessions(ctx, principal(ctx).PlatformID, in.AccountID)
 	if err != nil {
 		return nil, apiError(err)
@@ -245,16 +230,26 @@ func challengeOut(c *walletauth.RetryChallenge, typ string) *signedOutput {
 		RequestID: c.RequestID, ExpiresAt: c.ExpiresAt.UTC()}}
 }
 
-// revoked answers a signed-retry revocation: the challenge (202) on the
-// first call, 204 once done.
-func revoked(c *walletauth.RetryChallenge, typ string, err error) (*signedOutput, error) {
+// signedAnswer answers a signed-retry operation: its error, the challenge
+// (202) on the first call, or done's answer once the retry is accepted.
+func signedAnswer(c *walletauth.RetryChallenge, typ string, err error, done func() (*signedOutput, error)) (*signedOutput, error) {
 	if err != nil {
 		return nil, apiError(err)
 	}
 	if c != nil {
 		return challengeOut(c, typ), nil
 	}
-	return &signedOutput{Status: http.StatusNoContent}, nil
+	return done()
+}
+
+// answer is a done of signedAnswer with a fixed status and body.
+func answer(status int, body any) func() (*signedOutput, error) {
+	return func() (*signedOutput, error) { return &signedOutput{Status: status, Body: body}, nil }
+}
+
+// revoked answers a signed-retry revocation: 204 once done.
+func revoked(c *walletauth.RetryChallenge, typ string, err error) (*signedOutput, error) {
+	return signedAnswer(c, typ, err, answer(http.StatusNoContent, nil))
 }
 
 type sessionIDInput struct {
@@ -304,14 +299,8 @@ func (walletAuthAPI) refreshAuthSessionOp() huma.Operation {
 func (h walletAuthAPI) refreshAuthSession(ctx context.Context, in *refreshInput) (*signedOutput, error) {
 	body, _ := json.Marshal(in.Body)
 	c, issued, err := h.d.WalletAuth.RefreshSession(ctx, principal(ctx).PlatformID, in.ID, in.Body.ClientPublicKey, body, in.retry())
-	if err != nil {
-		return nil, apiError(err)
-	}
-	if c != nil {
-		return challengeOut(c, ""), nil
-	}
-	return &signedOutput{Status: http.StatusCreated,
-		Body: authSessionOut(issued.Session, issued.Credential, issued.EncryptedSessionSigningKey)}, nil
+	return signedAnswer(c, "", err, answer(http.StatusCreated,
+		authSessionOut(issued.Session, issued.Credential, issued.EncryptedSessionSigningKey)))
 }
 
 type credentialRetryInput struct {
@@ -359,17 +348,13 @@ func (h walletAuthAPI) updateInternalAccount(ctx context.Context, in *updateAcco
 	pid := principal(ctx).PlatformID
 	body, _ := json.Marshal(in.Body)
 	c, err := h.d.WalletAuth.SetPrivacy(ctx, pid, in.ID, in.Body.PrivateEnabled, body, in.retry())
-	if err != nil {
-		return nil, apiError(err)
-	}
-	if c != nil {
-		return challengeOut(c, ""), nil
-	}
-	a, err := h.d.Accounts.Get(ctx, pid, in.ID)
-	if err != nil {
-		return nil, apiError(err)
-	}
-	return &signedOutput{Status: http.StatusOK, Body: internalAccountOut(a)}, nil
+	return signedAnswer(c, "", err, func() (*signedOutput, error) {
+		a, err := h.d.Accounts.Get(ctx, pid, in.ID)
+		if err != nil {
+			return nil, apiError(err)
+		}
+		return &signedOutput{Status: http.StatusOK, Body: internalAccountOut(a)}, nil
+	})
 }
 
 // InternalAccountExportRequest asks for a wallet's secret.
@@ -404,13 +389,7 @@ func (walletAuthAPI) exportInternalAccountOp() huma.Operation {
 func (h walletAuthAPI) exportInternalAccount(ctx context.Context, in *exportInput) (*signedOutput, error) {
 	body, _ := json.Marshal(in.Body)
 	c, bundle, err := h.d.WalletAuth.Export(ctx, principal(ctx).PlatformID, in.ID, in.Body.ClientPublicKey, body, in.retry())
-	if err != nil {
-		return nil, apiError(err)
-	}
-	if c != nil {
-		return challengeOut(c, ""), nil
-	}
-	return &signedOutput{Status: http.StatusOK, Body: InternalAccountExport{ID: in.ID, EncryptedWalletCredentials: bundle}}, nil
+	return signedAnswer(c, "", err, answer(http.StatusOK, InternalAccountExport{ID: in.ID, EncryptedWalletCredentials: bundle}))
 }
 
 // AuthCredentialCreateRequest adds a credential to an embedded wallet.
@@ -439,16 +418,7 @@ func (h walletAuthAPI) createAuthCredential(ctx context.Context, in *createCrede
 	if in.Body.Type != walletauth.TypeEmailOTP {
 		return nil, apiError(fault.Invalid("type", in.Body.Type+" registration is not available on this service yet; EMAIL_OTP is"))
 	}
-	if err := checkAccountID(in.Body.AccountID); err != nil {
-		return nil, apiError(err)
-	}
 	body, _ := json.Marshal(in.Body)
 	c, m, err := h.d.WalletAuth.CreateEmailOTP(ctx, principal(ctx).PlatformID, in.Body.AccountID, body, in.retry())
-	if err != nil {
-		return nil, apiError(err)
-	}
-	if c != nil {
-		return challengeOut(c, walletauth.TypeEmailOTP), nil
-	}
-	return &signedOutput{Status: http.StatusCreated, Body: authMethodOut(m)}, nil
+	return signedAnswer(c, walletauth.TypeEmailOTP, err, answer(http.StatusCreated, authMethodOut(m)))
 }

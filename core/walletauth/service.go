@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -307,8 +308,19 @@ func (s *Service) consumeOTP(ctx context.Context, credentialID, otp string) erro
 	return errBadOTP
 }
 
+// checkAccountID refuses an accountId that is not an internal account id
+// (400 naming accountId).
+func checkAccountID(id string) error {
+	var errs fault.Collector
+	transfers.CheckID(&errs, "accountId", id, "InternalAccount:")
+	return errs.Err()
+}
+
 // Credentials lists an account's credentials.
 func (s *Service) Credentials(ctx context.Context, platformID, accountID string) ([]ports.AuthMethod, error) {
+	if err := checkAccountID(accountID); err != nil {
+		return nil, err
+	}
 	ms, err := s.store.Read().AuthMethods().ListByAccount(ctx, platformID, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("credentials of %s: %w", accountID, err)
@@ -324,6 +336,9 @@ type Session struct {
 
 // Sessions lists an account's active sessions (never their keys).
 func (s *Service) Sessions(ctx context.Context, platformID, accountID string) ([]Session, error) {
+	if err := checkAccountID(accountID); err != nil {
+		return nil, err
+	}
 	read := s.store.Read()
 	rows, err := read.WalletSessions().Active(ctx, platformID, accountID, s.now())
 	if err != nil {

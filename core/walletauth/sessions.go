@@ -175,14 +175,22 @@ func (s *Service) SetPrivacy(ctx context.Context, platformID, accountID string, 
 // credential is tied to.
 const ActivityUpdateEmail = "ACTIVITY_TYPE_UPDATE_USER_EMAIL"
 
-// EmailChange authorises changing customer customerID's e-mail from
-// current to next when one of its embedded wallets has an EMAIL_OTP
-// credential (tied to the e-mail): a signed retry stamped by an active
-// session of that wallet, binding the new address and the request body.
-// It returns (nil, nil) when the change needs no signature (no tied
-// credential, or the e-mail does not change) or the retry was accepted.
-func (s *Service) EmailChange(ctx context.Context, platformID, customerID, current, next string, body []byte, r Retry) (*RetryChallenge, error) {
-	if next == "" || next == current {
+// EmailChange authorises changing customer customerID's e-mail to next
+// when one of its embedded wallets has an EMAIL_OTP credential (tied to
+// the e-mail): a signed retry stamped by an active session of that wallet,
+// binding the new address and the request body. It returns (nil, nil) when
+// the change needs no signature (an unknown customer, no tied credential,
+// or the e-mail does not change: the update itself answers) or the retry
+// was accepted.
+func (s *Service) EmailChange(ctx context.Context, platformID, customerID, next string, body []byte, r Retry) (*RetryChallenge, error) {
+	c, err := s.store.Read().Customers().Get(ctx, platformID, customerID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read customer %s: %w", customerID, err)
+	}
+	if next == "" || next == c.Email {
 		return nil, nil
 	}
 	wallet, err := s.tiedWallet(ctx, platformID, customerID)
@@ -233,6 +241,9 @@ const CodeEmailOTPExists = "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
 // credential, else by signed retry stamped by a session of the wallet. One
 // EMAIL_OTP per wallet (400 EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS).
 func (s *Service) CreateEmailOTP(ctx context.Context, platformID, accountID string, body []byte, r Retry) (*RetryChallenge, ports.AuthMethod, error) {
+	if err := checkAccountID(accountID); err != nil {
+		return nil, ports.AuthMethod{}, err
+	}
 	read := s.store.Read()
 	a, err := read.InternalAccounts().Get(ctx, platformID, accountID)
 	if errors.Is(err, ports.ErrNotFound) || (err == nil && a.Type != "EMBEDDED_WALLET") {
