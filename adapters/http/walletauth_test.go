@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"crypto/ecdh"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -160,21 +161,13 @@ func TestRevokeCredentialOverHTTP(t *testing.T) {
 func TestUpdateWalletPrivacy(t *testing.T) {
 	h := newQuoteHarness(t, false)
 	f := h.quoteFixture("789")
-	creds, err := h.store.Read().AuthMethods().ListByAccount(context.Background(), f.tn.platformID, f.wallet.ID)
-	require.NoError(t, err)
-	client, err := ecdh.P256().GenerateKey(rand.Reader)
-	require.NoError(t, err)
-	r := h.post(f.tn, "/auth/credentials/"+creds[0].ID+"/verify",
-		fmt.Sprintf(`{"otp":"000000","clientPublicKey":%q}`, hex.EncodeToString(client.PublicKey().Bytes())))
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	key, err := walletauth.OpenSessionKey(client, r.object(t)["encryptedSessionSigningKey"].(string))
-	require.NoError(t, err)
+	key, _ := h.walletSession(t, f)
 
 	path := "/internal-accounts/" + f.wallet.ID
 	patch := func(body string, header map[string]string) apiResponse {
 		return h.send(request{method: http.MethodPatch, path: path, body: body, hasBody: true, auth: &f.tn, header: header})
 	}
-	r = patch(`{"privateEnabled":true}`, nil)
+	r := patch(`{"privateEnabled":true}`, nil)
 	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
 	ch := r.object(t)
 	stamp, err := walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
@@ -196,18 +189,11 @@ func TestUpdateWalletPrivacy(t *testing.T) {
 func TestExportWalletOverHTTP(t *testing.T) {
 	h := newQuoteHarness(t, false)
 	f := h.quoteFixture("789")
-	creds, err := h.store.Read().AuthMethods().ListByAccount(context.Background(), f.tn.platformID, f.wallet.ID)
-	require.NoError(t, err)
-	client, err := ecdh.P256().GenerateKey(rand.Reader)
-	require.NoError(t, err)
+	key, client := h.walletSession(t, f)
 	pub := hex.EncodeToString(client.PublicKey().Bytes())
-	r := h.post(f.tn, "/auth/credentials/"+creds[0].ID+"/verify", fmt.Sprintf(`{"otp":"000000","clientPublicKey":%q}`, pub))
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	key, err := walletauth.OpenSessionKey(client, r.object(t)["encryptedSessionSigningKey"].(string))
-	require.NoError(t, err)
 
 	path, body := "/internal-accounts/"+f.wallet.ID+"/export", fmt.Sprintf(`{"clientPublicKey":%q}`, pub)
-	r = h.post(f.tn, path, body)
+	r := h.post(f.tn, path, body)
 	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
 	ch := r.object(t)
 	stamp, err := walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
@@ -228,22 +214,14 @@ func TestEmailChangeNeedsASignedRetry(t *testing.T) {
 	h := newQuoteHarness(t, false)
 	f := h.quoteFixture("789")
 	ctx := context.Background()
-	creds, err := h.store.Read().AuthMethods().ListByAccount(ctx, f.tn.platformID, f.wallet.ID)
-	require.NoError(t, err)
-	client, err := ecdh.P256().GenerateKey(rand.Reader)
-	require.NoError(t, err)
-	r := h.post(f.tn, "/auth/credentials/"+creds[0].ID+"/verify",
-		fmt.Sprintf(`{"otp":"000000","clientPublicKey":%q}`, hex.EncodeToString(client.PublicKey().Bytes())))
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	key, err := walletauth.OpenSessionKey(client, r.object(t)["encryptedSessionSigningKey"].(string))
-	require.NoError(t, err)
+	key, _ := h.walletSession(t, f)
 
 	path := customerPath(f.cust.ID)
 	patch := func(email string, header map[string]string) apiResponse {
 		return h.send(request{method: http.MethodPatch, path: path, hasBody: true, auth: &f.tn, header: header,
 			body: fmt.Sprintf(`{"customerType":"INDIVIDUAL","email":%q}`, email)})
 	}
-	r = patch("grace@example.com", nil)
+	r := patch("grace@example.com", nil)
 	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
 	ch := r.object(t)
 	stamp, err := walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
@@ -259,7 +237,7 @@ func TestEmailChangeNeedsASignedRetry(t *testing.T) {
 	r = patch("grace@example.com", map[string]string{"Service-Wallet-Signature": stamp, "Request-Id": ch["requestId"].(string)})
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	assert.Equal(t, "grace@example.com", r.object(t)["email"])
-	creds, err = h.store.Read().AuthMethods().ListByAccount(ctx, f.tn.platformID, f.wallet.ID)
+	creds, err := h.store.Read().AuthMethods().ListByAccount(ctx, f.tn.platformID, f.wallet.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "grace@example.com", creds[0].Nickname, "the credential follows")
 
@@ -280,4 +258,21 @@ func TestCreateEmailOTPCredential(t *testing.T) {
 		http.StatusBadRequest, "INVALID_INPUT", "type")
 	requireError(t, h.post(f.tn, "/auth/credentials", fmt.Sprintf(`{"type":"EMAIL_OTP","accountId":%q}`, f.acct.ID)),
 		http.StatusNotFound, "REFERENCE_NOT_FOUND")
+}
+
+// walletSession verifies the fixture wallet's EMAIL_OTP credential with the
+// sandbox code and a fresh client key, and returns the opened session key
+// and the client key it was sealed to.
+func (h *transferHarness) walletSession(t *testing.T, f quoteFixture) (*ecdsa.PrivateKey, *ecdh.PrivateKey) {
+	t.Helper()
+	creds, err := h.store.Read().AuthMethods().ListByAccount(context.Background(), f.tn.platformID, f.wallet.ID)
+	require.NoError(t, err)
+	client, err := ecdh.P256().GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	r := h.post(f.tn, "/auth/credentials/"+creds[0].ID+"/verify",
+		fmt.Sprintf(`{"otp":"000000","clientPublicKey":%q}`, hex.EncodeToString(client.PublicKey().Bytes())))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	key, err := walletauth.OpenSessionKey(client, r.object(t)["encryptedSessionSigningKey"].(string))
+	require.NoError(t, err)
+	return key, client
 }
