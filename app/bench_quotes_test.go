@@ -89,9 +89,16 @@ func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 		return err
 	}
 	s.warmUp(b, func(i int) error { return op(fmt.Sprintf("warm-%s-%v-%v", backendName, withWorkers, immediate), i) })
+	benchRoundTrips(b, fmt.Sprintf("%s-%v-%v", backendName, withWorkers, immediate), op)
+}
+
+// benchRoundTrips runs op (round trip i of run) at concurrency 1, 8 and 64
+// and reports each; a failed round trip fails the benchmark, naming the
+// first error.
+func benchRoundTrips(b *testing.B, name string, op func(run string, i int) error) {
 	for _, conc := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
-			run := fmt.Sprintf("%s-%v-%v-%d-%d", backendName, withWorkers, immediate, conc, b.N)
+			run := fmt.Sprintf("%s-%d-%d", name, conc, b.N)
 			var (
 				first    sync.Once
 				firstErr error
@@ -104,7 +111,7 @@ func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 				return err
 			})
 			if r.Errors > 0 {
-				b.Fatalf("%d of %d quote round trips failed; first: %v", r.Errors, r.Ops, firstErr)
+				b.Fatalf("%d of %d round trips failed; first: %v", r.Errors, r.Ops, firstErr)
 			}
 			loadtest.Report(b, r)
 		})

@@ -11,13 +11,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ports"
-	"github.com/corridorpay/corridor/testkit/loadtest"
 )
 
 // BenchmarkHTTPQuoteStamped is BenchmarkHTTPQuote (workers off) with the
@@ -106,22 +104,5 @@ func benchQuoteStamped(b *testing.B, backendName string) {
 		return nil
 	}
 	s.warmUp(b, func(i int) error { return op("warm-stamped-"+backendName, i) })
-	for _, conc := range []int{1, 8, 64} {
-		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
-			run := fmt.Sprintf("stamped-%s-%d-%d", backendName, conc, b.N)
-			var first sync.Once
-			var firstErr error
-			r := loadtest.Run(b.N, conc, func(i int) error {
-				err := op(run, i)
-				if err != nil {
-					first.Do(func() { firstErr = err })
-				}
-				return err
-			})
-			if r.Errors > 0 {
-				b.Fatalf("%d of %d stamped round trips failed; first: %v", r.Errors, r.Ops, firstErr)
-			}
-			loadtest.Report(b, r)
-		})
-	}
+	benchRoundTrips(b, "stamped-"+backendName, op)
 }
