@@ -48,6 +48,10 @@ const (
 	UniquePlatformCustomerID = "customers_platform_customer_id" // per platform, among non-deleted customers
 	UniqueCredentialTokenID  = "api_credentials_token_id"
 	UniqueEmailOTPPerAccount = "auth_methods_email_otp_account"
+	UniquePasskeyPerAccount  = "auth_methods_passkey_account" // one live PASSKEY per account and credentialId
+	UniqueOAuthPerAccount    = "auth_methods_oauth_account"   // one live OAUTH per account and issuer+subject
+	// ConflictSignCount is AdvanceSignCount's refusal to move a counter back.
+	ConflictSignCount = "auth_methods_sign_count"
 )
 
 // Store runs units of work. InTx runs fn in one transaction: everything fn
@@ -316,10 +320,18 @@ type AuthMethod struct {
 	AccountID  string // InternalAccount:<uuid>
 	Type       string // EMAIL_OTP, OAUTH, PASSKEY
 	Nickname   string
-	// CredentialID is the WebAuthn rawId (PASSKEY only).
+	// CredentialID is the WebAuthn rawId, base64url (PASSKEY only).
 	CredentialID string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Issuer, Subject and Audience are the OIDC identity an OAUTH
+	// credential is bound to (its iss, sub and aud).
+	Issuer, Subject, Audience string
+	// Passkey is a PASSKEY's WebAuthn credential record (public key,
+	// flags, authenticator), opaque to the store; SignCount its signature
+	// counter, moved only by AdvanceSignCount.
+	Passkey   []byte
+	SignCount uint32
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 type AuthMethodRepo interface {
@@ -334,4 +346,9 @@ type AuthMethodRepo interface {
 	// and ListByAccount no longer see it (ErrNotFound when it is unknown
 	// or already revoked).
 	Revoke(ctx context.Context, platformID, id string, at time.Time) error
+	// AdvanceSignCount moves a passkey's signature counter to count, only
+	// forward (count greater than the stored one, or both zero for an
+	// authenticator without a counter); ErrConflict otherwise, so of two
+	// racing assertions with one counter value at most one succeeds.
+	AdvanceSignCount(ctx context.Context, platformID, id string, count uint32, at time.Time) error
 }

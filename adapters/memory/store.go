@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -556,16 +557,28 @@ func (r storeAuthMethods) Create(_ context.Context, m ports.AuthMethod) error {
 	return nil
 }
 
-// checkUnique allows one EMAIL_OTP method per account.
+// checkUnique allows one EMAIL_OTP per account, one PASSKEY per account
+// and credential id, and one OAUTH per account and identity.
 func (r storeAuthMethods) checkUnique(m ports.AuthMethod) error {
-	if m.Type != storeEmailOTP {
+	rules := map[string]struct {
+		constraint string
+		same       func(o ports.AuthMethod) bool
+	}{
+		storeEmailOTP: {ports.UniqueEmailOTPPerAccount, func(ports.AuthMethod) bool { return true }},
+		"PASSKEY":     {ports.UniquePasskeyPerAccount, func(o ports.AuthMethod) bool { return o.CredentialID == m.CredentialID }},
+		"OAUTH": {ports.UniqueOAuthPerAccount, func(o ports.AuthMethod) bool {
+			return o.Issuer == m.Issuer && o.Subject == m.Subject
+		}},
+	}
+	rule, ok := rules[m.Type]
+	if !ok {
 		return nil
 	}
 	taken := storeAll(r.tx, pickAuthMethods, func(o ports.AuthMethod) bool {
-		return o.ID != m.ID && o.Type == storeEmailOTP && o.AccountID == m.AccountID && !r.revoked(o.ID)
+		return o.ID != m.ID && o.Type == m.Type && o.AccountID == m.AccountID && !r.revoked(o.ID) && rule.same(o)
 	})
 	if len(taken) > 0 {
-		return storeConflict(ports.UniqueEmailOTPPerAccount)
+		return storeConflict(rule.constraint)
 	}
 	return nil
 }
@@ -583,7 +596,26 @@ func (r storeAuthMethods) Update(_ context.Context, m ports.AuthMethod) error {
 	if err := r.checkUnique(m); err != nil {
 		return err
 	}
+	m.SignCount = old.SignCount // moved by AdvanceSignCount only
 	r.tx.w.state.authMethods[m.ID] = storeCopyAuthMethod(m)
+	return nil
+}
+
+func (r storeAuthMethods) AdvanceSignCount(_ context.Context, platformID, id string, count uint32, at time.Time) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	m, ok := storeLookup(r.tx, pickAuthMethods, id)
+	if !ok || m.PlatformID != platformID || r.revoked(id) {
+		return fmt.Errorf("auth method %s: %w", id, ports.ErrNotFound)
+	}
+	if count <= m.SignCount && (count != 0 || m.SignCount != 0) {
+		return storeConflict(ports.ConflictSignCount)
+	}
+	m.SignCount, m.UpdatedAt = count, at
+	r.tx.w.state.authMethods[id] = storeCopyAuthMethod(m)
 	return nil
 }
 
@@ -706,6 +738,7 @@ func storeCopyAccount(a ports.InternalAccount) ports.InternalAccount {
 }
 
 func storeCopyAuthMethod(m ports.AuthMethod) ports.AuthMethod {
+	m.Passkey = bytes.Clone(m.Passkey)
 	m.CreatedAt = storeTime(m.CreatedAt)
 	m.UpdatedAt = storeTime(m.UpdatedAt)
 	return m

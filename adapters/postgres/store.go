@@ -470,7 +470,7 @@ func (r storeAuthMethods) Update(ctx context.Context, m ports.AuthMethod) error 
 	row := storeAuthMethodToRow(m)
 	what := "update auth method " + m.ID
 	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model(&row).ExcludeColumn("id", "platform_id", "revoked_at").
+		return r.tx.db.NewUpdate().Model(&row).ExcludeColumn("id", "platform_id", "revoked_at", "sign_count").
 			WherePK().Where("platform_id = ?", m.PlatformID).Where("revoked_at IS NULL").Exec(ctx)
 	})
 	if err != nil {
@@ -489,6 +489,26 @@ func (r storeAuthMethods) Revoke(ctx context.Context, platformID, id string, at 
 		return err
 	}
 	return storeUpdated(res, what)
+}
+
+func (r storeAuthMethods) AdvanceSignCount(ctx context.Context, platformID, id string, count uint32, at time.Time) error {
+	what := "advance sign count of " + id
+	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewUpdate().Model((*storeAuthMethodRow)(nil)).
+			Set("sign_count = ?", int64(count)).Set("updated_at = ?", storeTime(at)).
+			Where("id = ?", id).Where("platform_id = ?", platformID).Where("revoked_at IS NULL").
+			Where("(sign_count < ? OR (? = 0 AND sign_count = 0))", int64(count), int64(count)).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := r.Get(ctx, platformID, id); err != nil {
+			return err
+		}
+		return &ports.ConflictError{Constraint: ports.ConflictSignCount}
+	}
+	return nil
 }
 
 // ---- ledger accounts ----

@@ -239,6 +239,11 @@ type storeAuthMethodRow struct {
 	Type         string     `bun:"type"`
 	Nickname     string     `bun:"nickname"`
 	CredentialID string     `bun:"credential_id"`
+	Issuer       string     `bun:"oidc_issuer"`
+	Subject      string     `bun:"oidc_subject"`
+	Audience     string     `bun:"oidc_audience"`
+	Passkey      []byte     `bun:"passkey"`
+	SignCount    int64      `bun:"sign_count"`
 	CreatedAt    time.Time  `bun:"created_at"`
 	UpdatedAt    time.Time  `bun:"updated_at"`
 	RevokedAt    *time.Time `bun:"revoked_at"`
@@ -247,14 +252,16 @@ type storeAuthMethodRow struct {
 func storeAuthMethodToRow(m ports.AuthMethod) storeAuthMethodRow {
 	return storeAuthMethodRow{
 		ID: m.ID, PlatformID: m.PlatformID, AccountID: m.AccountID, Type: m.Type, Nickname: m.Nickname,
-		CredentialID: m.CredentialID, CreatedAt: storeTime(m.CreatedAt), UpdatedAt: storeTime(m.UpdatedAt),
+		CredentialID: m.CredentialID, Issuer: m.Issuer, Subject: m.Subject, Audience: m.Audience, Passkey: m.Passkey,
+		SignCount: int64(m.SignCount), CreatedAt: storeTime(m.CreatedAt), UpdatedAt: storeTime(m.UpdatedAt),
 	}
 }
 
 func (r storeAuthMethodRow) toPort() ports.AuthMethod {
 	return ports.AuthMethod{
 		ID: r.ID, PlatformID: r.PlatformID, AccountID: r.AccountID, Type: r.Type, Nickname: r.Nickname,
-		CredentialID: r.CredentialID, CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		CredentialID: r.CredentialID, Issuer: r.Issuer, Subject: r.Subject, Audience: r.Audience, Passkey: r.Passkey,
+		SignCount: uint32(r.SignCount), CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
 	}
 }
 

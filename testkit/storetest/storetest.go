@@ -893,8 +893,12 @@ func authMethod(platformID, accountID, typ string, created time.Time) ports.Auth
 		ID: newID("AuthMethod"), PlatformID: platformID, AccountID: accountID, Type: typ,
 		Nickname: typ + " method", CreatedAt: created, UpdatedAt: created,
 	}
-	if typ == "PASSKEY" {
+	switch typ {
+	case "PASSKEY":
 		m.CredentialID = "cred-" + uuid.NewString()
+		m.Passkey = []byte(`{"publicKey":"` + uuid.NewString() + `"}`)
+	case "OAUTH":
+		m.Issuer, m.Subject, m.Audience = "https://issuer.example", "sub-"+uuid.NewString(), "client-1"
 	}
 	return m
 }
@@ -972,7 +976,52 @@ func testAuthMethods(t *testing.T, s ports.Store, _ LedgerReader) {
 	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Update(ctx, toEmail) })
 	requireConflict(t, err, ports.UniqueEmailOTPPerAccount)
 
+	testAuthMethodIdentities(t, s, acct2.ID, pk1, oauth)
 	testAuthMethodRevoke(t, s, p.ID, q.ID, acct.ID, email, pk2)
+}
+
+// testAuthMethodIdentities: one live PASSKEY per account and credential
+// id, one OAUTH per account and issuer+subject, and a signature counter
+// that only moves forward.
+func testAuthMethodIdentities(t *testing.T, s ports.Store, otherAccount string, pk, oauth ports.AuthMethod) {
+	ctx := context.Background()
+	create := func(m ports.AuthMethod) error {
+		return s.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Create(ctx, m) })
+	}
+	twin := authMethod(pk.PlatformID, pk.AccountID, "PASSKEY", at(5))
+	twin.CredentialID = pk.CredentialID
+	requireConflict(t, create(twin), ports.UniquePasskeyPerAccount)
+	twin.AccountID = otherAccount
+	require.NoError(t, create(twin), "the same passkey may serve another account")
+	same := authMethod(oauth.PlatformID, oauth.AccountID, "OAUTH", at(5))
+	same.Subject = oauth.Subject
+	requireConflict(t, create(same), ports.UniqueOAuthPerAccount)
+	same.Subject += "-other"
+	require.NoError(t, create(same), "another identity of the same issuer")
+
+	advance := func(n uint32) error {
+		return s.InTx(ctx, func(tx ports.Tx) error {
+			return tx.AuthMethods().AdvanceSignCount(ctx, pk.PlatformID, pk.ID, n, at(8))
+		})
+	}
+	require.NoError(t, advance(0), "an authenticator without a counter stays at zero")
+	require.NoError(t, advance(5))
+	requireConflict(t, advance(5), ports.ConflictSignCount)
+	requireConflict(t, advance(3), ports.ConflictSignCount)
+	requireConflict(t, advance(0), ports.ConflictSignCount)
+	got, err := s.Read().AuthMethods().Get(ctx, pk.PlatformID, pk.ID)
+	require.NoError(t, err)
+	assert.Equal(t, uint32(5), got.SignCount)
+	assert.Equal(t, pk.Passkey, got.Passkey)
+	got.SignCount = 1
+	require.NoError(t, s.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Update(ctx, got) }))
+	got, err = s.Read().AuthMethods().Get(ctx, pk.PlatformID, pk.ID)
+	require.NoError(t, err)
+	assert.Equal(t, uint32(5), got.SignCount, "Update never moves the counter")
+	err = s.InTx(ctx, func(tx ports.Tx) error {
+		return tx.AuthMethods().AdvanceSignCount(ctx, "Platform:other", pk.ID, 9, at(8))
+	})
+	require.ErrorIs(t, err, ports.ErrNotFound)
 }
 
 // testAuthMethodRevoke: a revoked credential is no longer seen, cannot be
