@@ -28,13 +28,14 @@ test:
 	$(GO) test -count=1 -timeout 15m ./...
 
 ## fuzz: the API fuzzers (POST/PUT/PATCH bodies, GET queries; memory, then PostgreSQL)
-## and the wallet wire parsers (stamp, clientPublicKey), FUZZTIME each.
+## and the wallet wire parsers (stamp, clientPublicKey, the OIDC JWT pre-check), FUZZTIME each.
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./app -run '^$$' -fuzz '^FuzzAPIMemory$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./app -run '^$$' -fuzz '^FuzzAPIPostgres$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./core/walletauth -run '^$$' -fuzz '^FuzzParseStamp$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./core/walletauth -run '^$$' -fuzz '^FuzzParseClientKey$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./core/walletauth -run '^$$' -fuzz '^FuzzParseJWT$$' -fuzztime $(FUZZTIME)
 
 ## simulate: the seeded whole-system simulation, one seed for many steps
 ## (SEED, STEPS); make test runs three short seeds. It reports steps/second.

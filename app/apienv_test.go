@@ -33,10 +33,17 @@ type apiEnv struct {
 // and provisions one platform (USD and EUR accounts).
 func newAPIEnv(t testing.TB, backendName string) *apiEnv {
 	t.Helper()
+	return newAPIEnvWith(t, backendName, func(*Config) {})
+}
+
+// newAPIEnvWith is newAPIEnv with the configuration changed by configure.
+func newAPIEnvWith(t testing.TB, backendName string, configure func(*Config)) *apiEnv {
+	t.Helper()
 	cfg, err := LoadConfig(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
+	configure(&cfg)
 	switch backendName {
 	case "postgres":
 		cfg.DatabaseURL = pgtest.NewDatabase(t)

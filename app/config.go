@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	httpapi "github.com/corridorpay/corridor/adapters/http"
 	"github.com/corridorpay/corridor/adapters/mailer"
+	"github.com/corridorpay/corridor/adapters/oidc"
 	"github.com/corridorpay/corridor/core/operator"
 )
 
@@ -61,7 +63,40 @@ type Config struct {
 	AuthFailuresPerToken   int
 	AuthFailuresPerAddress int
 	AuthFailureWindow      time.Duration
-	generatedCursorKy      bool
+	// CORRIDOR_OIDC_ISSUERS: the accepted OIDC issuers of OAUTH wallet
+	// credentials, comma-separated, each "iss" (its JWKS found by
+	// discovery) or "iss=jwks-url".
+	OIDCIssuers []oidc.Issuer
+	// CORRIDOR_WEBAUTHN_RP_ID and CORRIDOR_WEBAUTHN_ORIGINS (comma-
+	// separated): the passkeys' relying party.
+	WebAuthnRPID      string
+	WebAuthnOrigins   []string
+	generatedCursorKy bool
+}
+
+// DefaultOIDCIssuers are the issuers accepted when CORRIDOR_OIDC_ISSUERS
+// is unset.
+const DefaultOIDCIssuers = "https://accounts.google.com,https://appleid.apple.com"
+
+// loadWalletAuth reads the OIDC issuers and the WebAuthn relying party.
+func (c *Config) loadWalletAuth(getenv func(string) string) error {
+	for item := range strings.SplitSeq(or(getenv("CORRIDOR_OIDC_ISSUERS"), DefaultOIDCIssuers), ",") {
+		iss, jwks, _ := strings.Cut(strings.TrimSpace(item), "=")
+		if iss == "" {
+			continue
+		}
+		if u, err := url.Parse(iss); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("config: CORRIDOR_OIDC_ISSUERS: %q is not an issuer URL", iss)
+		}
+		c.OIDCIssuers = append(c.OIDCIssuers, oidc.Issuer{Issuer: iss, JWKSURL: jwks})
+	}
+	c.WebAuthnRPID = or(getenv("CORRIDOR_WEBAUTHN_RP_ID"), "localhost")
+	for o := range strings.SplitSeq(or(getenv("CORRIDOR_WEBAUTHN_ORIGINS"), "http://localhost:8080,https://localhost"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.WebAuthnOrigins = append(c.WebAuthnOrigins, o)
+		}
+	}
+	return nil
 }
 
 // BasePath is the API's version segment.
@@ -135,6 +170,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("config: CORRIDOR_OPERATOR_TOKEN: %w", err)
 	}
 	if err := c.loadWalletKeys(getenv); err != nil {
+		return c, err
+	}
+	if err := c.loadWalletAuth(getenv); err != nil {
 		return c, err
 	}
 	if c.SMTP.Addr != "" && c.SMTP.From == "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/corridorpay/corridor/adapters/mailer"
 	"github.com/corridorpay/corridor/adapters/memory"
 	"github.com/corridorpay/corridor/adapters/metrics"
+	"github.com/corridorpay/corridor/adapters/oidc"
 	"github.com/corridorpay/corridor/adapters/postgres"
 	"github.com/corridorpay/corridor/adapters/rails/sandbox"
 	"github.com/corridorpay/corridor/adapters/redis"
@@ -67,6 +68,9 @@ type backend struct {
 	closers []func()
 	// reports reads the ledger for the /ledger reports and the ledger CLI.
 	reports ports.LedgerReports
+	// tokens checks OAUTH credentials' ID-token signatures against their
+	// issuers' key sets (fetched on first use, cached).
+	tokens *oidc.KeySets
 }
 
 // openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
@@ -83,6 +87,12 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		return nil, err
 	}
 	b.rails = reg
+	tokensCtx, stopTokens := context.WithCancel(context.WithoutCancel(ctx))
+	if b.tokens, err = oidc.New(tokensCtx, oidc.Options{Issuers: cfg.OIDCIssuers, Logger: log}); err != nil {
+		stopTokens()
+		return nil, fmt.Errorf("oidc: %w", err)
+	}
+	b.closers = append(b.closers, stopTokens)
 	if cfg.DatabaseURL != "" {
 		db, err := openMigrated(ctx, cfg.DatabaseURL, log, postgres.MaxConns(cfg.DBMaxConns))
 		if err != nil {
@@ -134,6 +144,15 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		return nil, fmt.Errorf("create system accounts: %w", err)
 	}
 	return b, nil
+}
+
+// issuerNames are the iss values of the configured issuers.
+func issuerNames(issuers []oidc.Issuer) []string {
+	out := make([]string, len(issuers))
+	for i, iss := range issuers {
+		out[i] = iss.Issuer
+	}
+	return out
 }
 
 func (b *backend) close() {
@@ -236,8 +255,10 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	if cfg.SMTP.Addr != "" {
 		otpMailer = cfg.SMTP
 	}
-	s.walletauth = walletauth.New(b.store, b.single, b.failures, otpMailer, clock, ids,
-		walletauth.Options{Sandbox: cfg.Sandbox, Logger: b.log, MasterKey: cfg.WalletMasterKey, ExportKey: cfg.ExportKey})
+	s.walletauth = walletauth.New(b.store, b.single, b.failures, otpMailer, clock, ids, walletauth.Options{
+		Sandbox: cfg.Sandbox, Logger: b.log, MasterKey: cfg.WalletMasterKey, ExportKey: cfg.ExportKey,
+		OIDCIssuers: issuerNames(cfg.OIDCIssuers), Tokens: b.tokens,
+		WebAuthnRPID: cfg.WebAuthnRPID, WebAuthnOrigins: cfg.WebAuthnOrigins})
 	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, s.walletauth, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -53,16 +52,45 @@ type AuthSessionList struct {
 	Data []AuthSession `json:"data"`
 }
 
-// AuthVerifyRequest verifies a credential and asks for a session.
+// AuthVerifyRequest verifies a credential and asks for a session: the
+// fields of the credential's type.
 type AuthVerifyRequest struct {
-	Type            string `json:"type,omitempty" enum:"EMAIL_OTP,OAUTH,PASSKEY,SMS_OTP" doc:"The credential's type (checked when sent)"`
-	Otp             string `json:"otp,omitempty" maxLength:"32" doc:"EMAIL_OTP: the code that was e-mailed (000000 in the sandbox)"`
-	ClientPublicKey string `json:"clientPublicKey" minLength:"66" maxLength:"130" doc:"P-256 public key, hex: uncompressed (04…, 130 digits) to receive the session key sealed to it, or compressed (02/03…, 66 digits) to use as the session key" example:"02f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31"`
+	Type            string            `json:"type,omitempty" enum:"EMAIL_OTP,OAUTH,PASSKEY,SMS_OTP" doc:"The credential's type (checked when sent)"`
+	Otp             string            `json:"otp,omitempty" maxLength:"32" doc:"EMAIL_OTP: the code that was e-mailed (000000 in the sandbox)"`
+	OidcToken       string            `json:"oidcToken,omitempty" maxLength:"16384" doc:"OAUTH: a fresh OIDC ID token (iat under 60 s old) of the credential's identity, whose nonce is the hex SHA-256 of clientPublicKey"`
+	ClientPublicKey string            `json:"clientPublicKey,omitempty" minLength:"66" maxLength:"130" doc:"EMAIL_OTP and OAUTH: P-256 public key, hex: uncompressed (04…, 130 digits) to receive the session key sealed to it, or compressed (02/03…, 66 digits) to use as the session key (a PASSKEY's comes from its challenge)" example:"02f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31"`
+	Assertion       *PasskeyAssertion `json:"assertion,omitempty" doc:"PASSKEY: the WebAuthn assertion over the challenge (send the challenge's requestId in Request-Id)"`
+}
+
+// PasskeyAssertion is a WebAuthn get() result, each field base64url.
+type PasskeyAssertion struct {
+	CredentialID      string `json:"credentialId" maxLength:"1024" doc:"rawId"`
+	ClientDataJSON    string `json:"clientDataJson" maxLength:"16384" doc:"clientDataJSON"`
+	AuthenticatorData string `json:"authenticatorData" maxLength:"16384"`
+	Signature         string `json:"signature" maxLength:"4096"`
+	UserHandle        string `json:"userHandle,omitempty" maxLength:"1024"`
+}
+
+// PasskeyAttestation is a WebAuthn create() result, each field base64url.
+type PasskeyAttestation struct {
+	CredentialID      string   `json:"credentialId" maxLength:"1024" doc:"rawId"`
+	ClientDataJSON    string   `json:"clientDataJson" maxLength:"16384" doc:"clientDataJSON"`
+	AttestationObject string   `json:"attestationObject" maxLength:"65536"`
+	Transports        []string `json:"transports,omitempty" maxItems:"8" enum:"usb,nfc,ble,internal,hybrid" doc:"getTransports()"`
 }
 
 // AuthChallengeRequest is the optional body of a challenge.
 type AuthChallengeRequest struct {
-	ClientPublicKey string `json:"clientPublicKey,omitempty" maxLength:"130" doc:"PASSKEY only; ignored for EMAIL_OTP"`
+	ClientPublicKey string `json:"clientPublicKey,omitempty" maxLength:"130" doc:"PASSKEY: the new session's key, bound into the challenge (as on verify); ignored for EMAIL_OTP"`
+}
+
+// AuthChallenge is a challenge's answer: the credential and, for a
+// PASSKEY, the WebAuthn challenge to sign.
+type AuthChallenge struct {
+	AuthMethod
+	Challenge string     `json:"challenge,omitempty" doc:"PASSKEY: lower-case hex SHA-256 of the session-creation payload; its UTF-8 bytes are the WebAuthn challenge"`
+	RequestID string     `json:"requestId,omitempty" doc:"PASSKEY: echo in Request-Id on verify" example:"Request:7c4a8d09-ca37-4e3e-9e0d-8c2b3e9a1f21"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"PASSKEY: the assertion must arrive before this (5 minutes)"`
 }
 
 func authMethodOut(m ports.AuthMethod) AuthMethod {
@@ -87,8 +115,9 @@ type challengeInput struct {
 }
 
 type verifyInput struct {
-	ID   string `path:"id" maxLength:"255" doc:"AuthMethod:<uuid>"`
-	Body AuthVerifyRequest
+	ID        string `path:"id" maxLength:"255" doc:"AuthMethod:<uuid>"`
+	RequestID string `header:"Request-Id" maxLength:"255" doc:"PASSKEY: the requestId of the challenge"`
+	Body      AuthVerifyRequest
 }
 
 // walletAuthAPI handles the embedded-wallet authentication operations.
@@ -134,42 +163,57 @@ func (h walletAuthAPI) listAuthCredentials(ctx context.Context, in *authAccountI
 func (walletAuthAPI) challengeAuthCredentialOp() huma.Operation {
 	return huma.Operation{
 		OperationID: "challengeAuthCredential", Method: http.MethodPost, Path: "/auth/credentials/{id}/challenge",
-		Summary: "Send a new one-time password",
+		Summary: "Challenge a credential",
 		Description: "EMAIL_OTP: e-mails a new code to the credential's address (codes are single-use, expire after 5 minutes " +
-			"and survive 5 wrong tries; at most 5 challenges per 15 minutes, then 429 with Retry-After). The sandbox " +
-			"skips delivery and accepts 000000. OAUTH credentials have no challenge step (400).",
+			"and survive 5 wrong tries). The sandbox skips delivery and accepts 000000. PASSKEY: with clientPublicKey, answers " +
+			"the WebAuthn challenge (hex SHA-256 of a payload binding that key), a single-use requestId and expiresAt " +
+			"(5 minutes). At most 5 challenges per 15 minutes, then 429 with Retry-After. OAUTH credentials have no " +
+			"challenge step (400).",
 		Tags: []string{walletAuthTag}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusTooManyRequests},
 	}
 }
 
-func (h walletAuthAPI) challengeAuthCredential(ctx context.Context, in *challengeInput) (*struct{ Body AuthMethod }, error) {
-	m, err := h.d.WalletAuth.Challenge(ctx, principal(ctx).PlatformID, in.ID)
+func (h walletAuthAPI) challengeAuthCredential(ctx context.Context, in *challengeInput) (*struct{ Body AuthChallenge }, error) {
+	key := ""
+	if in.Body != nil {
+		key = in.Body.ClientPublicKey
+	}
+	c, err := h.d.WalletAuth.Challenge(ctx, principal(ctx).PlatformID, in.ID, key)
 	if err != nil {
 		return nil, apiError(err)
 	}
-	return &struct{ Body AuthMethod }{authMethodOut(m)}, nil
+	out := AuthChallenge{AuthMethod: authMethodOut(c.Method)}
+	if p := c.Passkey; p != nil {
+		at := p.ExpiresAt.UTC()
+		out.Challenge, out.RequestID, out.ExpiresAt = p.Challenge, p.RequestID, &at
+	}
+	return &struct{ Body AuthChallenge }{out}, nil
 }
 
 func (walletAuthAPI) verifyAuthCredentialOp() huma.Operation {
 	return huma.Operation{
 		OperationID: "verifyAuthCredential", Method: http.MethodPost, Path: "/auth/credentials/{id}/verify",
 		Summary: "Verify a credential and open a session",
-		Description: "EMAIL_OTP: the e-mailed otp and a fresh clientPublicKey. With an uncompressed key the new session's " +
-			"private key comes back HPKE-sealed to it (encryptedSessionSigningKey); with a compressed key that key is " +
-			"the session key and nothing is returned. A wrong, used or expired code is 401 (reason Invalid OTP code). " +
-			"Sessions last 15 minutes; their key signs the Service-Wallet-Signature stamps of the wallet's operations.",
+		Description: "EMAIL_OTP: the e-mailed otp and a fresh clientPublicKey. OAUTH: a fresh oidcToken of the credential's " +
+			"identity (nonce = hex SHA-256 of clientPublicKey) and clientPublicKey. PASSKEY: the assertion over the " +
+			"challenge, with its requestId in Request-Id. With an uncompressed key the new session's private key comes " +
+			"back HPKE-sealed to it (encryptedSessionSigningKey); with a compressed key that key is the session key and " +
+			"nothing is returned. A failed check is 401 with a reason naming it (a wrong, used or expired code: Invalid " +
+			"OTP code); a malformed OIDC token is 400. Sessions last 15 minutes; their key signs the " +
+			"Service-Wallet-Signature stamps of the wallet's operations.",
 		Tags: []string{walletAuthTag}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound},
 	}
 }
 
 func (h walletAuthAPI) verifyAuthCredential(ctx context.Context, in *verifyInput) (*struct{ Body AuthSession }, error) {
-	if in.Body.Type != "" && in.Body.Type != walletauth.TypeEmailOTP {
-		return nil, apiError(fault.Invalid("type", in.Body.Type+" verification is not available on this service yet; EMAIL_OTP is"))
+	b := in.Body
+	req := walletauth.VerifyRequest{Type: b.Type, OTP: b.Otp, ClientPublicKey: b.ClientPublicKey, OIDCToken: b.OidcToken,
+		RequestID: in.RequestID}
+	if a := b.Assertion; a != nil {
+		req.Assertion = &walletauth.PasskeyAssertion{CredentialID: a.CredentialID, ClientDataJSON: a.ClientDataJSON,
+			AuthenticatorData: a.AuthenticatorData, Signature: a.Signature, UserHandle: a.UserHandle}
 	}
-	if in.Body.Otp == "" {
-		return nil, apiError(fault.Invalid("otp", "is required for an EMAIL_OTP credential"))
-	}
-	issued, err := h.d.WalletAuth.VerifyEmailOTP(ctx, principal(ctx).PlatformID, in.ID, in.Body.Otp, in.Body.ClientPublicKey)
+	issued, err := h.d.WalletAuth.VerifyCredential(ctx, principal(ctx).PlatformID, in.ID, req)
 	if err != nil {
 		return nil, apiError(err)
 	}
@@ -392,10 +436,15 @@ func (h walletAuthAPI) exportInternalAccount(ctx context.Context, in *exportInpu
 	return signedAnswer(c, "", err, answer(http.StatusOK, InternalAccountExport{ID: in.ID, EncryptedWalletCredentials: bundle}))
 }
 
-// AuthCredentialCreateRequest adds a credential to an embedded wallet.
+// AuthCredentialCreateRequest adds a credential to an embedded wallet:
+// the fields of its type.
 type AuthCredentialCreateRequest struct {
-	Type      string `json:"type" enum:"EMAIL_OTP,OAUTH,PASSKEY,SMS_OTP" doc:"The credential's type (EMAIL_OTP on this service today)"`
-	AccountID string `json:"accountId" minLength:"1" maxLength:"255" doc:"The embedded wallet" example:"InternalAccount:019542f5-b3e7-1d02-0000-000000000002"`
+	Type        string              `json:"type" enum:"EMAIL_OTP,OAUTH,PASSKEY,SMS_OTP" doc:"The credential's type"`
+	AccountID   string              `json:"accountId" minLength:"1" maxLength:"255" doc:"The embedded wallet" example:"InternalAccount:019542f5-b3e7-1d02-0000-000000000002"`
+	OidcToken   string              `json:"oidcToken,omitempty" maxLength:"16384" doc:"OAUTH: an ID token of the identity to bind (its iss, sub and aud)"`
+	Nickname    string              `json:"nickname,omitempty" maxLength:"400" doc:"PASSKEY: the passkey's name, 1-100 characters"`
+	Challenge   string              `json:"challenge,omitempty" maxLength:"1024" doc:"PASSKEY: the registration's WebAuthn challenge, base64url"`
+	Attestation *PasskeyAttestation `json:"attestation,omitempty" doc:"PASSKEY: the registration ceremony's result"`
 }
 
 type createCredentialInput struct {
@@ -407,18 +456,24 @@ func (walletAuthAPI) createAuthCredentialOp() huma.Operation {
 	return huma.Operation{
 		OperationID: "createAuthCredential", Method: http.MethodPost, Path: "/auth/credentials",
 		Summary: "Add a credential to an embedded wallet",
-		Description: "EMAIL_OTP, tied to the customer's e-mail: 201 when the wallet has no credential; otherwise a signed " +
-			"retry (202, then 201) stamped by a session of the wallet. One EMAIL_OTP per wallet " +
-			"(400 EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS). OAUTH and PASSKEY registration are not available yet (400).",
+		Description: "201 when the wallet has no credential; otherwise a signed retry (202, then 201, same body) stamped by " +
+			"a session of the wallet. EMAIL_OTP is tied to the customer's e-mail, one per wallet (400 " +
+			"EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS). OAUTH binds its oidcToken's identity (iss among the supported issuers, " +
+			"else 400; one per identity). PASSKEY verifies the registration ceremony against challenge (the same " +
+			"credentialId twice: 400 PASSKEY_CREDENTIAL_ALREADY_EXISTS).",
 		Tags: []string{walletAuthTag}, Errors: signedRetryErrors, DefaultStatus: http.StatusCreated,
 	}
 }
 
 func (h walletAuthAPI) createAuthCredential(ctx context.Context, in *createCredentialInput) (*signedOutput, error) {
-	if in.Body.Type != walletauth.TypeEmailOTP {
-		return nil, apiError(fault.Invalid("type", in.Body.Type+" registration is not available on this service yet; EMAIL_OTP is"))
+	b := in.Body
+	n := walletauth.NewCredential{Type: b.Type, AccountID: b.AccountID, OIDCToken: b.OidcToken, Nickname: b.Nickname,
+		Challenge: b.Challenge}
+	if a := b.Attestation; a != nil {
+		n.Attestation = &walletauth.PasskeyAttestation{CredentialID: a.CredentialID, ClientDataJSON: a.ClientDataJSON,
+			AttestationObject: a.AttestationObject, Transports: a.Transports}
 	}
 	body, _ := json.Marshal(in.Body)
-	c, m, err := h.d.WalletAuth.CreateEmailOTP(ctx, principal(ctx).PlatformID, in.Body.AccountID, body, in.retry())
-	return signedAnswer(c, walletauth.TypeEmailOTP, err, answer(http.StatusCreated, authMethodOut(m)))
+	c, m, err := h.d.WalletAuth.CreateCredential(ctx, principal(ctx).PlatformID, n, body, in.retry())
+	return signedAnswer(c, b.Type, err, answer(http.StatusCreated, authMethodOut(m)))
 }

@@ -255,7 +255,13 @@ func TestCreateEmailOTPCredential(t *testing.T) {
 	body := fmt.Sprintf(`{"type":"EMAIL_OTP","accountId":%q}`, f.wallet.ID)
 	requireError(t, h.post(f.tn, "/auth/credentials", body), http.StatusBadRequest, "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS")
 	requireError(t, h.post(f.tn, "/auth/credentials", fmt.Sprintf(`{"type":"OAUTH","accountId":%q}`, f.wallet.ID)),
+		http.StatusBadRequest, "INVALID_INPUT", "oidcToken")
+	requireError(t, h.post(f.tn, "/auth/credentials", fmt.Sprintf(`{"type":"PASSKEY","accountId":%q}`, f.wallet.ID)),
+		http.StatusBadRequest, "INVALID_INPUT", "nickname", "challenge", "attestation")
+	requireError(t, h.post(f.tn, "/auth/credentials", fmt.Sprintf(`{"type":"SMS_OTP","accountId":%q}`, f.wallet.ID)),
 		http.StatusBadRequest, "INVALID_INPUT", "type")
+	requireError(t, h.post(f.tn, "/auth/credentials", fmt.Sprintf(`{"type":"OAUTH","accountId":%q,"oidcToken":"sandbox-valid-oidc-token"}`, f.wallet.ID)),
+		http.StatusBadRequest, "INVALID_INPUT", "oidcToken")
 	requireError(t, h.post(f.tn, "/auth/credentials", fmt.Sprintf(`{"type":"EMAIL_OTP","accountId":%q}`, f.acct.ID)),
 		http.StatusNotFound, "REFERENCE_NOT_FOUND")
 }

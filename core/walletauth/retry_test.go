@@ -27,7 +27,13 @@ func (e *authEnv) session(t *testing.T) (*ecdsa.PrivateKey, string) {
 	require.NoError(t, err)
 	pub, err := key.PublicKey.ECDH()
 	require.NoError(t, err)
-	issued, err := e.svc.VerifyEmailOTP(context.Background(), e.pid, e.cred.ID, walletauth.SandboxOTP, walletauth.CompressedHex(pub))
+	code := walletauth.SandboxOTP
+	if !e.sandbox { // a code is e-mailed
+		_, err = e.svc.Challenge(context.Background(), e.pid, e.cred.ID, "")
+		require.NoError(t, err)
+		code = e.mail.last(e.cred.Nickname)
+	}
+	issued, err := e.svc.VerifyEmailOTP(context.Background(), e.pid, e.cred.ID, code, walletauth.CompressedHex(pub))
 	require.NoError(t, err)
 	return key, issued.Session.ID
 }
@@ -180,13 +186,13 @@ func TestRevokeCredential(t *testing.T) {
 		// An EMAIL_OTP credential is added back, by signed retry with the
 		// passkey's session, once; it is tied to the customer's e-mail.
 		body := []byte(`{"type":"EMAIL_OTP"}`)
-		c, _, err = e.svc.CreateEmailOTP(ctx, e.pid, e.wallet, body, walletauth.Retry{})
+		c, _, err = e.svc.CreateCredential(ctx, e.pid, walletauth.NewCredential{Type: walletauth.TypeEmailOTP, AccountID: e.wallet}, body, walletauth.Retry{})
 		require.NoError(t, err)
 		require.NotNil(t, c)
-		_, m, err := e.svc.CreateEmailOTP(ctx, e.pid, e.wallet, body, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, passKey, c.PayloadToSign)})
+		_, m, err := e.svc.CreateCredential(ctx, e.pid, walletauth.NewCredential{Type: walletauth.TypeEmailOTP, AccountID: e.wallet}, body, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, passKey, c.PayloadToSign)})
 		require.NoError(t, err)
 		assert.Equal(t, "ada@example.com", m.Nickname)
-		_, _, err = e.svc.CreateEmailOTP(ctx, e.pid, e.wallet, body, walletauth.Retry{})
+		_, _, err = e.svc.CreateCredential(ctx, e.pid, walletauth.NewCredential{Type: walletauth.TypeEmailOTP, AccountID: e.wallet}, body, walletauth.Retry{})
 		testkit.RequireFault(t, err, fault.KindInvalid, walletauth.CodeEmailOTPExists)
 	})
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ports"
@@ -64,6 +66,14 @@ type Options struct {
 	// is unavailable (503).
 	MasterKey []byte
 	ExportKey *ecdsa.PrivateKey
+	// OIDCIssuers are the accepted iss values of OAUTH tokens, whose
+	// signatures Tokens checks (not needed in the sandbox).
+	OIDCIssuers []string
+	Tokens      TokenSignatures
+	// WebAuthnRPID and WebAuthnOrigins are the passkeys' relying party
+	// (without an RP id, passkeys are unavailable: 503).
+	WebAuthnRPID    string
+	WebAuthnOrigins []string
 }
 
 // Service runs embedded-wallet authentication: it issues sessions for
@@ -76,6 +86,8 @@ type Service struct {
 	clock    ports.Clock
 	ids      ports.IDs
 	opts     Options
+	tokens   TokenSignatures
+	webauthn *webauthn.WebAuthn
 }
 
 var _ ports.WalletSignatureVerifier = (*Service)(nil)
@@ -95,7 +107,16 @@ func New(store ports.Store, single ports.SingleUse, failures ports.FailureCounte
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, single: single, failures: failures, mailer: mailer, clock: clock, ids: ids, opts: opts}
+	s := &Service{store: store, single: single, failures: failures, mailer: mailer, clock: clock, ids: ids, opts: opts,
+		tokens: opts.Tokens}
+	if opts.WebAuthnRPID != "" {
+		wa, err := webauthn.New(&webauthn.Config{RPID: opts.WebAuthnRPID, RPDisplayName: "corridor", RPOrigins: opts.WebAuthnOrigins})
+		if err != nil {
+			opts.Logger.Error("passkeys disabled: invalid relying party", "rp_id", opts.WebAuthnRPID, "err", err)
+		}
+		s.webauthn = wa
+	}
+	return s
 }
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
@@ -188,37 +209,54 @@ type otpRecord struct {
 
 func otpKey(credentialID string) string { return "walletauth:otp:" + credentialID }
 
-// Challenge sends a new one-time password to an EMAIL_OTP credential's
-// address (the sandbox skips delivery: SandboxOTP is always accepted). An
-// OAUTH credential has no challenge step; too many challenges is 429.
-func (s *Service) Challenge(ctx context.Context, platformID, id string) (ports.AuthMethod, error) {
+// Challenged is a challenge's answer: the credential and, for a passkey,
+// the WebAuthn challenge to sign.
+type Challenged struct {
+	Method  ports.AuthMethod
+	Passkey *PasskeyChallenge
+}
+
+// Challenge starts a credential's re-authentication: an EMAIL_OTP gets a
+// new one-time password at its address (the sandbox skips delivery:
+// SandboxOTP is always accepted); a PASSKEY gets a WebAuthn challenge
+// bound to clientPublicKey. An OAUTH credential has no challenge step
+// (400); too many challenges is 429.
+func (s *Service) Challenge(ctx context.Context, platformID, id, clientPublicKey string) (Challenged, error) {
 	m, err := credential(ctx, s.store.Read(), platformID, id)
 	if err != nil {
-		return m, err
+		return Challenged{}, err
 	}
-	if m.Type != TypeEmailOTP {
-		return m, fault.Invalid("type", m.Type+" credentials have no challenge step here: verify them directly")
+	switch m.Type {
+	case TypeEmailOTP:
+	case TypePasskey:
+		if err := s.limitChallenges(ctx, m.ID); err != nil {
+			return Challenged{}, err
+		}
+		c, err := s.passkeyChallenge(ctx, m, clientPublicKey)
+		return Challenged{Method: m, Passkey: c}, err
+	default:
+		return Challenged{}, fault.Invalid("type", m.Type+" credentials have no challenge step: verify them directly with a fresh token")
 	}
 	if err := s.limitChallenges(ctx, m.ID); err != nil {
-		return m, err
+		return Challenged{}, err
 	}
 	code, err := randomDigits(s.opts.OTPDigits)
 	if err != nil {
-		return m, err
+		return Challenged{}, err
 	}
 	expires := s.now().Add(s.opts.OTPLifetime)
 	hash := sha256.Sum256([]byte(code))
 	rec, _ := json.Marshal(otpRecord{Hash: hash[:], ExpiresAt: expires})
 	if err := s.single.Put(ctx, otpKey(m.ID), rec, s.opts.OTPLifetime); err != nil {
-		return m, fmt.Errorf("challenge %s: %w", m.ID, err)
+		return Challenged{}, fmt.Errorf("challenge %s: %w", m.ID, err)
 	}
 	if s.opts.Sandbox {
-		return m, nil
+		return Challenged{Method: m}, nil
 	}
 	if err := s.mailer.SendOTP(ctx, m.Nickname, code, expires); err != nil {
-		return m, fmt.Errorf("challenge %s: send: %w", m.ID, err)
+		return Challenged{}, fmt.Errorf("challenge %s: send: %w", m.ID, err)
 	}
-	return m, nil
+	return Challenged{Method: m}, nil
 }
 
 // limitChallenges refuses a credential's challenge past MaxChallenges per
@@ -255,6 +293,117 @@ func randomDigits(n int) (string, error) {
 var errBadOTP = &fault.Error{Kind: fault.KindUnauthorized, Code: "UNAUTHORIZED", Message: "authentication failed: Invalid OTP code",
 	Reason: "Invalid OTP code"}
 
+// VerifyRequest is a verify call: the fields of the credential's type.
+type VerifyRequest struct {
+	// Type, when sent, must be the credential's.
+	Type            string
+	OTP             string // EMAIL_OTP
+	ClientPublicKey string // EMAIL_OTP and OAUTH (a PASSKEY's is bound by its challenge)
+	OIDCToken       string // OAUTH
+	Assertion       *PasskeyAssertion
+	RequestID       string // PASSKEY: the challenge's requestId
+}
+
+// VerifyCredential checks a credential as its type requires and issues a
+// session: an EMAIL_OTP's code, an OAUTH's fresh ID token (identity, nonce
+// bound to clientPublicKey, signature), a PASSKEY's assertion over its
+// challenge (whose clientPublicKey the session is for).
+func (s *Service) VerifyCredential(ctx context.Context, platformID, id string, req VerifyRequest) (IssuedSession, error) {
+	m, err := credential(ctx, s.store.Read(), platformID, id)
+	if err != nil {
+		return IssuedSession{}, err
+	}
+	if req.Type != "" && req.Type != m.Type {
+		return IssuedSession{}, fault.Invalid("type", "credential "+id+" is "+m.Type+", not "+req.Type)
+	}
+	var errs fault.Collector
+	switch m.Type {
+	case TypeEmailOTP:
+		if !(req.OTP != "") {
+			errs.Add("otp", "is required to verify an EMAIL_OTP credential")
+		}
+		if !(req.ClientPublicKey != "") {
+			errs.Add("clientPublicKey", "is required to verify an EMAIL_OTP credential")
+		}
+	case TypeOAuth:
+		if !(req.OIDCToken != "") {
+			errs.Add("oidcToken", "is required to verify an OAUTH credential")
+		}
+		if !(req.ClientPublicKey != "") {
+			errs.Add("clientPublicKey", "is required to verify an OAUTH credential")
+		}
+	case TypePasskey:
+		if !(req.Assertion != nil) {
+			errs.Add("assertion", "is required to verify a PASSKEY credential")
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return IssuedSession{}, err
+	}
+	switch m.Type {
+	case TypeEmailOTP:
+		return s.VerifyEmailOTP(ctx, platformID, id, req.OTP, req.ClientPublicKey)
+	case TypeOAuth:
+		return s.verifyOAuthSession(ctx, m, req)
+	case TypePasskey:
+		return s.verifyPasskeySession(ctx, m, req)
+	}
+	return IssuedSession{}, fault.Invalid("type", m.Type+" credentials cannot be verified here")
+}
+
+func (s *Service) verifyOAuthSession(ctx context.Context, m ports.AuthMethod, req VerifyRequest) (IssuedSession, error) {
+	client, err := ParseClientKey(req.ClientPublicKey)
+	if err != nil {
+		return IssuedSession{}, fault.Invalid("clientPublicKey", err.Error())
+	}
+	if err := s.verifyOAuth(ctx, m, req.OIDCToken, req.ClientPublicKey); err != nil {
+		return IssuedSession{}, err
+	}
+	return s.issueIn(ctx, m, client, nil)
+}
+
+func (s *Service) verifyPasskeySession(ctx context.Context, m ports.AuthMethod, req VerifyRequest) (IssuedSession, error) {
+	key, count, err := s.verifyPasskey(ctx, m, req.RequestID, *req.Assertion)
+	if err != nil {
+		return IssuedSession{}, err
+	}
+	client, err := ParseClientKey(key)
+	if err != nil {
+		return IssuedSession{}, fmt.Errorf("passkey %s: bound key: %w", m.ID, err)
+	}
+	advance := func(tx ports.Tx) error {
+		if count == m.SignCount && count == 0 {
+			return nil // an authenticator without a counter
+		}
+		err := tx.AuthMethods().AdvanceSignCount(ctx, m.PlatformID, m.ID, count, s.now())
+		if errors.Is(err, ports.ErrConflict) {
+			return passkeyFailure("passkey signature counter did not increase: the authenticator may be cloned")
+		}
+		return err
+	}
+	if s.opts.Sandbox && req.Assertion.Signature == SandboxPasskeySignature {
+		advance = nil
+	}
+	return s.issueIn(ctx, m, client, advance)
+}
+
+// issueIn issues a session of m for client in one transaction, after
+// before (if any) in the same transaction.
+func (s *Service) issueIn(ctx context.Context, m ports.AuthMethod, client ClientKey, before func(ports.Tx) error) (IssuedSession, error) {
+	var out IssuedSession
+	err := s.store.InTx(ctx, func(tx ports.Tx) error {
+		if before != nil {
+			if err := before(tx); err != nil {
+				return err
+			}
+		}
+		var err error
+		out, err = s.issue(ctx, tx, m, client)
+		return err
+	})
+	return out, err
+}
+
 // VerifyEmailOTP checks otp against the credential's pending code (single
 // use, at most MaxOTPTries wrong tries; SandboxOTP in the sandbox) and
 // issues a session for clientPublicKey.
@@ -275,12 +424,7 @@ func (s *Service) VerifyEmailOTP(ctx context.Context, platformID, id, otp, clien
 			return IssuedSession{}, err
 		}
 	}
-	var out IssuedSession
-	err = s.store.InTx(ctx, func(tx ports.Tx) error {
-		out, err = s.issue(ctx, tx, m, client)
-		return err
-	})
-	return out, err
+	return s.issueIn(ctx, m, client, nil)
 }
 
 // consumeOTP takes the pending code; a wrong one puts it back with one

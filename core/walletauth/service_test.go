@@ -50,14 +50,21 @@ type authEnv struct {
 	pid    string
 	wallet string
 	cred   ports.AuthMethod
+	// sandbox is the service's mode.
+	sandbox bool
 }
 
 func newAuthEnv(t *testing.T, b coretest.Backend, sandbox bool) *authEnv {
 	t.Helper()
+	return newAuthEnvWith(t, b, walletauth.Options{Sandbox: sandbox})
+}
+
+// newAuthEnvWith is newAuthEnv with the service's options.
+func newAuthEnvWith(t *testing.T, b coretest.Backend, opts walletauth.Options) *authEnv {
+	t.Helper()
 	e := coretest.New(t, b, railsandbox.Factory(b.Clock))
 	mail := &outbox{codes: map[string]string{}}
-	svc := walletauth.New(e.Store, memory.NewSingleUse(b.Clock), memory.NewFailureCounter(b.Clock), mail, b.Clock, e.IDs,
-		walletauth.Options{Sandbox: sandbox})
+	svc := walletauth.New(e.Store, memory.NewSingleUse(b.Clock), memory.NewFailureCounter(b.Clock), mail, b.Clock, e.IDs, opts)
 	pid := e.Platform("USD")
 	c, err := e.Customers.Create(context.Background(), pid, customers.Input{CustomerType: customers.TypeIndividual, Email: ptr("ada@example.com")})
 	require.NoError(t, err)
@@ -65,7 +72,7 @@ func newAuthEnv(t *testing.T, b coretest.Backend, sandbox bool) *authEnv {
 	creds, err := svc.Credentials(context.Background(), pid, wallet.ID)
 	require.NoError(t, err)
 	require.Len(t, creds, 1)
-	return &authEnv{Env: e, svc: svc, mail: mail, pid: pid, wallet: wallet.ID, cred: creds[0]}
+	return &authEnv{Env: e, svc: svc, mail: mail, pid: pid, wallet: wallet.ID, cred: creds[0], sandbox: opts.Sandbox}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -92,7 +99,7 @@ func TestEmailOTPSession(t *testing.T) {
 		assert.Equal(t, walletauth.TypeEmailOTP, e.cred.Type)
 		assert.Equal(t, "ada@example.com", e.cred.Nickname)
 
-		_, err := e.svc.Challenge(ctx, e.pid, e.cred.ID)
+		_, err := e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
 		require.NoError(t, err)
 		code := e.mail.last("ada@example.com")
 		require.Len(t, code, walletauth.DefaultOTPDigits)
@@ -162,7 +169,7 @@ func TestClientHeldSessionKey(t *testing.T) {
 func TestOTPLimits(t *testing.T) {
 	ctx := context.Background()
 	e := newAuthEnv(t, coretest.Memory(), false)
-	_, err := e.svc.Challenge(ctx, e.pid, e.cred.ID)
+	_, err := e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
 	require.NoError(t, err)
 	code := e.mail.last("ada@example.com")
 	pub := hex.EncodeToString(clientKey(t).PublicKey().Bytes())
@@ -174,16 +181,16 @@ func TestOTPLimits(t *testing.T) {
 	testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
 
 	for range walletauth.MaxChallenges - 1 {
-		_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID)
+		_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
 		require.NoError(t, err)
 	}
-	_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID)
+	_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
 	fe := testkit.RequireFault(t, err, fault.KindTooMany, "RATE_LIMITED")
 	assert.Positive(t, fe.RetryAfter)
 
 	// The code expires.
 	e.Clock.Advance(walletauth.ChallengeWindow)
-	_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID)
+	_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
 	require.NoError(t, err)
 	code = e.mail.last("ada@example.com")
 	e.Clock.Advance(walletauth.DefaultOTPLifetime)

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -233,41 +237,91 @@ func (s *Service) tiedWallet(ctx context.Context, platformID, customerID string)
 // ActivityCreateCredential is the activity of adding a credential.
 const ActivityCreateCredential = "ACTIVITY_TYPE_CREATE_AUTHENTICATORS"
 
-// CodeEmailOTPExists refuses a second EMAIL_OTP credential.
-const CodeEmailOTPExists = "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
+// Codes refusing a credential the wallet already has.
+const (
+	CodeEmailOTPExists = "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
+	CodeOAuthExists    = "OAUTH_CREDENTIAL_ALREADY_EXISTS"
+)
 
-// CreateEmailOTP adds an EMAIL_OTP credential, tied to the customer's
-// e-mail, to an embedded wallet: at once (201) when the wallet has no
-// credential, else by signed retry stamped by a session of the wallet. One
-// EMAIL_OTP per wallet (400 EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS).
-func (s *Service) CreateEmailOTP(ctx context.Context, platformID, accountID string, body []byte, r Retry) (*RetryChallenge, ports.AuthMethod, error) {
-	if err := checkAccountID(accountID); err != nil {
+// NewCredential is a credential to add to an embedded wallet: its type
+// and that type's material.
+type NewCredential struct {
+	Type      string
+	AccountID string
+	OIDCToken string // OAUTH: an ID token of the identity to bind
+	// PASSKEY: the passkey's name, the registration's WebAuthn challenge
+	// (base64url, chosen by the platform) and the ceremony's result.
+	Nickname    string
+	Challenge   string
+	Attestation *PasskeyAttestation
+}
+
+// check refuses missing material (400 naming each field).
+func (n NewCredential) check() error {
+	var errs fault.Collector
+	transfers.CheckID(&errs, "accountId", n.AccountID, "InternalAccount:")
+	switch n.Type {
+	case TypeEmailOTP:
+	case TypeOAuth:
+		if n.OIDCToken == "" {
+			errs.Add("oidcToken", "is required for an OAUTH credential")
+		}
+	case TypePasskey:
+		if name := strings.TrimSpace(n.Nickname); name == "" || utf8.RuneCountInString(name) > 100 {
+			errs.Add("nickname", "is required for a PASSKEY credential: 1 to 100 characters")
+		}
+		if n.Challenge == "" {
+			errs.Add("challenge", "is required for a PASSKEY credential")
+		}
+		if n.Attestation == nil {
+			errs.Add("attestation", "is required for a PASSKEY credential")
+		}
+	default:
+		errs.Add("type", n.Type+" credentials cannot be added here: EMAIL_OTP, OAUTH or PASSKEY")
+	}
+	return errs.Err()
+}
+
+// CreateCredential adds a credential to an embedded wallet: at once (201)
+// when the wallet has none, else by signed retry stamped by a session of
+// the wallet. An EMAIL_OTP is tied to the customer's e-mail (one per
+// wallet); an OAUTH is bound to its token's identity (iss, sub, aud; one
+// per identity), the token checked as on verify but without a nonce; a
+// PASSKEY is its verified registration ceremony (one per credentialId).
+// On the retry the material is checked again, after the signature, with
+// the token's freshness measured from the first call (whose body the
+// request id binds).
+func (s *Service) CreateCredential(ctx context.Context, platformID string, n NewCredential, body []byte, r Retry) (
+	*RetryChallenge, ports.AuthMethod, error) {
+	if err := n.check(); err != nil {
 		return nil, ports.AuthMethod{}, err
 	}
 	read := s.store.Read()
-	a, err := read.InternalAccounts().Get(ctx, platformID, accountID)
+	a, err := read.InternalAccounts().Get(ctx, platformID, n.AccountID)
 	if errors.Is(err, ports.ErrNotFound) || (err == nil && a.Type != "EMBEDDED_WALLET") {
-		return nil, ports.AuthMethod{}, fault.NotFound("NOT_FOUND", "embedded wallet "+accountID+" not found")
+		return nil, ports.AuthMethod{}, fault.NotFound("NOT_FOUND", "embedded wallet "+n.AccountID+" not found")
 	}
 	if err != nil {
-		return nil, ports.AuthMethod{}, fmt.Errorf("read %s: %w", accountID, err)
-	}
-	c, err := read.Customers().Get(ctx, platformID, a.CustomerID)
-	if err != nil || c.Email == "" {
-		return nil, ports.AuthMethod{}, fault.Invalid("type", "the wallet's customer has no e-mail to tie an EMAIL_OTP credential to")
+		return nil, ports.AuthMethod{}, fmt.Errorf("read %s: %w", n.AccountID, err)
 	}
 	existing, err := read.AuthMethods().ListByAccount(ctx, platformID, a.ID)
 	if err != nil {
 		return nil, ports.AuthMethod{}, fmt.Errorf("credentials of %s: %w", a.ID, err)
 	}
-	for _, m := range existing {
-		if m.Type == TypeEmailOTP {
-			return nil, ports.AuthMethod{}, fault.New(fault.KindInvalid, CodeEmailOTPExists, "wallet "+a.ID+" already has an EMAIL_OTP credential")
-		}
+	issuedFor := s.now()
+	if len(existing) > 0 && !r.First() {
+		issuedFor = issuedFor.Add(-RetryLifetime)
+	}
+	m, err := s.material(ctx, a, n, issuedFor)
+	if err != nil {
+		return nil, ports.AuthMethod{}, err
+	}
+	if err := alreadyHas(existing, m); err != nil {
+		return nil, ports.AuthMethod{}, err
 	}
 	if len(existing) > 0 {
-		op := Operation{Type: ActivityCreateCredential, AccountID: a.ID, Body: body,
-			Parameters: map[string]string{"authenticatorType": TypeEmailOTP, "userEmail": c.Email}}
+		op := Operation{Type: ActivityCreateCredential, AccountID: a.ID, Body: body, Parameters: map[string]string{
+			"authenticatorType": m.Type, "identity": m.Nickname + "|" + m.Issuer + "|" + m.Subject + "|" + m.CredentialID}}
 		if r.First() {
 			ch, err := s.BeginRetry(ctx, platformID, op)
 			return &ch, ports.AuthMethod{}, err
@@ -277,11 +331,55 @@ func (s *Service) CreateEmailOTP(ctx context.Context, platformID, accountID stri
 		}
 	}
 	now := s.now()
-	m := ports.AuthMethod{ID: s.ids.New("AuthMethod"), PlatformID: platformID, AccountID: a.ID, Type: TypeEmailOTP,
-		Nickname: c.Email, CreatedAt: now, UpdatedAt: now}
+	m.ID, m.PlatformID, m.AccountID, m.CreatedAt, m.UpdatedAt = s.ids.New("AuthMethod"), platformID, a.ID, now, now
 	err = s.store.InTx(ctx, func(tx ports.Tx) error { return tx.AuthMethods().Create(ctx, m) })
-	if errors.Is(err, ports.ErrConflict) {
-		return nil, ports.AuthMethod{}, fault.New(fault.KindInvalid, CodeEmailOTPExists, "wallet "+a.ID+" already has an EMAIL_OTP credential")
+	var conflict *ports.ConflictError
+	if errors.As(err, &conflict) {
+		return nil, ports.AuthMethod{}, alreadyHas([]ports.AuthMethod{m}, m)
 	}
 	return nil, m, err
+}
+
+// material builds the credential n describes from its verified material.
+func (s *Service) material(ctx context.Context, a ports.InternalAccount, n NewCredential, issuedFor time.Time) (ports.AuthMethod, error) {
+	switch n.Type {
+	case TypeEmailOTP:
+		c, err := s.store.Read().Customers().Get(ctx, a.PlatformID, a.CustomerID)
+		if err != nil || c.Email == "" {
+			return ports.AuthMethod{}, fault.Invalid("type", "the wallet's customer has no e-mail to tie an EMAIL_OTP credential to")
+		}
+		return ports.AuthMethod{Type: TypeEmailOTP, Nickname: c.Email}, nil
+	case TypeOAuth:
+		c, err := s.checkToken(ctx, n.OIDCToken, issuedFor)
+		if err != nil {
+			return ports.AuthMethod{}, err
+		}
+		nick := c.Email
+		if nick == "" {
+			nick = c.Subject
+		}
+		return ports.AuthMethod{Type: TypeOAuth, Nickname: nick, Issuer: c.Issuer, Subject: c.Subject, Audience: c.Audience}, nil
+	}
+	m, err := s.registerPasskey(n.Challenge, *n.Attestation)
+	m.Nickname = strings.TrimSpace(n.Nickname)
+	return m, err
+}
+
+// alreadyHas refuses m when the wallet's credentials hold its twin: a
+// second EMAIL_OTP, the same passkey, or the same OIDC identity (400).
+func alreadyHas(existing []ports.AuthMethod, m ports.AuthMethod) error {
+	for _, o := range existing {
+		if o.Type != m.Type {
+			continue
+		}
+		switch {
+		case m.Type == TypeEmailOTP:
+			return fault.New(fault.KindInvalid, CodeEmailOTPExists, "wallet "+o.AccountID+" already has an EMAIL_OTP credential")
+		case m.Type == TypePasskey && o.CredentialID == m.CredentialID:
+			return fault.New(fault.KindInvalid, CodePasskeyExists, "this passkey is already registered on wallet "+o.AccountID)
+		case m.Type == TypeOAuth && o.Issuer == m.Issuer && o.Subject == m.Subject:
+			return fault.New(fault.KindInvalid, CodeOAuthExists, "this OIDC identity is already a credential of wallet "+o.AccountID)
+		}
+	}
+	return nil
 }
