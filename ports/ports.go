@@ -107,11 +107,14 @@ type Parties struct {
 	Internal InternalAccount
 	External ExternalAccount
 	Customer Customer
+	// Sessions are an EMBEDDED_WALLET's sessions active at the read's
+	// time, oldest first (what its stamps are checked against).
+	Sessions []WalletSession
 }
 
-// PartyReader reads Parties.
+// PartyReader reads Parties; at is the time sessions must be active at.
 type PartyReader interface {
-	Get(ctx context.Context, platformID, internalAccountID, externalAccountID string) (Parties, error)
+	Get(ctx context.Context, platformID, internalAccountID, externalAccountID string, at time.Time) (Parties, error)
 }
 
 // LedgerAccountCreator creates ledger accounts; creating an account that

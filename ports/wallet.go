@@ -20,12 +20,10 @@ var (
 
 // WalletSignatureVerifier checks that the holder of an embedded wallet
 // authorised an operation: signature (the Service-Wallet-Signature header)
-// must be a stamp over exactly payloadToSign, made with the session key of
-// a verified credential on the internal account internalAccountID of the
-// platform platformID. The sandbox adapter accepts a fixed literal; the
-// wallet-auth issue brings real stamp verification behind this port.
+// must be a stamp over exactly payloadToSign, made with the key of one of
+// sessions (the wallet's active sessions, as Parties reads them).
 type WalletSignatureVerifier interface {
-	Verify(ctx context.Context, platformID, internalAccountID, payloadToSign, signature string) error
+	VerifyStamp(sessions []WalletSession, payloadToSign, signature string) error
 }
 
 // WalletSession is a session of an embedded wallet's credential: the

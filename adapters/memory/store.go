@@ -748,7 +748,7 @@ func storeCopyAuthMethod(m ports.AuthMethod) ports.AuthMethod {
 // cost no round trip).
 type storeParties struct{ tx *storeTx }
 
-func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string) (ports.Parties, error) {
+func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string, at time.Time) (ports.Parties, error) {
 	var p ports.Parties
 	var err error
 	absent := func(err error) bool { return errors.Is(err, ports.ErrNotFound) }
@@ -763,5 +763,13 @@ func (r storeParties) Get(ctx context.Context, platformID, internalID, externalI
 			return ports.Parties{}, err
 		}
 	}
+	if p.Internal.Type == storeEmbeddedWallet {
+		if p.Sessions, err = r.tx.WalletSessions().Active(ctx, platformID, internalID, at); err != nil {
+			return ports.Parties{}, err
+		}
+	}
 	return p, nil
 }
+
+// storeEmbeddedWallet is the account type whose parties carry sessions.
+const storeEmbeddedWallet = "EMBEDDED_WALLET"

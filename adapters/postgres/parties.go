@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun/schema"
 
@@ -27,13 +29,38 @@ type storePartiesRow struct {
 	Internal storeAccountRow  `bun:"embed:a__"`
 	External storeExternalRow `bun:"embed:e__"`
 	Customer storeCustomerRow `bun:"embed:c__"`
+	// Sessions is an embedded wallet's active sessions as a JSON array
+	// (empty otherwise).
+	Sessions string `bun:"sessions"`
 }
 
-// storePartiesFrom is the statements' FROM clause over u(iid, eid, ord).
+// storePartySession is one element of storePartiesRow.Sessions.
+type storePartySession struct {
+	ID           string    `json:"id"`
+	PlatformID   string    `json:"platform_id"`
+	AccountID    string    `json:"account_id"`
+	CredentialID string    `json:"credential_id"`
+	PublicKey    string    `json:"public_key"`
+	CreatedAt    time.Time `json:"created_at"`
+	ExpiresAt    time.Time `json:"expires_at"`
+}
+
+// storePartiesFrom is the statements' FROM clause over u(iid, eid, at,
+// ord). An embedded wallet's sessions active at u.at come along
+// (storePartySessions), so a stamped payment costs no extra round trip.
 const storePartiesFrom = `
 	LEFT JOIN LATERAL (SELECT * FROM internal_accounts WHERE id = u.iid LIMIT 1) AS a ON true
 	LEFT JOIN LATERAL (SELECT * FROM external_accounts WHERE id = u.eid LIMIT 1) AS e ON true
 	LEFT JOIN LATERAL (SELECT * FROM customers WHERE id = a.customer_id AND a.customer_id <> '' LIMIT 1) AS c ON true`
+
+// storePartySessions is the sessions column: a scalar subquery, so its
+// plan reads wallet_sessions_active by the account id (a parameter of the
+// subplan) whatever the statistics when the generic plan is made.
+const storePartySessions = `(SELECT json_agg(json_build_object('id', s.id, 'platform_id', s.platform_id,
+		'account_id', s.account_id, 'credential_id', s.credential_id, 'public_key', s.public_key, 'created_at', s.created_at,
+		'expires_at', s.expires_at) ORDER BY s.created_at, s.id)
+	FROM wallet_sessions AS s
+	WHERE a.type = 'EMBEDDED_WALLET' AND s.account_id = a.id AND s.revoked_at IS NULL AND s.expires_at > u.at::timestamptz)::text`
 
 // storePartiesSQL holds the statements, built once from the row models so
 // a column added to a model is read here too.
@@ -46,11 +73,11 @@ func storePartiesQueries(d schema.Dialect) (one, many string) {
 	storePartiesSQL.once.Do(func() {
 		sel := `SELECT u.ord, ` + storeColumns(d, "a", reflect.TypeFor[storeAccountRow]()) + `, ` +
 			storeColumns(d, "e", reflect.TypeFor[storeExternalRow]()) + `, ` +
-			storeColumns(d, "c", reflect.TypeFor[storeCustomerRow]())
+			storeColumns(d, "c", reflect.TypeFor[storeCustomerRow]()) + `, coalesce(` + storePartySessions + `, '') AS sessions`
 		storePartiesSQL.one = sel + `
-	FROM (SELECT $1::text AS iid, $2::text AS eid, 1::bigint AS ord) AS u` + storePartiesFrom
+	FROM (SELECT $1::text AS iid, $2::text AS eid, $3::text AS at, 1::bigint AS ord) AS u` + storePartiesFrom
 		storePartiesSQL.many = sel + `
-	FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(iid, eid, ord)` + storePartiesFrom + `
+	FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(iid, eid, at, ord)` + storePartiesFrom + `
 	ORDER BY u.ord`
 	})
 	return storePartiesSQL.one, storePartiesSQL.many
@@ -65,33 +92,46 @@ type storeParties struct{ tx *storeTx }
 
 // Get reads the three rows: grouped with concurrent calls outside a unit
 // of work, alone inside one.
-func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string) (ports.Parties, error) {
+func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string, at time.Time) (ports.Parties, error) {
 	var row storePartiesRow
 	var err error
+	when := at.UTC().Format(time.RFC3339Nano)
 	if r.tx.reads == nil { // inside a unit of work
 		one, _ := storePartiesQueries(r.tx.db.Dialect())
-		err = r.tx.stmts.query(ctx, r.tx.db, &row, one, internalID, externalID)
+		err = r.tx.stmts.query(ctx, r.tx.db, &row, one, internalID, externalID, when)
 	} else {
-		row, err = r.tx.reads.parties.get(ctx, internalID, externalID)
+		row, err = r.tx.reads.parties.get(ctx, internalID, externalID, when)
 	}
 	if err != nil {
 		return ports.Parties{}, fmt.Errorf("read parties %s, %s: %w", internalID, externalID, err)
 	}
-	return row.parties(platformID), nil
+	return row.parties(platformID)
 }
 
 // parties is row as platformID sees it: another platform's rows and a
 // deleted external account are absent.
-func (row storePartiesRow) parties(platformID string) ports.Parties {
+func (row storePartiesRow) parties(platformID string) (ports.Parties, error) {
 	var p ports.Parties
 	if row.Internal.ID != "" && row.Internal.PlatformID == platformID {
 		p.Internal = row.Internal.toPort()
 		if row.Customer.ID != "" && row.Customer.PlatformID == platformID {
 			p.Customer = row.Customer.toPort()
 		}
+		if row.Sessions != "" {
+			var ss []storePartySession
+			if err := json.Unmarshal([]byte(row.Sessions), &ss); err != nil {
+				return p, fmt.Errorf("read sessions of %s: %w", row.Internal.ID, err)
+			}
+			for _, s := range ss {
+				if s.PlatformID == platformID {
+					p.Sessions = append(p.Sessions, ports.WalletSession{ID: s.ID, PlatformID: s.PlatformID, AccountID: s.AccountID,
+						CredentialID: s.CredentialID, PublicKey: s.PublicKey, CreatedAt: storeTime(s.CreatedAt), ExpiresAt: storeTime(s.ExpiresAt)})
+				}
+			}
+		}
 	}
 	if row.External.ID != "" && row.External.PlatformID == platformID && !row.External.IsDeleted {
 		p.External = row.External.toPort()
 	}
-	return p
+	return p, nil
 }

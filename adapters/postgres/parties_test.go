@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,7 +16,7 @@ import (
 // The grouped reads and the single parties read run one generic plan per
 // connection, made whenever the connection first runs them, possibly on
 // empty tables: that plan must read each table by its primary key and
-// nothing else.
+// nothing else (the parties' wallet sessions by their account's index).
 func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
@@ -24,10 +25,11 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	cases := []struct {
 		name, query, args string
 		tables            []string
+		indexes           []string
 	}{
-		{"parties_one", one, "('a', 'b')", parties},
-		{"parties_many", many, `('{"a"}', '{"b"}')`, parties},
-		{"transactions_many", postgres.TxnGroupQuery(db), `('{"a"}')`, []string{"transactions"}},
+		{"parties_one", one, "('a', 'b', '2026-01-01T00:00:00Z')", parties, []string{"wallet_sessions_active on wallet_sessions"}},
+		{"parties_many", many, `('{"a"}', '{"b"}', '{"2026-01-01T00:00:00Z"}')`, parties, []string{"wallet_sessions_active on wallet_sessions"}},
+		{"transactions_many", postgres.TxnGroupQuery(db), `('{"a"}')`, []string{"transactions"}, nil},
 	}
 	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
@@ -50,8 +52,11 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 		for _, table := range c.tables {
 			assert.Contains(t, text, "using "+table+"_pkey on "+table, "%s: %s read by its primary key\n%s", c.name, table, text)
 		}
+		for _, index := range c.indexes {
+			assert.Contains(t, text, "using "+index, "%s: read by %s\n%s", c.name, index, text)
+		}
 		assert.NotContains(t, text, "Seq Scan on", "%s\n%s", c.name, text)
-		assert.Equal(t, len(c.tables), strings.Count(text, "Index Scan")+strings.Count(text, "Index Only Scan"),
+		assert.Equal(t, len(c.tables)+len(c.indexes), strings.Count(text, "Index Scan")+strings.Count(text, "Index Only Scan"),
 			"%s: one lookup per table\n%s", c.name, text)
 	}
 }
@@ -62,7 +67,7 @@ func TestPartiesAwkwardIDs(t *testing.T) {
 	s := postgres.NewStore(pgtest.NewDB(t))
 	ctx := context.Background()
 	for _, id := range []string{`"`, `\`, `a,b`, `{x}`, `NULL`, ``, `ünï`} {
-		got, err := s.Read().Parties().Get(ctx, "Platform:x", "InternalAccount:"+id, id)
+		got, err := s.Read().Parties().Get(ctx, "Platform:x", "InternalAccount:"+id, id, time.Now())
 		require.NoError(t, err, "id %q", id)
 		assert.Zero(t, got, "id %q", id)
 	}

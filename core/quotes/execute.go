@@ -257,7 +257,7 @@ func (s *Service) checkSource(ctx context.Context, q ports.Quote, ex execution) 
 	}
 	p := ex.parties
 	if p == nil {
-		read, err := s.store.Read().Parties().Get(ctx, q.PlatformID, q.SourceAccountID, q.DestinationAccountID)
+		read, err := s.store.Read().Parties().Get(ctx, q.PlatformID, q.SourceAccountID, q.DestinationAccountID, s.clock.Now())
 		if err != nil {
 			return nil, fmt.Errorf("execute %s: %w", q.ID, err)
 		}
@@ -277,7 +277,7 @@ func (s *Service) checkSource(ctx context.Context, q ports.Quote, ex execution) 
 		}
 	}
 	if src.Type == accounts.TypeEmbeddedWallet {
-		if err := s.verifySignature(ctx, q, ex.signature); err != nil {
+		if err := s.verifySignature(ctx, q, p.Sessions, ex.signature); err != nil {
 			return nil, err
 		}
 	}
@@ -291,8 +291,8 @@ func (s *Service) checkSource(ctx context.Context, q ports.Quote, ex execution) 
 }
 
 // verifySignature checks an embedded wallet's Service-Wallet-Signature
-// over the quote's payloadToSign.
-func (s *Service) verifySignature(ctx context.Context, q ports.Quote, signature string) error {
+// over the quote's payloadToSign against the wallet's active sessions.
+func (s *Service) verifySignature(ctx context.Context, q ports.Quote, sessions []ports.WalletSession, signature string) error {
 	if signature == "" {
 		return walletError(CodeWalletSignatureMissing, "the Service-Wallet-Signature header is required to execute a quote from an EMBEDDED_WALLET")
 	}
@@ -301,7 +301,7 @@ func (s *Service) verifySignature(ctx context.Context, q ports.Quote, signature 
 		// the signature (401) rather than fail the request (500).
 		return walletError(CodeWalletSignatureInvalid, "no wallet signature verifier is configured on this service, so the signature cannot be verified")
 	}
-	err := s.wallet.Verify(ctx, q.PlatformID, q.SourceAccountID, storedPayload(q), signature)
+	err := s.wallet.VerifyStamp(sessions, storedPayload(q), signature)
 	switch {
 	case err == nil:
 		return nil

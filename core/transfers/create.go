@@ -294,7 +294,7 @@ func (s *Service) insufficient(ctx context.Context, a ports.InternalAccount, req
 // platformCustomerId ("" for the platform's own accounts).
 func (s *Service) parties(ctx context.Context, platformID, internalID, externalID string, dir ports.RailDirection) (
 	ports.InternalAccount, ports.ExternalAccount, string, error) {
-	p, err := s.store.Read().Parties().Get(ctx, platformID, internalID, externalID)
+	p, err := s.store.Read().Parties().Get(ctx, platformID, internalID, externalID, s.clock.Now())
 	if err != nil {
 		return ports.InternalAccount{}, ports.ExternalAccount{}, "", fmt.Errorf("read %s and %s: %w", internalID, externalID, err)
 	}

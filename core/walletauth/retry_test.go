@@ -116,7 +116,7 @@ func TestRevokeAndRefreshSessions(t *testing.T) {
 	assert.Equal(t, walletauth.TypeEmailOTP, typ)
 	_, _, err = e.svc.RevokeSession(ctx, e.pid, id, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, key2, c.PayloadToSign)})
 	require.NoError(t, err, "another session of the wallet may revoke it")
-	require.ErrorIs(t, e.svc.Verify(ctx, e.pid, e.wallet, "p", stampOf(t, key, "p")), ports.ErrWalletSignatureInvalid)
+	require.ErrorIs(t, e.verify(ctx, e.pid, e.wallet, "p", stampOf(t, key, "p")), ports.ErrWalletSignatureInvalid)
 
 	client := clientKey(t)
 	pub := hex.EncodeToString(client.PublicKey().Bytes())
@@ -132,7 +132,7 @@ func TestRevokeAndRefreshSessions(t *testing.T) {
 	require.NoError(t, err)
 	fresh, err := walletauth.OpenSessionKey(client, issued.EncryptedSessionSigningKey)
 	require.NoError(t, err)
-	require.NoError(t, e.svc.Verify(ctx, e.pid, e.wallet, "p", stampOf(t, fresh, "p")))
+	require.NoError(t, e.verify(ctx, e.pid, e.wallet, "p", stampOf(t, fresh, "p")))
 	_, _, err = e.svc.RevokeSession(ctx, e.pid, "Session:nope", walletauth.Retry{})
 	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 }
@@ -169,12 +169,12 @@ func TestRevokeCredential(t *testing.T) {
 			return tx.WalletSessions().Create(ctx, ports.WalletSession{ID: e.IDs.New("Session"), PlatformID: e.pid, AccountID: e.wallet,
 				CredentialID: passkey.ID, PublicKey: walletauth.CompressedHex(passPub), CreatedAt: now, ExpiresAt: now.Add(time.Hour)})
 		}))
-		require.NoError(t, e.svc.Verify(ctx, e.pid, e.wallet, "p", stampOf(t, emailKey, "p")))
+		require.NoError(t, e.verify(ctx, e.pid, e.wallet, "p", stampOf(t, emailKey, "p")))
 		c, _, err = e.svc.RevokeCredential(ctx, e.pid, e.cred.ID, walletauth.Retry{})
 		require.NoError(t, err)
 		_, _, err = e.svc.RevokeCredential(ctx, e.pid, e.cred.ID, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, passKey, c.PayloadToSign)})
 		require.NoError(t, err)
-		assert.ErrorIs(t, e.svc.Verify(ctx, e.pid, e.wallet, "p", stampOf(t, emailKey, "p")), ports.ErrWalletSignatureInvalid,
+		assert.ErrorIs(t, e.verify(ctx, e.pid, e.wallet, "p", stampOf(t, emailKey, "p")), ports.ErrWalletSignatureInvalid,
 			"the revoked credential's sessions ended")
 		creds, err := e.svc.Credentials(ctx, e.pid, e.wallet)
 		require.NoError(t, err)

@@ -121,10 +121,11 @@ func New(store ports.Store, single ports.SingleUse, failures ports.FailureCounte
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
 
-// Verify checks that signature is a stamp over exactly payload made with
-// an active session of the platform's account (ports.WalletSignatureVerifier).
-// The sandbox also accepts SandboxSignature.
-func (s *Service) Verify(ctx context.Context, platformID, accountID, payload, signature string) error {
+// VerifyStamp checks that signature is a stamp over exactly payload made
+// with one of sessions, a wallet's active sessions
+// (ports.WalletSignatureVerifier). The sandbox also accepts
+// SandboxSignature.
+func (s *Service) VerifyStamp(sessions []ports.WalletSession, payload, signature string) error {
 	if s.opts.Sandbox && signature == SandboxSignature {
 		return nil
 	}
@@ -132,11 +133,11 @@ func (s *Service) Verify(ctx context.Context, platformID, accountID, payload, si
 	if err != nil {
 		return ports.ErrWalletSignatureMalformed
 	}
-	sessions, err := s.store.Read().WalletSessions().Active(ctx, platformID, accountID, s.now())
-	if err != nil {
-		return fmt.Errorf("wallet signature: sessions of %s: %w", accountID, err)
-	}
+	now := s.now()
 	for _, sess := range sessions {
+		if !sess.Active(now) {
+			continue
+		}
 		if sess.PublicKey == st.PublicKey {
 			if st.Verify([]byte(payload)) != nil {
 				return ports.ErrWalletSignatureInvalid

@@ -117,16 +117,16 @@ func TestEmailOTPSession(t *testing.T) {
 		require.NoError(t, err)
 		stamp, err := walletauth.Sign(sessionKey, []byte("pay 10"))
 		require.NoError(t, err)
-		require.NoError(t, e.svc.Verify(ctx, e.pid, e.wallet, "pay 10", stamp))
-		assert.ErrorIs(t, e.svc.Verify(ctx, e.pid, e.wallet, "pay 11", stamp), ports.ErrWalletSignatureInvalid, "another payload")
-		assert.ErrorIs(t, e.svc.Verify(ctx, e.pid, "InternalAccount:other", "pay 10", stamp), ports.ErrWalletSignatureInvalid,
+		require.NoError(t, e.verify(ctx, e.pid, e.wallet, "pay 10", stamp))
+		assert.ErrorIs(t, e.verify(ctx, e.pid, e.wallet, "pay 11", stamp), ports.ErrWalletSignatureInvalid, "another payload")
+		assert.ErrorIs(t, e.verify(ctx, e.pid, "InternalAccount:other", "pay 10", stamp), ports.ErrWalletSignatureInvalid,
 			"another account's stamp")
-		assert.ErrorIs(t, e.svc.Verify(ctx, e.pid, e.wallet, "pay 10", "garbage"), ports.ErrWalletSignatureMalformed)
-		assert.ErrorIs(t, e.svc.Verify(ctx, e.pid, e.wallet, "pay 10", walletauth.SandboxSignature), ports.ErrWalletSignatureMalformed,
+		assert.ErrorIs(t, e.verify(ctx, e.pid, e.wallet, "pay 10", "garbage"), ports.ErrWalletSignatureMalformed)
+		assert.ErrorIs(t, e.verify(ctx, e.pid, e.wallet, "pay 10", walletauth.SandboxSignature), ports.ErrWalletSignatureMalformed,
 			"the sandbox literal outside the sandbox")
 		stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		foreign, _ := walletauth.Sign(stranger, []byte("pay 10"))
-		assert.ErrorIs(t, e.svc.Verify(ctx, e.pid, e.wallet, "pay 10", foreign), ports.ErrWalletSignatureInvalid, "no session has that key")
+		assert.ErrorIs(t, e.verify(ctx, e.pid, e.wallet, "pay 10", foreign), ports.ErrWalletSignatureInvalid, "no session has that key")
 
 		sessions, err := e.svc.Sessions(ctx, e.pid, e.wallet)
 		require.NoError(t, err)
@@ -135,7 +135,7 @@ func TestEmailOTPSession(t *testing.T) {
 		assert.Equal(t, e.cred.ID, sessions[0].Credential.ID)
 
 		e.Clock.Advance(walletauth.DefaultSessionLifetime)
-		assert.ErrorIs(t, e.svc.Verify(ctx, e.pid, e.wallet, "pay 10", stamp), ports.ErrWalletSignatureInvalid, "expired")
+		assert.ErrorIs(t, e.verify(ctx, e.pid, e.wallet, "pay 10", stamp), ports.ErrWalletSignatureInvalid, "expired")
 		sessions, err = e.svc.Sessions(ctx, e.pid, e.wallet)
 		require.NoError(t, err)
 		assert.Empty(t, sessions)
@@ -155,8 +155,8 @@ func TestClientHeldSessionKey(t *testing.T) {
 	assert.Empty(t, issued.EncryptedSessionSigningKey)
 	stamp, err := walletauth.Sign(device, []byte("x"))
 	require.NoError(t, err)
-	require.NoError(t, e.svc.Verify(ctx, e.pid, e.wallet, "x", stamp))
-	require.NoError(t, e.svc.Verify(ctx, e.pid, e.wallet, "x", walletauth.SandboxSignature), "the sandbox literal")
+	require.NoError(t, e.verify(ctx, e.pid, e.wallet, "x", stamp))
+	require.NoError(t, e.verify(ctx, e.pid, e.wallet, "x", walletauth.SandboxSignature), "the sandbox literal")
 
 	_, err = e.svc.VerifyEmailOTP(ctx, e.pid, e.cred.ID, walletauth.SandboxOTP, "04abc")
 	fe := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
@@ -196,4 +196,14 @@ func TestOTPLimits(t *testing.T) {
 	e.Clock.Advance(walletauth.DefaultOTPLifetime)
 	_, err = e.svc.VerifyEmailOTP(ctx, e.pid, e.cred.ID, code, pub)
 	testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
+}
+
+// verify checks a stamp as a payment from the wallet does: against the
+// sessions its parties read carries.
+func (e *authEnv) verify(ctx context.Context, platformID, accountID, payload, signature string) error {
+	p, err := e.Store.Read().Parties().Get(ctx, platformID, accountID, "", e.Env.Clock.Now())
+	if err != nil {
+		return err
+	}
+	return e.svc.VerifyStamp(p.Sessions, payload, signature)
 }

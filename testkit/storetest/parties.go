@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,42 +39,44 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 	wantC, err := s.Read().Customers().Get(ctx, p.ID, c.ID)
 	require.NoError(t, err)
 
-	got, err := s.Read().Parties().Get(ctx, p.ID, in.ID, ex.ID)
+	got, err := s.Read().Parties().Get(ctx, p.ID, in.ID, ex.ID, at(9))
 	require.NoError(t, err)
 	assert.Equal(t, wantIn, got.Internal)
 	assert.Equal(t, wantEx, got.External)
 	assert.Equal(t, wantC, got.Customer)
 
-	got, err = s.Read().Parties().Get(ctx, p.ID, platformIn.ID, ex.ID)
+	got, err = s.Read().Parties().Get(ctx, p.ID, platformIn.ID, ex.ID, at(9))
 	require.NoError(t, err)
 	assert.Equal(t, platformIn.ID, got.Internal.ID)
 	assert.Zero(t, got.Customer, "a platform account has no customer")
 
-	got, err = s.Read().Parties().Get(ctx, p.ID, in.ID, gone.ID)
+	got, err = s.Read().Parties().Get(ctx, p.ID, in.ID, gone.ID, at(9))
 	require.NoError(t, err)
 	assert.Equal(t, in.ID, got.Internal.ID)
 	assert.Zero(t, got.External, "a deleted external account is absent")
 
-	got, err = s.Read().Parties().Get(ctx, p.ID, newID("InternalAccount"), ex.ID)
+	got, err = s.Read().Parties().Get(ctx, p.ID, newID("InternalAccount"), ex.ID, at(9))
 	require.NoError(t, err)
 	assert.Zero(t, got.Internal, "an unknown internal account is absent")
 	assert.Zero(t, got.Customer)
 	assert.Equal(t, ex.ID, got.External.ID)
 
-	got, err = s.Read().Parties().Get(ctx, other.ID, in.ID, ex.ID)
+	got, err = s.Read().Parties().Get(ctx, other.ID, in.ID, ex.ID, at(9))
 	require.NoError(t, err)
 	assert.Zero(t, got, "another platform's accounts are absent")
 
 	// The reads above, and one of an unknown external account, at once.
-	calls := []partiesCall{{p.ID, in.ID, ex.ID}, {p.ID, platformIn.ID, ex.ID}, {p.ID, in.ID, gone.ID},
-		{p.ID, newID("InternalAccount"), ex.ID}, {other.ID, in.ID, ex.ID}, {p.ID, platformIn.ID, newID("ExternalAccount")}}
+	wallet := testPartySessions(t, s, p.ID, c.ID, ex.ID)
+	calls := []partiesCall{{p.ID, in.ID, ex.ID, at(9)}, {p.ID, platformIn.ID, ex.ID, at(9)}, {p.ID, in.ID, gone.ID, at(9)},
+		{p.ID, newID("InternalAccount"), ex.ID, at(9)}, {other.ID, in.ID, ex.ID, at(9)},
+		{p.ID, platformIn.ID, newID("ExternalAccount"), at(9)}, {p.ID, wallet, ex.ID, at(9)}, {p.ID, wallet, ex.ID, at(30)}}
 	checkConcurrentParties(t, s, calls)
 
 	// A deleted customer is read as stored.
 	dc := wantC
 	dc.IsDeleted = true
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Customers().Update(ctx, dc) })
-	got, err = s.Read().Parties().Get(ctx, p.ID, in.ID, ex.ID)
+	got, err = s.Read().Parties().Get(ctx, p.ID, in.ID, ex.ID, at(9))
 	require.NoError(t, err)
 	assert.True(t, got.Customer.IsDeleted)
 	assert.Equal(t, c.ID, got.Customer.ID)
@@ -84,7 +87,7 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 		if err := tx.InternalAccounts().Create(ctx, in2); err != nil {
 			return err
 		}
-		got, err := tx.Parties().Get(ctx, p.ID, in2.ID, ex.ID)
+		got, err := tx.Parties().Get(ctx, p.ID, in2.ID, ex.ID, at(9))
 		if err != nil {
 			return err
 		}
@@ -93,8 +96,50 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 	})
 }
 
+// testPartySessions: an embedded wallet's parties carry its sessions
+// active at the read's time, as WalletSessions().Active reads them, and
+// no other account's. It returns the wallet's id.
+func testPartySessions(t *testing.T, s ports.Store, platformID, customerID, externalID string) string {
+	ctx := context.Background()
+	wallet := account(platformID, customerID, "EMBEDDED_WALLET", "USDB", at(1))
+	fiat := account(platformID, customerID, "INTERNAL_FIAT", "EUR", at(1))
+	createAccounts(t, s, wallet, fiat)
+	live := session(platformID, wallet.ID, "AuthMethod:a", "02aa", at(2), 20*time.Hour)
+	later := session(platformID, wallet.ID, "AuthMethod:a", "02bb", at(3), 20*time.Hour)
+	expired := session(platformID, wallet.ID, "AuthMethod:a", "02cc", at(2), 5*time.Hour)
+	revoked := session(platformID, wallet.ID, "AuthMethod:a", "02dd", at(2), 20*time.Hour)
+	onFiat := session(platformID, fiat.ID, "AuthMethod:a", "02ee", at(2), 20*time.Hour)
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		for _, x := range []ports.WalletSession{live, later, expired, revoked, onFiat} {
+			if err := tx.WalletSessions().Create(ctx, x); err != nil {
+				return err
+			}
+		}
+		return tx.WalletSessions().Revoke(ctx, platformID, revoked.ID, at(4))
+	})
+	want, err := s.Read().WalletSessions().Active(ctx, platformID, wallet.ID, at(9))
+	require.NoError(t, err)
+	require.Equal(t, []string{live.ID, later.ID}, []string{want[0].ID, want[1].ID})
+	got, err := s.Read().Parties().Get(ctx, platformID, wallet.ID, externalID, at(9))
+	require.NoError(t, err)
+	assert.Equal(t, want, got.Sessions)
+	got, err = s.Read().Parties().Get(ctx, platformID, wallet.ID, externalID, at(23))
+	require.NoError(t, err)
+	assert.Empty(t, got.Sessions, "all expired by then")
+	got, err = s.Read().Parties().Get(ctx, platformID, fiat.ID, externalID, at(9))
+	require.NoError(t, err)
+	assert.Empty(t, got.Sessions, "only an embedded wallet's parties carry sessions")
+	got, err = s.Read().Parties().Get(ctx, "Platform:another", wallet.ID, externalID, at(9))
+	require.NoError(t, err)
+	assert.Empty(t, got.Sessions, "another platform sees none")
+	return wallet.ID
+}
+
 // partiesCall is the arguments of one Parties().Get.
-type partiesCall struct{ platform, in, ex string }
+type partiesCall struct {
+	platform, in, ex string
+	at               time.Time
+}
 
 // checkConcurrentParties requires concurrent reads of calls (which a store
 // may group) each to get their own answer, the one a lone read gives.
@@ -104,7 +149,7 @@ func checkConcurrentParties(t *testing.T, s ports.Store, calls []partiesCall) {
 	want := make([]ports.Parties, len(calls))
 	for i, c := range calls {
 		var err error
-		want[i], err = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex)
+		want[i], err = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex, c.at)
 		require.NoError(t, err)
 	}
 	const rounds = 8
@@ -116,7 +161,7 @@ func checkConcurrentParties(t *testing.T, s ports.Store, calls []partiesCall) {
 		go func() {
 			defer wg.Done()
 			c := calls[i%len(calls)]
-			results[i], errs[i] = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex)
+			results[i], errs[i] = s.Read().Parties().Get(ctx, c.platform, c.in, c.ex, c.at)
 		}()
 	}
 	wg.Wait()
