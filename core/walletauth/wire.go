@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // StampScheme is the only stamp scheme accepted.
@@ -133,11 +134,7 @@ func ParseStamp(header string) (Stamp, error) {
 	if err != nil || len(pub) != 33 {
 		return Stamp{}, ErrMalformedStamp
 	}
-	full, err := uncompressed(pub)
-	if err != nil {
-		return Stamp{}, ErrMalformedStamp
-	}
-	key, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), full)
+	key, err := stampKey(pub)
 	if err != nil {
 		return Stamp{}, ErrMalformedStamp
 	}
@@ -146,6 +143,40 @@ func ParseStamp(header string) (Stamp, error) {
 		return Stamp{}, ErrMalformedStamp
 	}
 	return Stamp{PublicKey: strings.ToLower(j.PublicKey), key: key, signature: sig}, nil
+}
+
+// stampKeys memoises decompressed stamp keys: a session signs many stamps,
+// and decompressing its key (a square root mod p) is about a fifth of
+// checking one. Bounded: when full it starts again.
+var stampKeys struct {
+	sync.Mutex
+	m map[string]*ecdsa.PublicKey
+}
+
+const stampKeysMax = 4096
+
+// stampKey is the P-256 key of a compressed SEC1 point (33 bytes).
+func stampKey(compressed []byte) (*ecdsa.PublicKey, error) {
+	stampKeys.Lock()
+	key, ok := stampKeys.m[string(compressed)]
+	stampKeys.Unlock()
+	if ok {
+		return key, nil
+	}
+	full, err := uncompressed(compressed)
+	if err != nil {
+		return nil, err
+	}
+	if key, err = ecdsa.ParseUncompressedPublicKey(elliptic.P256(), full); err != nil {
+		return nil, err
+	}
+	stampKeys.Lock()
+	if len(stampKeys.m) >= stampKeysMax || stampKeys.m == nil {
+		stampKeys.m = make(map[string]*ecdsa.PublicKey, 64)
+	}
+	stampKeys.m[string(compressed)] = key
+	stampKeys.Unlock()
+	return key, nil
 }
 
 // Verify checks the stamp's signature over SHA-256 of payload (high S is
