@@ -96,26 +96,31 @@ func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 // and reports each; a failed round trip fails the benchmark, naming the
 // first error.
 func benchRoundTrips(b *testing.B, name string, op func(run string, i int) error) {
-	for _, conc := range []int{1, 8, 64} {
-		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
-			run := fmt.Sprintf("%s-%d-%d", name, conc, b.N)
-			var (
-				first    sync.Once
-				firstErr error
-			)
-			r := loadtest.Run(b.N, conc, func(i int) error {
-				err := op(run, i)
-				if err != nil {
-					first.Do(func() { firstErr = err })
-				}
-				return err
-			})
-			if r.Errors > 0 {
-				b.Fatalf("%d of %d round trips failed; first: %v", r.Errors, r.Ops, firstErr)
-			}
-			loadtest.Report(b, r)
-		})
+	for _, conc := range benchConcurrencies {
+		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) { benchRoundTripsAt(b, name, conc, op) })
 	}
+}
+
+var benchConcurrencies = []int{1, 8, 64}
+
+// benchRoundTripsAt is one concurrency of benchRoundTrips.
+func benchRoundTripsAt(b *testing.B, name string, conc int, op func(run string, i int) error) {
+	run := fmt.Sprintf("%s-%d-%d", name, conc, b.N)
+	var (
+		first    sync.Once
+		firstErr error
+	)
+	r := loadtest.Run(b.N, conc, func(i int) error {
+		err := op(run, i)
+		if err != nil {
+			first.Do(func() { firstErr = err })
+		}
+		return err
+	})
+	if r.Errors > 0 {
+		b.Fatalf("%d of %d round trips failed; first: %v", r.Errors, r.Ops, firstErr)
+	}
+	loadtest.Report(b, r)
 }
 
 // benchEURAccount creates, through the external-account service, a EUR

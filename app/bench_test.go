@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/corridorpay/corridor/adapters/system"
@@ -82,8 +84,11 @@ func newBenchEnv(b *testing.B, backendName string) benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if backendName == "postgres" {
+	switch backendName {
+	case "postgres":
 		cfg.DatabaseURL = pgtest.NewDatabase(b)
+	case "postgres+redis": // the local Redis unless REDIS_URL names another
+		cfg.DatabaseURL, cfg.RedisURL = pgtest.NewDatabase(b), cmp.Or(os.Getenv("REDIS_URL"), "redis://127.0.0.1:6379/0")
 	}
 	ctx := context.Background()
 	env := benchEnv{cfg: cfg, clock: system.Clock{}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}

@@ -11,6 +11,9 @@
 #  4b. POST /quotes + POST /quotes/{id}/execute round trips over HTTP
 #     (memory, PostgreSQL; job loop off/on), and immediatelyExecute for
 #     reference.
+#  4c. The same round trips paid from embedded wallets, each execute carrying
+#     a real Service-Wallet-Signature stamp, beside ordinary accounts
+#     (memory, PostgreSQL + Redis), and the CPU of one stamp verification.
 #  5. One GET /transactions page as the PostgreSQL store serves it, with
 #     100,000 and 1,000,000 transactions in the table: first and deep page,
 #     unfiltered and filtered (by customer, status…).
@@ -18,6 +21,7 @@
 # same concurrency. Environment: BENCH_SECONDS (pgbench run length, default
 # 10), LEDGER_BENCHTIME (default 20000x), HTTP_BENCHTIME (default 3000x),
 # TRANSFER_BENCHTIME (default 3000x), QUOTE_BENCHTIME (default 3000x),
+# STAMPED_BENCHTIME (default 1500x, of each side),
 # LIST_BENCHTIME (default 500x). The ledger reports over 1,000,000 journal
 # entries come last (scripts/bench-reports.sh).
 set -euo pipefail
@@ -42,11 +46,11 @@ go test -run '^$' -bench 'BenchmarkHTTPTransferOut' -benchtime "${TRANSFER_BENCH
 
 echo
 echo "== HTTP: POST /quotes then POST /quotes/{id}/execute (one op = the round trip); immediatelyExecute for reference"
-go test -run '^$' -bench 'BenchmarkHTTPQuote' -benchtime "${QUOTE_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/quote.txt"
+go test -run '^$' -bench '^BenchmarkHTTPQuote(Immediate)?$' -benchtime "${QUOTE_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/quote.txt"
 
 echo
-echo "== HTTP: quote round trips from embedded wallets, the execute carrying a real stamp (compare with the workers=off rows above)"
-go test -run '^$' -bench 'BenchmarkHTTPQuoteStamped' -benchtime "${QUOTE_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/stamped.txt"
+echo "== HTTP: quote round trips paid from embedded wallets (the execute carrying a real stamp) beside ordinary internal accounts, in alternating rounds"
+go test -run '^$' -bench '^BenchmarkHTTPQuoteStamped$' -benchtime "${STAMPED_BENCHTIME:-1500x}" -timeout 30m ./app/ | tee "$out/stamped.txt"
 
 echo
 echo "== Service-Wallet-Signature: parse and verify one stamp (CPU per stamped request)"
@@ -67,6 +71,20 @@ awk '
       if ($i == "ops/s") ops = $(i-1)
       if ($i == "p50_ms") p50 = $(i-1)
       if ($i == "p99_ms") p99 = $(i-1)
+    }
+    if (name ~ /HTTPQuoteStamped/) {
+      for (i = 2; i <= NF; i++) {
+        if ($i == "plain_ops/s") sp = $(i-1)
+        if ($i == "stamped_ops/s") ss = $(i-1)
+        if ($i == "stamped/plain") sr = $(i-1)
+        if ($i == "stamped_p50_ms") s50 = $(i-1)
+      }
+      printf "%-60s %10.0f ops/s stamped vs %.0f plain = %.2fx (aim: >= 0.9x)  stamped p50 %7.3f ms\n", name, ss, sp, sr, s50
+      next
+    }
+    if (name ~ /StampVerify/) {
+      for (i = 2; i <= NF; i++) if ($i == "ns/op") printf "%-60s %10.3f ms of CPU per stamp (aim: < 0.2 ms)\n", name, $(i-1) / 1e6
+      next
     }
     if (ops == "") next
     conc = name; sub(/.*c=/, "", conc)
@@ -95,7 +113,7 @@ awk '
       printf "GET /transactions %-40s p99 %7.3f ms at 100k, %7.3f ms at 1M\n", p, listp99["100000|" p], listp99["1000000|" p]
     for (r in worst) printf "GET /transactions worst page p99 at %s rows: %.3f ms (aim: < 20 ms)\n", r, worst[r]
   }
-' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/quote.txt" "$out/list.txt"
+' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/quote.txt" "$out/stamped.txt" "$out/stamp.txt" "$out/list.txt"
 
 echo
 bash scripts/bench-reports.sh

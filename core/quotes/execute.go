@@ -297,8 +297,8 @@ func (s *Service) verifySignature(ctx context.Context, q ports.Quote, sessions [
 		return walletError(CodeWalletSignatureMissing, "the Service-Wallet-Signature header is required to execute a quote from an EMBEDDED_WALLET")
 	}
 	if s.wallet == nil {
-		// Outside the sandbox until wallet authentication lands: refuse
-		// the signature (401) rather than fail the request (500).
+		// A service built without a verifier (some tests): refuse the
+		// signature (401) rather than fail the request (500).
 		return walletError(CodeWalletSignatureInvalid, "no wallet signature verifier is configured on this service, so the signature cannot be verified")
 	}
 	err := s.wallet.VerifyStamp(sessions, storedPayload(q), signature)

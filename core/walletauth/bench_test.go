@@ -11,8 +11,8 @@ import (
 
 // BenchmarkStampVerify is the CPU a stamped request costs: parsing the
 // Service-Wallet-Signature and checking its ECDSA signature over the
-// payload (the session lookup is one indexed read, measured with the
-// HTTP benchmarks).
+// payload, with the session's decompressed key memoised as in service
+// (the sessions come with the parties read, no query of their own).
 func BenchmarkStampVerify(b *testing.B) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	payload := []byte(stampPayload)

@@ -18,6 +18,8 @@ type Result struct {
 	Elapsed  time.Duration
 	TPS      float64
 	P50, P99 time.Duration
+	// lat is every call's latency, sorted (for Merge).
+	lat []time.Duration
 }
 
 func (r Result) String() string {
@@ -55,13 +57,33 @@ func Run(total, concurrency int, op func(i int) error) Result {
 	wg.Wait()
 	elapsed := time.Since(start)
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	r := Result{Ops: total, Errors: int(errs.Load()), Elapsed: elapsed}
-	if total > 0 {
+	return result(lat, int(errs.Load()), elapsed)
+}
+
+// result is the Result of sorted latencies lat over elapsed.
+func result(lat []time.Duration, errs int, elapsed time.Duration) Result {
+	r := Result{Ops: len(lat), Errors: errs, Elapsed: elapsed, lat: lat}
+	if total := len(lat); total > 0 {
 		r.TPS = float64(total) / elapsed.Seconds()
 		r.P50 = lat[total*50/100]
 		r.P99 = lat[min(total-1, total*99/100)]
 	}
 	return r
+}
+
+// Merge is the runs rs taken as one: their calls and their elapsed times
+// added up (for a figure measured in several rounds).
+func Merge(rs ...Result) Result {
+	var (
+		lat     []time.Duration
+		errs    int
+		elapsed time.Duration
+	)
+	for _, r := range rs {
+		lat, errs, elapsed = append(lat, r.lat...), errs+r.Errors, elapsed+r.Elapsed
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return result(lat, errs, elapsed)
 }
 
 // Report attaches r to a benchmark as custom metrics (ops/s, p50_ms,
