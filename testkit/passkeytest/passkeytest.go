@@ -5,7 +5,10 @@
 package passkeytest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"testing"
@@ -37,7 +40,7 @@ func New() *Device {
 func NewFor(rpID, origin string) *Device {
 	d := &Device{rp: virtualwebauthn.RelyingParty{Name: "corridor", ID: rpID, Origin: origin},
 		auth: virtualwebauthn.NewAuthenticatorWithOptions(virtualwebauthn.AuthenticatorOptions{UserHandle: []byte("user-1")}),
-		cred: virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)}
+		cred: virtualwebauthn.NewCredentialWithImportedKey(virtualwebauthn.KeyTypeEC2, fullWidthKey())}
 	d.auth.AddCredential(d.cred)
 	return d
 }
@@ -106,4 +109,25 @@ func (d *Device) Assert(t testing.TB, challenge string) Assertion {
 	a := res.Response
 	a.CredentialID, a.ClientDataJSON = res.RawID, resp.Response.ClientDataJSON
 	return a
+}
+
+// fullWidthKey is a fresh P-256 private key (PKCS #8) whose public
+// coordinates are both 32 bytes long. virtualwebauthn writes the COSE x
+// and y without their leading zero bytes, which go-webauthn rightly
+// refuses, so one key in about 128 would fail a test at random.
+func fullWidthKey() []byte {
+	for {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			panic("passkeytest: " + err.Error())
+		}
+		if len(k.X.Bytes()) != 32 || len(k.Y.Bytes()) != 32 { // the widths the library will write
+			continue
+		}
+		der, err := x509.MarshalPKCS8PrivateKey(k)
+		if err != nil {
+			panic("passkeytest: " + err.Error())
+		}
+		return der
+	}
 }
