@@ -244,3 +244,24 @@ func FuzzParseJWT(f *testing.F) {
 		require.NotEmpty(t, c.Audience)
 	})
 }
+
+// A signed retry replayed after it created the credential is refused as a
+// replay (401), not answered with the duplicate's 400.
+func TestCreateCredentialRetryReplay(t *testing.T) {
+	e := newOAuthEnv(t, coretest.Memory(), false)
+	ctx := context.Background()
+	n := walletauth.NewCredential{Type: walletauth.TypeOAuth, AccountID: e.wallet, OIDCToken: e.iss.Sign(t, e.claims())}
+	body, _ := json.Marshal(n)
+	c, _, err := e.svc.CreateCredential(ctx, e.pid, n, body, walletauth.Retry{})
+	require.NoError(t, err)
+	key, _ := e.session(t)
+	retry := walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, key, c.PayloadToSign)}
+	_, m, err := e.svc.CreateCredential(ctx, e.pid, n, body, retry)
+	require.NoError(t, err)
+	require.NotEmpty(t, m.ID)
+
+	_, _, err = e.svc.CreateCredential(ctx, e.pid, n, body, retry)
+	var fe *fault.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, fault.KindUnauthorized, fe.Kind, "%v", err)
+}

@@ -316,19 +316,24 @@ func (s *Service) CreateCredential(ctx context.Context, platformID string, n New
 	if err != nil {
 		return nil, ports.AuthMethod{}, err
 	}
-	if err := alreadyHas(existing, m); err != nil {
-		return nil, ports.AuthMethod{}, err
-	}
 	if len(existing) > 0 {
 		op := Operation{Type: ActivityCreateCredential, AccountID: a.ID, Body: body, Parameters: map[string]string{
 			"authenticatorType": m.Type, "identity": m.Nickname + "|" + m.Issuer + "|" + m.Subject + "|" + m.CredentialID}}
 		if r.First() {
+			if err := alreadyHas(existing, m); err != nil {
+				return nil, ports.AuthMethod{}, err
+			}
 			ch, err := s.BeginRetry(ctx, platformID, op)
 			return &ch, ports.AuthMethod{}, err
 		}
+		// The retry is authorised first: a replayed request id is 401
+		// whatever became of the credential it created.
 		if _, err := s.CompleteRetry(ctx, platformID, op, r.RequestID, r.Signature); err != nil {
 			return nil, ports.AuthMethod{}, err
 		}
+	}
+	if err := alreadyHas(existing, m); err != nil {
+		return nil, ports.AuthMethod{}, err
 	}
 	now := s.now()
 	m.ID, m.PlatformID, m.AccountID, m.CreatedAt, m.UpdatedAt = s.ids.New("AuthMethod"), platformID, a.ID, now, now
