@@ -108,13 +108,16 @@ type Parties struct {
 	External ExternalAccount
 	Customer Customer
 	// Sessions are an EMBEDDED_WALLET's sessions active at the read's
-	// time, oldest first (what its stamps are checked against).
+	// sessionsAt, oldest first (what its stamps are checked against);
+	// none when sessionsAt is zero.
 	Sessions []WalletSession
 }
 
-// PartyReader reads Parties; at is the time sessions must be active at.
+// PartyReader reads Parties. sessionsAt is the time an embedded wallet's
+// sessions must be active at; zero when the caller checks no stamp, which
+// spares the read (a quote's creation, a transfer).
 type PartyReader interface {
-	Get(ctx context.Context, platformID, internalAccountID, externalAccountID string, at time.Time) (Parties, error)
+	Get(ctx context.Context, platformID, internalAccountID, externalAccountID string, sessionsAt time.Time) (Parties, error)
 }
 
 // LedgerAccountCreator creates ledger accounts; creating an account that

@@ -748,7 +748,7 @@ func storeCopyAuthMethod(m ports.AuthMethod) ports.AuthMethod {
 // cost no round trip).
 type storeParties struct{ tx *storeTx }
 
-func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string, at time.Time) (ports.Parties, error) {
+func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string, sessionsAt time.Time) (ports.Parties, error) {
 	var p ports.Parties
 	var err error
 	absent := func(err error) bool { return errors.Is(err, ports.ErrNotFound) }
@@ -763,8 +763,8 @@ func (r storeParties) Get(ctx context.Context, platformID, internalID, externalI
 			return ports.Parties{}, err
 		}
 	}
-	if p.Internal.Type == storeEmbeddedWallet {
-		if p.Sessions, err = r.tx.WalletSessions().Active(ctx, platformID, internalID, at); err != nil {
+	if p.Internal.Type == storeEmbeddedWallet && !sessionsAt.IsZero() {
+		if p.Sessions, err = r.tx.WalletSessions().Active(ctx, platformID, internalID, sessionsAt); err != nil {
 			return ports.Parties{}, err
 		}
 	}

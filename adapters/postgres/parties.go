@@ -55,12 +55,14 @@ const storePartiesFrom = `
 
 // storePartySessions is the sessions column: a scalar subquery, so its
 // plan reads wallet_sessions_active by the account id (a parameter of the
-// subplan) whatever the statistics when the generic plan is made.
-const storePartySessions = `(SELECT json_agg(json_build_object('id', s.id, 'platform_id', s.platform_id,
+// subplan) whatever the statistics when the generic plan is made. Under
+// the CASE it runs only for an embedded wallet whose call asked for
+// sessions (u.at not empty): building them doubled the read's cost.
+const storePartySessions = `CASE WHEN u.at <> '' AND a.type = 'EMBEDDED_WALLET' THEN (SELECT json_agg(json_build_object('id', s.id, 'platform_id', s.platform_id,
 		'account_id', s.account_id, 'credential_id', s.credential_id, 'public_key', s.public_key, 'created_at', s.created_at,
 		'expires_at', s.expires_at) ORDER BY s.created_at, s.id)
 	FROM wallet_sessions AS s
-	WHERE a.type = 'EMBEDDED_WALLET' AND s.account_id = a.id AND s.revoked_at IS NULL AND s.expires_at > u.at::timestamptz)::text`
+	WHERE s.account_id = a.id AND s.revoked_at IS NULL AND s.expires_at > u.at::timestamptz)::text END`
 
 // storePartiesSQL holds the statements, built once from the row models so
 // a column added to a model is read here too.
@@ -92,10 +94,13 @@ type storeParties struct{ tx *storeTx }
 
 // Get reads the three rows: grouped with concurrent calls outside a unit
 // of work, alone inside one.
-func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string, at time.Time) (ports.Parties, error) {
+func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string, sessionsAt time.Time) (ports.Parties, error) {
 	var row storePartiesRow
 	var err error
-	when := at.UTC().Format(time.RFC3339Nano)
+	when := "" // no sessions
+	if !sessionsAt.IsZero() {
+		when = sessionsAt.UTC().Format(time.RFC3339Nano)
+	}
 	if r.tx.reads == nil { // inside a unit of work
 		one, _ := storePartiesQueries(r.tx.db.Dialect())
 		err = r.tx.stmts.query(ctx, r.tx.db, &row, one, internalID, externalID, when)

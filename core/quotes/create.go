@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/corridorpay/corridor/core/accounts"
@@ -156,7 +157,7 @@ func (s *Service) resolve(ctx context.Context, read quoteTx, platformID string, 
 	if r.Source.Type == SourceAccount && r.Destination.Type == DestinationAccount {
 		// One round trip for what resolveSource, resolveDestination and
 		// newTransaction would read one by one.
-		p, err := read.Parties().Get(ctx, platformID, r.Source.AccountID, r.Destination.AccountID, s.clock.Now())
+		p, err := read.Parties().Get(ctx, platformID, r.Source.AccountID, r.Destination.AccountID, time.Time{})
 		if err != nil {
 			return res, "", fmt.Errorf("quote: %w", err)
 		}

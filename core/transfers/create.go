@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/corridorpay/corridor/core/accounts"
@@ -294,7 +295,7 @@ func (s *Service) insufficient(ctx context.Context, a ports.InternalAccount, req
 // platformCustomerId ("" for the platform's own accounts).
 func (s *Service) parties(ctx context.Context, platformID, internalID, externalID string, dir ports.RailDirection) (
 	ports.InternalAccount, ports.ExternalAccount, string, error) {
-	p, err := s.store.Read().Parties().Get(ctx, platformID, internalID, externalID, s.clock.Now())
+	p, err := s.store.Read().Parties().Get(ctx, platformID, internalID, externalID, time.Time{})
 	if err != nil {
 		return ports.InternalAccount{}, ports.ExternalAccount{}, "", fmt.Errorf("read %s and %s: %w", internalID, externalID, err)
 	}
