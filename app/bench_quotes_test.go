@@ -105,7 +105,7 @@ var benchConcurrencies = []int{1, 8, 64}
 
 // benchRoundTripsAt is one concurrency of benchRoundTrips.
 func benchRoundTripsAt(b *testing.B, name string, conc int, op func(run string, i int) error) {
-	run := fmt.Sprintf("%s-%d-%d", name, conc, b.N)
+	run := benchRunName(fmt.Sprintf("%s-%d-%d", name, conc, b.N))
 	var (
 		first    sync.Once
 		firstErr error

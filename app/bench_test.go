@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/corridorpay/corridor/adapters/system"
@@ -36,7 +37,7 @@ func BenchmarkHTTPFund(b *testing.B) {
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 			for _, conc := range []int{1, 8, 64} {
 				b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
-					run := fmt.Sprintf("%s-%d-%d", backendName, conc, b.N)
+					run := benchRunName(fmt.Sprintf("%s-%d-%d", backendName, conc, b.N))
 					r := loadtest.Run(b.N, conc, func(i int) error {
 						url := srv.URL + BasePath + "/sandbox/internal-accounts/" + accts[i%len(accts)] + "/fund"
 						req, _ := http.NewRequest("POST", url, bytes.NewReader([]byte(`{"amount":100}`)))
@@ -74,6 +75,16 @@ type benchEnv struct {
 	svc             services
 	platform        ports.Platform
 	tokenID, secret string
+}
+
+// benchRuns numbers the benchmarks' measured runs in this process.
+var benchRuns atomic.Int64
+
+// benchRunName is name made unique in the process: runs key their
+// requests' Idempotency-Keys by it, and a repeated run (-count, or the
+// same b.N twice) must not replay the first one's responses.
+func benchRunName(name string) string {
+	return fmt.Sprintf("%s-r%d", name, benchRuns.Add(1))
 }
 
 // newBenchEnv opens a memory or PostgreSQL (scratch database) backend and

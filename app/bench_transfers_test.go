@@ -56,7 +56,7 @@ func benchTransferOut(b *testing.B, backendName string, withWorkers bool) {
 	s.warmUp(b, func(i int) error { return op(fmt.Sprintf("warm-%s-%v", backendName, withWorkers), i) })
 	for _, conc := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
-			run := fmt.Sprintf("%s-%v-%d-%d", backendName, withWorkers, conc, b.N)
+			run := benchRunName(fmt.Sprintf("%s-%v-%d-%d", backendName, withWorkers, conc, b.N))
 			r := loadtest.Run(b.N, conc, func(i int) error { return op(run, i) })
 			if r.Errors > 0 {
 				b.Fatalf("%d of %d transfer-outs failed", r.Errors, r.Ops)

@@ -165,7 +165,7 @@ func benchPairAt(b *testing.B, backendName string, conc int, ops [2]func(run str
 	for r := range rounds {
 		for k := range 2 {
 			side := k ^ (r % 2)
-			run := fmt.Sprintf("pair-%s-%d-%d-%d-%d", backendName, conc, b.N, r, side)
+			run := benchRunName(fmt.Sprintf("pair-%s-%d-%d-%d-%d", backendName, conc, b.N, r, side))
 			var (
 				first    sync.Once
 				firstErr error
