@@ -338,7 +338,7 @@ func (s *simulation) runJobs() error {
 // that dies (their lease must run out before anyone runs them again), and
 // the services are built anew over the same stores.
 func (s *simulation) restart() (string, error) {
-	claimed, err := s.be.store.Read().Jobs().Claim(context.Background(), s.clock.Now(), s.rng.IntN(4), time.Minute)
+	claimed, err := s.be.store.Read().Jobs().Claim(context.Background(), s.clock.Now(), s.rng.IntN(4), time.Minute, ports.JobKinds{})
 	if err != nil {
 		return "restart", err
 	}

@@ -221,10 +221,13 @@ type services struct {
 func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	ids := system.IDs{}
 	s := services{
-		platforms:    platforms.New(b.store, b.ledger, clock, ids),
-		customers:    customers.New(b.store, b.ledger, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
-		accounts:     accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
-		runner:       jobs.NewRunner(b.store.Read().Jobs(), clock, b.log),
+		platforms: platforms.New(b.store, b.ledger, clock, ids),
+		customers: customers.New(b.store, b.ledger, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
+		accounts:  accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
+		// Webhook deliveries have their own runner (a slow endpoint never
+		// holds the rail jobs' handlers).
+		runner: jobs.NewRunner(b.store.Read().Jobs(), clock, b.log,
+			jobs.WithKinds(ports.JobKinds{Except: []string{ports.EventDeliveryJob}})),
 		transfers:    transfers.New(b.store, b.ledger, b.rails, clock, ids, transfers.Options{Logger: b.log}),
 		transactions: transactions.New(b.store),
 	}

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -26,12 +27,29 @@ type Job struct {
 type JobQueue interface {
 	// Enqueue schedules j (ID assigned by the queue when empty).
 	Enqueue(ctx context.Context, j Job) error
-	// Claim leases up to n jobs due at or before now, oldest RunAt first.
-	Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]Job, error)
+	// Claim leases up to n jobs of kinds due at or before now, oldest
+	// RunAt first.
+	Claim(ctx context.Context, now time.Time, n int, lease time.Duration, kinds JobKinds) ([]Job, error)
 	// Complete removes a finished job.
 	Complete(ctx context.Context, id string) error
 	// Retry puts a failed job back for runAt, recording the error.
 	Retry(ctx context.Context, id string, runAt time.Time, lastError string) error
+}
+
+// JobKinds selects the kinds a claim takes: those in Only when it is
+// set, else every kind but those in Except (the zero value: every kind).
+// Webhook deliveries run on their own runner, so an endpoint that times
+// out never holds the rail jobs' handlers.
+type JobKinds struct {
+	Only, Except []string
+}
+
+// Match reports whether kind is selected.
+func (k JobKinds) Match(kind string) bool {
+	if len(k.Only) > 0 {
+		return slices.Contains(k.Only, kind)
+	}
+	return !slices.Contains(k.Except, kind)
 }
 
 // JobBacklog is one kind's share of the queue, for monitoring.

@@ -159,31 +159,6 @@ type DocumentRepo interface {
 	List(ctx context.Context, f DocumentFilter, page Page) (rows []Document, total int, err error)
 }
 
-// Event is a non-money state change recorded in the unit of work that made
-// it (an outbox), for the webhook sender to deliver: Type is the
-// reference's webhook type (CUSTOMER.KYB_APPROVED, VERIFICATION.APPROVED,
-// ...), ResourceID the changed resource, Data small facts about the change.
-type Event struct {
-	ID         string // "Event:<uuid>"
-	PlatformID string
-	Type       string
-	ResourceID string
-	Data       map[string]string
-	CreatedAt  time.Time
-}
-
-type EventFilter struct {
-	PlatformID string // always set
-	ResourceID string
-	Type       string
-}
-
-type EventRepo interface {
-	Append(ctx context.Context, e Event) error
-	// List pages events by (CreatedAt, ID), oldest first.
-	List(ctx context.Context, f EventFilter, page Page) (rows []Event, total int, err error)
-}
-
 // Decisions a KYCProvider returns.
 const (
 	KYCApproved = "APPROVED"

@@ -73,6 +73,8 @@ type Records struct {
 	// StatusChanges move existing transactions to a new status (see
 	// TransactionStatusChange), after Transactions are created.
 	StatusChanges []TransactionStatusChange
+	// Events are recorded (EventRepo.Append: with their delivery jobs).
+	Events []Event
 	// CompletedJobs are the ids of jobs removed (JobQueue.Complete); an id
 	// no longer queued is ignored. A job handler completes its own job with
 	// the entry that finishes its work, so the job disappears if and only if

@@ -15,6 +15,7 @@ import (
 
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
+	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/fx"
@@ -72,6 +73,9 @@ type Deps struct {
 	// WalletAuth (/auth/…, embedded-wallet credentials and sessions) is
 	// registered when set.
 	WalletAuth *walletauth.Service
+	// Events (/webhooks/events…, POST /sandbox/webhooks/test) is
+	// registered when set.
+	Events *events.Service
 	// Operator authenticates the operator's token (none configured when
 	// nil: every operator token is refused).
 	Operator *operator.Authenticator
@@ -207,6 +211,9 @@ func New(d Deps) http.Handler {
 	}
 	if d.WalletAuth != nil {
 		registerWalletAuth(s.api, d)
+	}
+	if d.Events != nil {
+		registerWebhooks(s.api, d)
 	}
 	return s.logRequests(http.HandlerFunc(s.serve))
 }

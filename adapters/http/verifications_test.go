@@ -215,7 +215,7 @@ func TestOnboardingStory(t *testing.T) {
 	assert.Contains(t, types, "VERIFICATION.RESOLVE_ERRORS")
 	assert.Contains(t, types, "VERIFICATION.READY_FOR_VERIFICATION")
 	assert.Contains(t, types, "VERIFICATION.APPROVED")
-	assert.Contains(t, types, "BENEFICIAL_OWNER.KYC_APPROVED")
+	assert.NotContains(t, types, "BENEFICIAL_OWNER.KYC_APPROVED", "no reference webhook type")
 
 	// A business the provider rejects (registration number …002) is
 	// stopped: 403 USER_NOT_READY for outgoing payments.

@@ -87,7 +87,7 @@ func storeCommitJobs(st, w *storeState, ops []func(*storeState)) {
 }
 
 // Claim leases up to n due jobs, oldest RunAt first, against now.
-func (q storeJobs) Claim(_ context.Context, now time.Time, n int, lease time.Duration) ([]ports.Job, error) {
+func (q storeJobs) Claim(_ context.Context, now time.Time, n int, lease time.Duration, kinds ports.JobKinds) ([]ports.Job, error) {
 	q.tx.mu.Lock()
 	defer q.tx.mu.Unlock()
 	if q.tx.done {
@@ -102,7 +102,7 @@ func (q storeJobs) Claim(_ context.Context, now time.Time, n int, lease time.Dur
 	st := &q.tx.s.state
 	var due []ports.Job
 	for _, sj := range st.jobs {
-		if !sj.job.RunAt.After(now) && !sj.lockedUntil.After(now) {
+		if !sj.job.RunAt.After(now) && !sj.lockedUntil.After(now) && kinds.Match(sj.job.Kind) {
 			due = append(due, sj.job)
 		}
 	}

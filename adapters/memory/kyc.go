@@ -21,6 +21,7 @@ type storeKYC struct {
 	// a unit of work's delete overrides the committed row at commit.
 	documents map[string]storeDocument
 	events    map[string]ports.Event
+	attempts  map[string][]ports.EventAttempt // by event id
 }
 
 type storeDocument struct {
@@ -34,6 +35,7 @@ func newStoreKYC() storeKYC {
 		verifications: map[string]ports.Verification{},
 		documents:     map[string]storeDocument{},
 		events:        map[string]ports.Event{},
+		attempts:      map[string][]ports.EventAttempt{},
 	}
 }
 
@@ -43,6 +45,7 @@ func commitKYC(to, from *storeKYC) {
 	maps.Copy(to.verifications, from.verifications)
 	maps.Copy(to.documents, from.documents)
 	maps.Copy(to.events, from.events)
+	maps.Copy(to.attempts, from.attempts)
 }
 
 func (tx *storeTx) BeneficialOwners() ports.BeneficialOwnerRepo { return storeOwners{tx} }
@@ -56,6 +59,9 @@ func pickVerifications(s *storeState) map[string]ports.Verification {
 }
 func pickDocuments(s *storeState) map[string]storeDocument { return s.kyc.documents }
 func pickEvents(s *storeState) map[string]ports.Event      { return s.kyc.events }
+func pickAttempts(s *storeState) map[string][]ports.EventAttempt {
+	return s.kyc.attempts
+}
 
 // ---- beneficial owners ----
 
@@ -356,39 +362,3 @@ func storeCopyDocument(d ports.Document, withContent bool) ports.Document {
 }
 
 // ---- events (outbox) ----
-
-type storeEvents struct{ tx *storeTx }
-
-func (r storeEvents) Append(_ context.Context, e ports.Event) error {
-	done, err := r.tx.begin(true)
-	if err != nil {
-		return err
-	}
-	defer done()
-	if _, ok := storeLookup(r.tx, pickEvents, e.ID); ok {
-		return storeConflict("events_pkey")
-	}
-	r.tx.w.state.kyc.events[e.ID] = storeCopyEvent(e)
-	return nil
-}
-
-func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
-	return storeListCopies(r.tx, pickEvents, func(e ports.Event) bool {
-		switch {
-		case e.PlatformID != f.PlatformID,
-			f.ResourceID != "" && e.ResourceID != f.ResourceID,
-			f.Type != "" && e.Type != f.Type:
-			return false
-		}
-		return true
-	}, func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }, storeCopyEvent, page)
-}
-
-func storeCopyEvent(e ports.Event) ports.Event {
-	if len(e.Data) == 0 {
-		e.Data = nil
-	}
-	e.Data = maps.Clone(e.Data)
-	e.CreatedAt = storeTime(e.CreatedAt)
-	return e
-}

@@ -198,6 +198,11 @@ func ledgerWriteRecords(ctx context.Context, tx ports.Tx, recs ports.Records) er
 			return err
 		}
 	}
+	for _, e := range recs.Events {
+		if err := tx.Events().Append(ctx, e); err != nil {
+			return err
+		}
+	}
 	for _, c := range recs.StatusChanges {
 		if err := ledgerChangeStatus(ctx, tx, c); err != nil {
 			return err

@@ -3,8 +3,11 @@ package memory
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/google/uuid"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -13,20 +16,37 @@ import (
 
 type storeTxns struct{ tx *storeTx }
 
-func (r storeTxns) Create(_ context.Context, t ports.Transaction) error {
+func (r storeTxns) Create(ctx context.Context, t ports.Transaction) error {
 	done, err := r.tx.begin(true)
 	if err != nil {
 		return err
 	}
-	defer done()
 	if _, ok := storeLookup(r.tx, pickTxns, t.ID); ok {
+		done()
 		return storeConflict("transactions_pkey")
 	}
 	if t.Details, err = storeCopyDetails(t.Details, storeJSONMap); err != nil {
+		done()
 		return fmt.Errorf("create transaction %s: details: %w", t.ID, err)
 	}
 	r.tx.w.state.txns[t.ID] = storeCopyTxn(t)
-	return nil
+	done()
+	return r.recordEvent(ctx, t, "")
+}
+
+// recordEvent records the event of t entering its status from prev, as
+// the PostgreSQL store's trigger does (ports.TransactionEventType).
+func (r storeTxns) recordEvent(ctx context.Context, t ports.Transaction, prev string) error {
+	typ := ports.TransactionEventType(t.Type, t.Status)
+	if typ == "" || t.Status == prev {
+		return nil
+	}
+	data, err := json.Marshal(storeCopyTxn(t))
+	if err != nil {
+		return fmt.Errorf("event of %s: %w", t.ID, err)
+	}
+	return r.tx.Events().Append(ctx, ports.Event{ID: "Webhook:" + uuid.NewString(), PlatformID: t.PlatformID, Type: typ,
+		ResourceID: t.ID, Resource: data, CreatedAt: t.UpdatedAt})
 }
 
 func (r storeTxns) get(platformID, id string) (ports.Transaction, error) {
@@ -53,22 +73,24 @@ func (r storeTxns) GetForUpdate(_ context.Context, platformID, id string) (ports
 
 // Update stores t's mutable fields; the id, platform, customer, type and
 // creation time are fixed at Create (as in the PostgreSQL store).
-func (r storeTxns) Update(_ context.Context, t ports.Transaction) error {
+func (r storeTxns) Update(ctx context.Context, t ports.Transaction) error {
 	done, err := r.tx.begin(true)
 	if err != nil {
 		return err
 	}
-	defer done()
 	old, ok := storeLookup(r.tx, pickTxns, t.ID)
 	if !ok || old.PlatformID != t.PlatformID {
+		done()
 		return fmt.Errorf("transaction %s: %w", t.ID, ports.ErrNotFound)
 	}
 	t.CustomerID, t.Type, t.CreatedAt = old.CustomerID, old.Type, old.CreatedAt
 	if t.Details, err = storeCopyDetails(t.Details, storeJSONMap); err != nil {
+		done()
 		return fmt.Errorf("update transaction %s: details: %w", t.ID, err)
 	}
 	r.tx.w.state.txns[t.ID] = storeCopyTxn(t)
-	return nil
+	done()
+	return r.recordEvent(ctx, t, old.Status)
 }
 
 // List sorts the matching rows by (CreatedAt, ID) in f's direction and

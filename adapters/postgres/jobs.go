@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -79,7 +80,7 @@ func (q storeJobs) Enqueue(ctx context.Context, j ports.Job) error {
 // Claim leases up to n due jobs, oldest run_at first, in one statement:
 // rows locked by another claimer are skipped, so concurrent claimers (in
 // any number of processes) never get the same job.
-func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]ports.Job, error) {
+func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.Duration, kinds ports.JobKinds) ([]ports.Job, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -91,6 +92,7 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 			WITH due AS (
 				SELECT id FROM jobs
 				WHERE run_at <= ? AND (locked_until IS NULL OR locked_until <= ?)
+					AND (cardinality(?::text[]) = 0 OR kind = ANY(?::text[])) AND kind <> ALL(?::text[])
 				ORDER BY run_at, id
 				LIMIT ?
 				FOR UPDATE SKIP LOCKED
@@ -98,7 +100,8 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 			UPDATE jobs SET locked_until = ?, attempts = jobs.attempts + 1
 			FROM due WHERE jobs.id = due.id
 			RETURNING jobs.id, jobs.kind, jobs.key, jobs.payload, jobs.run_at, jobs.attempts, jobs.last_error, jobs.locked_until`,
-			now, now, n, storeTime(now.Add(lease))).Scan(ctx, &rows)
+			now, now, pgdialect.Array(nonNil(kinds.Only)), pgdialect.Array(nonNil(kinds.Only)), pgdialect.Array(nonNil(kinds.Except)),
+			n, storeTime(now.Add(lease))).Scan(ctx, &rows)
 		return nil, err
 	})
 	if err != nil {

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -344,50 +343,3 @@ func (r storeDocuments) List(ctx context.Context, f ports.DocumentFilter, page p
 }
 
 // ---- events (outbox) ----
-
-type storeEventRow struct {
-	bun.BaseModel `bun:"table:events"`
-
-	ID         string            `bun:"id,pk"`
-	PlatformID string            `bun:"platform_id"`
-	Type       string            `bun:"type"`
-	ResourceID string            `bun:"resource_id"`
-	Data       map[string]string `bun:"data,type:jsonb"`
-	CreatedAt  time.Time         `bun:"created_at"`
-}
-
-func (r storeEventRow) toPort() ports.Event {
-	e := ports.Event{ID: r.ID, PlatformID: r.PlatformID, Type: r.Type, ResourceID: r.ResourceID, CreatedAt: storeTime(r.CreatedAt)}
-	if len(r.Data) > 0 {
-		e.Data = r.Data
-	}
-	return e
-}
-
-type storeEvents struct{ tx *storeTx }
-
-// Append inserts without a savepoint: event ids are unique by construction.
-func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
-	data := e.Data
-	if data == nil {
-		data = map[string]string{}
-	}
-	row := storeEventRow{ID: e.ID, PlatformID: e.PlatformID, Type: e.Type, ResourceID: e.ResourceID, Data: data, CreatedAt: storeTime(e.CreatedAt)}
-	_, err := r.tx.execPlain(ctx, "append event "+e.ID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewInsert().Model(&row).Exec(ctx)
-	})
-	return err
-}
-
-func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
-	return storeList[storeEventRow, ports.Event](ctx, r.tx.db, func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = q.Where("platform_id = ?", f.PlatformID)
-		if f.ResourceID != "" {
-			q = q.Where("resource_id = ?", f.ResourceID)
-		}
-		if f.Type != "" {
-			q = q.Where("type = ?", f.Type)
-		}
-		return q
-	}, page, fmt.Sprintf("events of %s", f.PlatformID))
-}

@@ -222,6 +222,8 @@ type postRequest struct {
 	// the records (copied).
 	changes  []ports.TransactionStatusChange
 	doneJobs []string
+	// events are recorded with the records, their delivery jobs in jobs.
+	events []storeEventRow
 	// at, when set, is the time the entry is applied at if it is later than
 	// the batch's time (ExpireDue applies expiries at its own now).
 	at time.Time
@@ -327,6 +329,12 @@ func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records
 			c.NotExpiredAt = &at
 		}
 		r.quoteChanges = append(r.quoteChanges, c)
+	}
+	for _, e := range recs.Events {
+		row := storeEventToRow(e)
+		row.Data = slices.Clone(row.Data)
+		r.events = append(r.events, row)
+		r.jobs = append(r.jobs, storeJobToRow(ports.EventDeliveryJobFor(e)))
 	}
 	for _, c := range recs.StatusChanges {
 		c.From = slices.Clone(c.From)

@@ -411,8 +411,10 @@ func appendRecords(db *bun.DB, b []byte, batch []*postRequest, outcomes []outcom
 	var jobs []storeJobRow
 	var changes []ports.TransactionStatusChange
 	var doneJobs []string
+	var events []storeEventRow
 	for i, r := range batch {
 		if outcomes[i].err == nil {
+			events = append(events, r.events...)
 			quoteRows = append(quoteRows, r.quotes...)
 			txns = append(txns, r.txns...)
 			jobs = append(jobs, r.jobs...)
@@ -435,6 +437,12 @@ func appendRecords(db *bun.DB, b []byte, batch []*postRequest, outcomes []outcom
 		})
 		if b, err = db.NewInsert().Model(&txns).Returning("NULL").AppendQuery(gen, b); err != nil {
 			return nil, fmt.Errorf("write transactions: %w", err)
+		}
+		b = append(b, ";\n"...)
+	}
+	if len(events) > 0 {
+		if b, err = db.NewInsert().Model(&events).Returning("NULL").AppendQuery(gen, b); err != nil {
+			return nil, fmt.Errorf("write events: %w", err)
 		}
 		b = append(b, ";\n"...)
 	}

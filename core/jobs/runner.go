@@ -45,6 +45,7 @@ type Runner struct {
 
 	batch       int
 	lease       time.Duration
+	kinds       ports.JobKinds
 	concurrency atomic.Int64 // see WithConcurrency, SetConcurrency
 	base, cap   time.Duration
 
@@ -57,6 +58,9 @@ type Option func(*Runner)
 
 // WithBatch sets how many jobs one RunDue claims (default DefaultBatch).
 func WithBatch(n int) Option { return func(r *Runner) { r.batch = max(n, 1) } }
+
+// WithKinds sets the kinds of job the runner claims (default: all).
+func WithKinds(k ports.JobKinds) Option { return func(r *Runner) { r.kinds = k } }
 
 // WithLease sets how long a claimed job stays invisible to other runners
 // (default DefaultLease). A handler should finish well within it.
@@ -131,7 +135,7 @@ func (r *Runner) Backoff(attempt int) time.Duration {
 // is due.
 func (r *Runner) RunDue(ctx context.Context) (ran int, err error) {
 	now := r.clock.Now()
-	claimed, err := r.queue.Claim(ctx, now, r.batch, r.lease)
+	claimed, err := r.queue.Claim(ctx, now, r.batch, r.lease, r.kinds)
 	if err != nil {
 		return 0, fmt.Errorf("jobs: claim: %w", err)
 	}
@@ -183,6 +187,29 @@ func (r *Runner) RunAll(ctx context.Context, maxRounds int) (int, error) {
 	return total, nil
 }
 
+// retryAt is a handler's "not done: try again at".
+type retryAt struct {
+	at  time.Time
+	err error
+}
+
+func (e *retryAt) Error() string { return e.err.Error() }
+func (e *retryAt) Unwrap() error { return e.err }
+
+// RetryAt is the error a handler returns to have its job run again at at,
+// instead of at the runner's backoff (a handler with its own schedule).
+func RetryAt(at time.Time, err error) error { return &retryAt{at: at, err: err} }
+
+// IsRetryAt reports whether err asks for a run at a given time (RetryAt),
+// and when.
+func IsRetryAt(err error) (time.Time, bool) {
+	var r *retryAt
+	if errors.As(err, &r) {
+		return r.at, true
+	}
+	return time.Time{}, false
+}
+
 // completedKey carries the flag Completed sets in a handler's context.
 type completedKey struct{}
 
@@ -230,6 +257,11 @@ func (r *Runner) run(ctx context.Context, j ports.Job) error {
 	lvl := slog.LevelWarn
 	if !ok || delay >= r.cap {
 		lvl = slog.LevelError
+	}
+	var later *retryAt
+	if errors.As(herr, &later) {
+		// The handler keeps its own schedule (webhook deliveries).
+		runAt, delay, lvl = later.at, later.at.Sub(r.clock.Now()), slog.LevelDebug
 	}
 	log.Log(ctx, lvl, "job failed; retrying", "err", herr, "retry_at", runAt, "delay", delay.String())
 	if err := r.queue.Retry(bctx, j.ID, runAt, herr.Error()); err != nil {

@@ -379,7 +379,7 @@ func TestACrashedRunnersJobRunsAfterItsLease(t *testing.T) {
 	eachBackend(t, func(t *testing.T, f *fixture) {
 		lease := 30 * time.Second
 		f.enqueue(t, "work", "k", t0)
-		claimed, err := f.queue.Claim(context.Background(), t0, 10, lease) // the runner that crashed
+		claimed, err := f.queue.Claim(context.Background(), t0, 10, lease, ports.JobKinds{}) // the runner that crashed
 		require.NoError(t, err)
 		require.Len(t, claimed, 1)
 

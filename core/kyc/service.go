@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corridorpay/corridor/core/customers"
+	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/status"
 	"github.com/corridorpay/corridor/ports"
@@ -173,9 +174,13 @@ func customer(ctx context.Context, tx kycTx, platformID, id string, lock bool) (
 
 // ---- events ----
 
-// event appends a status-change event to the unit of work's outbox.
-func (s *Service) event(ctx context.Context, tx kycTx, platformID, typ, resourceID string, data map[string]string, at time.Time) error {
-	e := ports.Event{ID: s.ids.New("Event"), PlatformID: platformID, Type: typ, ResourceID: resourceID, Data: data, CreatedAt: at}
+// event appends the event of a change to resource (its value after the
+// change) to the unit of work's outbox.
+func (s *Service) event(ctx context.Context, tx kycTx, platformID, typ, resourceID string, resource any, at time.Time) error {
+	e, err := events.New(s.ids, platformID, typ, resourceID, resource, at)
+	if err != nil {
+		return err
+	}
 	if err := tx.Events().Append(ctx, e); err != nil {
 		return fmt.Errorf("record event %s: %w", typ, err)
 	}

@@ -208,28 +208,24 @@ func (s *Service) setCustomerStatus(ctx context.Context, tx kycTx, c ports.Custo
 	if status == "" || status == c.KYCStatus {
 		return nil
 	}
-	prev := c.KYCStatus
 	c.KYCStatus, c.UpdatedAt = status, now
 	if err := tx.Customers().Update(ctx, c); err != nil {
 		return fmt.Errorf("update status of %s: %w", c.ID, err)
 	}
-	return s.event(ctx, tx, c.PlatformID, customerEventType(c, status), c.ID,
-		map[string]string{"customerId": c.ID, "previousStatus": prev, "status": status}, now)
+	return s.event(ctx, tx, c.PlatformID, customerEventType(c, status), c.ID, c, now)
 }
 
 func (s *Service) setOwnerStatus(ctx context.Context, tx kycTx, o ports.BeneficialOwner, status string, now time.Time) error {
 	if status == o.KYCStatus {
 		return nil
 	}
-	prev := o.KYCStatus
 	o.KYCStatus, o.UpdatedAt = status, now
 	if err := tx.BeneficialOwners().Update(ctx, o); err != nil {
 		return fmt.Errorf("update status of %s: %w", o.ID, err)
 	}
-	// Not a reference webhook type: owners have none; the webhook sender
-	// may deliver it or not.
-	return s.event(ctx, tx, o.PlatformID, "BENEFICIAL_OWNER.KYC_"+status, o.ID,
-		map[string]string{"customerId": o.CustomerID, "beneficialOwnerId": o.ID, "previousStatus": prev, "status": status}, now)
+	// The reference has no webhook type for an owner's status: the
+	// customer's and the verification's events tell the platform.
+	return nil
 }
 
 // saveVerification writes v (created when new) and records a
@@ -245,8 +241,7 @@ func (s *Service) saveVerification(ctx context.Context, tx kycTx, v ports.Verifi
 	if v.Status == prev {
 		return nil
 	}
-	return s.event(ctx, tx, v.PlatformID, "VERIFICATION."+v.Status, v.ID,
-		map[string]string{"customerId": v.CustomerID, "verificationId": v.ID, "previousStatus": prev, "status": v.Status}, now)
+	return s.event(ctx, tx, v.PlatformID, "VERIFICATION."+v.Status, v.ID, v, now)
 }
 
 // recheck runs again the requirements of a customer's verification that

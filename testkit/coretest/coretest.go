@@ -92,7 +92,9 @@ func New(t testing.TB, b Backend, newRail func(ports.RailSpec) ports.Rail) *Env 
 		Platforms: platforms.New(b.Store, b.Ledger, b.Clock, ids),
 		Customers: customers.New(b.Store, b.Ledger, b.Clock, ids, customers.Options{}),
 		Accounts:  accounts.New(b.Store, b.Ledger, b.Clock, ids, true),
-		Runner:    jobs.NewRunner(b.Store.Read().Jobs(), b.Clock, QuietLog()),
+		// Webhook deliveries run on their own runner (core/events).
+		Runner: jobs.NewRunner(b.Store.Read().Jobs(), b.Clock, QuietLog(),
+			jobs.WithKinds(ports.JobKinds{Except: []string{ports.EventDeliveryJob}})),
 	}
 }
 

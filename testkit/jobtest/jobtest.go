@@ -80,7 +80,7 @@ func enqueue(t *testing.T, s ports.Store, jobs ...ports.Job) {
 
 func claim(t *testing.T, s ports.Store, now time.Time, n int) []ports.Job {
 	t.Helper()
-	got, err := s.Read().Jobs().Claim(context.Background(), now, n, lease)
+	got, err := s.Read().Jobs().Claim(context.Background(), now, n, lease, ports.JobKinds{})
 	require.NoError(t, err)
 	return got
 }
@@ -319,7 +319,7 @@ func testConcurrentClaimers(t *testing.T, s ports.Store) {
 		wg.Go(func() {
 			<-start
 			for {
-				got, err := s.Read().Jobs().Claim(ctx, now, 7, time.Hour)
+				got, err := s.Read().Jobs().Claim(ctx, now, 7, time.Hour, ports.JobKinds{})
 				if err != nil {
 					errs[w] = err
 					return

@@ -103,7 +103,10 @@ func (f *recFixture) stored(id string) bool {
 // jobs claims every queued job (due within a year) and returns them by key.
 func (f *recFixture) jobs() map[string]ports.Job {
 	f.t.Helper()
-	js, err := f.store.Read().Jobs().Claim(f.ctx, f.clock.Now().Add(365*24*time.Hour), 10_000, time.Hour)
+	// Webhook deliveries (of the transactions' events) are not the
+	// records' jobs.
+	js, err := f.store.Read().Jobs().Claim(f.ctx, f.clock.Now().Add(365*24*time.Hour), 10_000, time.Hour,
+		ports.JobKinds{Except: []string{ports.EventDeliveryJob}})
 	require.NoError(f.t, err)
 	out := map[string]ports.Job{}
 	for _, j := range js {

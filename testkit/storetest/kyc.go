@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -415,61 +414,4 @@ func testDocumentLarge(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.Equal(t, len(big), len(got))
 	sum := sha256.Sum256(got)
 	assert.Equal(t, d.SHA256, hex.EncodeToString(sum[:]))
-}
-
-func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
-	ctx := context.Background()
-	p := createPlatform(t, s, at(0))
-	q := createPlatform(t, s, at(0))
-	var evs []ports.Event
-	for i := range 5 {
-		evs = append(evs, ports.Event{
-			ID: newID("Event"), PlatformID: p.ID, Type: fmt.Sprintf("CUSTOMER.KYC_%d", i%2),
-			ResourceID: fmt.Sprintf("Customer:%d", i%3), Data: map[string]string{"kycStatus": "APPROVED", "n": fmt.Sprint(i)},
-			CreatedAt: at(1 + i/2),
-		})
-	}
-	evs[4].Data = nil
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
-		for _, e := range evs {
-			if err := tx.Events().Append(ctx, e); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	// A rolled-back unit of work leaves no event.
-	rollback := errors.New("roll back")
-	err := s.InTx(ctx, func(tx ports.Tx) error {
-		require.NoError(t, tx.Events().Append(ctx, ports.Event{ID: newID("Event"), PlatformID: p.ID, Type: "X", CreatedAt: at(9)}))
-		return rollback
-	})
-	require.ErrorIs(t, err, rollback)
-
-	rows, total, err := s.Read().Events().List(ctx, ports.EventFilter{PlatformID: p.ID}, ports.Page{Limit: 10})
-	require.NoError(t, err)
-	require.Equal(t, 5, total)
-	want := sortedIDs(evs, func(e ports.Event) ports.Position { return ports.Position{CreatedAt: e.CreatedAt, ID: e.ID} })
-	assert.Equal(t, want, ids(rows, func(e ports.Event) string { return e.ID }))
-	byID := map[string]ports.Event{}
-	for _, r := range rows {
-		byID[r.ID] = r
-	}
-	for _, e := range evs {
-		e.CreatedAt = norm(e.CreatedAt)
-		assert.Equal(t, e, byID[e.ID])
-	}
-	_, total, err = s.Read().Events().List(ctx, ports.EventFilter{PlatformID: p.ID, ResourceID: "Customer:0"}, ports.Page{Limit: 10})
-	require.NoError(t, err)
-	assert.Equal(t, 2, total)
-	_, total, err = s.Read().Events().List(ctx, ports.EventFilter{PlatformID: p.ID, Type: "CUSTOMER.KYC_1"}, ports.Page{Limit: 10})
-	require.NoError(t, err)
-	assert.Equal(t, 2, total)
-	_, total, err = s.Read().Events().List(ctx, ports.EventFilter{PlatformID: q.ID}, ports.Page{Limit: 10})
-	require.NoError(t, err)
-	assert.Zero(t, total)
-	seen := walk(t, 2, 5, func(pg ports.Page) ([]ports.Event, int, error) {
-		return s.Read().Events().List(ctx, ports.EventFilter{PlatformID: p.ID}, pg)
-	}, func(e ports.Event) ports.Position { return ports.Position{CreatedAt: e.CreatedAt, ID: e.ID} })
-	assert.Equal(t, want, seen)
 }

@@ -82,6 +82,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Documents", testDocuments},
 		{"DocumentLarge", testDocumentLarge},
 		{"Events", testEvents},
+		{"TransactionEvents", testTransactionEvents},
 		{"Quotes", testQuotes},
 		{"QuoteGetForUpdateSerialises", testQuoteGetForUpdateSerialises},
 		{"TransactionDetails", testTransactionDetails},

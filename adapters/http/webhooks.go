@@ -1,0 +1,243 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/corridorpay/corridor/core/events"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- wire models ----
+
+// WebhookEvent is an event of the outbox and its delivery (an extension:
+// the reference has no such resource).
+type WebhookEvent struct {
+	ID            string     `json:"id" doc:"Webhook:<uuid>, the envelope's id"`
+	Type          string     `json:"type" doc:"The webhook type"`
+	ResourceID    string     `json:"resourceId,omitempty" doc:"The resource the event is about (none for TEST)"`
+	Status        string     `json:"status" enum:"PENDING,DELIVERED,FAILED" doc:"PENDING until the endpoint takes it (2xx); FAILED after the retries"`
+	Attempts      int        `json:"attempts" doc:"Delivery attempts so far"`
+	CreatedAt     time.Time  `json:"createdAt" doc:"When the change happened"`
+	LastAttemptAt *time.Time `json:"lastAttemptAt,omitempty"`
+	DeliveredAt   *time.Time `json:"deliveredAt,omitempty"`
+}
+
+// WebhookAttempt is one delivery attempt.
+type WebhookAttempt struct {
+	At         time.Time `json:"at"`
+	StatusCode int       `json:"statusCode" doc:"The endpoint's HTTP status; 0 when it did not answer"`
+	LatencyMs  float64   `json:"latencyMs"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// WebhookEventDetail is an event with its data and its attempts.
+type WebhookEventDetail struct {
+	WebhookEvent
+	Data         any              `json:"data,omitempty" doc:"The resource as the webhook carries it"`
+	AttemptsList []WebhookAttempt `json:"attemptsList" doc:"Every attempt, oldest first"`
+}
+
+// WebhookEventList is one page of events.
+type WebhookEventList struct {
+	Data       []WebhookEvent `json:"data"`
+	HasMore    bool           `json:"hasMore"`
+	NextCursor string         `json:"nextCursor,omitempty"`
+	TotalCount int            `json:"totalCount"`
+}
+
+// TestWebhookResponse is what the endpoint answered the test webhook.
+type TestWebhookResponse struct {
+	URL            string `json:"url,omitempty"`
+	ResponseStatus int    `json:"response_status"`
+	ResponseBody   string `json:"response_body,omitempty"`
+}
+
+type listWebhookEventsInput struct {
+	Type       string `query:"type" maxLength:"64" doc:"Only events of this webhook type"`
+	ResourceID string `query:"resourceId" maxLength:"255" doc:"Only events about this resource"`
+	Status     string `query:"status" enum:"PENDING,DELIVERED,FAILED" doc:"Only events in this delivery status"`
+	Limit      int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`
+	Cursor     string `query:"cursor" maxLength:"1024" doc:"nextCursor of the previous page"`
+}
+
+type webhookEventIDInput struct {
+	EventID string `path:"eventId" maxLength:"255" doc:"Webhook:<uuid>"`
+}
+
+type webhookEventListOutput struct{ Body WebhookEventList }
+type webhookEventOutput struct{ Body WebhookEventDetail }
+type testWebhookOutput struct{ Body TestWebhookResponse }
+
+// webhooksAPI handles the webhook operations.
+type webhooksAPI struct{ d Deps }
+
+func registerWebhooks(api huma.API, d Deps) {
+	h := webhooksAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.listWebhookEventsOp(), h.listWebhookEvents) },
+		func(api huma.API) { huma.Register(api, h.getWebhookEventOp(), h.getWebhookEvent) },
+		func(api huma.API) { huma.Register(api, h.redeliverWebhookEventOp(), h.redeliverWebhookEvent) },
+		func(api huma.API) { huma.Register(api, h.sendTestWebhookOp(), h.sendTestWebhook) },
+	)
+}
+
+const webhooksTag = "Webhooks"
+
+func webhookEventOut(e ports.Event) WebhookEvent {
+	return WebhookEvent{ID: e.ID, Type: e.Type, ResourceID: e.ResourceID, Status: e.Status, Attempts: e.Attempts,
+		CreatedAt: e.CreatedAt, LastAttemptAt: e.LastAttemptAt, DeliveredAt: e.DeliveredAt}
+}
+
+func (webhooksAPI) listWebhookEventsOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "listWebhookEvents", Method: http.MethodGet, Path: "/webhooks/events",
+		Summary:     "List webhook events",
+		Description: "The platform's events, oldest first, with their delivery status (an extension of the reference).",
+		Tags:        []string{webhooksTag}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized},
+	}
+}
+
+func (h webhooksAPI) listWebhookEvents(ctx context.Context, in *listWebhookEventsInput) (*webhookEventListOutput, error) {
+	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.d.Events.List(ctx, ports.EventFilter{PlatformID: principal(ctx).PlatformID, Type: in.Type,
+		ResourceID: in.ResourceID, Status: in.Status}, page)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out := WebhookEventList{Data: make([]WebhookEvent, len(res.Rows)), HasMore: res.Next != nil, TotalCount: res.Total,
+		NextCursor: nextCursor(h.d, res.Next != nil, res.Next)}
+	for i, e := range res.Rows {
+		out.Data[i] = webhookEventOut(e)
+	}
+	return &webhookEventListOutput{Body: out}, nil
+}
+
+func (webhooksAPI) getWebhookEventOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "getWebhookEvent", Method: http.MethodGet, Path: "/webhooks/events/{eventId}",
+		Summary: "Get a webhook event", Description: "An event with its data and every delivery attempt (time, status code, latency, error).",
+		Tags: []string{webhooksTag}, Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
+	}
+}
+
+func (h webhooksAPI) getWebhookEvent(ctx context.Context, in *webhookEventIDInput) (*webhookEventOutput, error) {
+	e, attempts, err := h.d.Events.Get(ctx, principal(ctx).PlatformID, in.EventID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	out, err := h.detail(ctx, e, attempts)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &webhookEventOutput{Body: out}, nil
+}
+
+func (h webhooksAPI) detail(ctx context.Context, e ports.Event, attempts []ports.EventAttempt) (WebhookEventDetail, error) {
+	out := WebhookEventDetail{WebhookEvent: webhookEventOut(e), AttemptsList: make([]WebhookAttempt, len(attempts))}
+	for i, a := range attempts {
+		out.AttemptsList[i] = WebhookAttempt{At: a.At, StatusCode: a.StatusCode, LatencyMs: float64(a.Latency.Microseconds()) / 1000,
+			Error: a.Error}
+	}
+	if e.Type != events.TypeTest {
+		data, err := EventRenderer(h).Render(ctx, e)
+		if err != nil {
+			return WebhookEventDetail{}, err
+		}
+		out.Data = data
+	}
+	return out, nil
+}
+
+func (webhooksAPI) redeliverWebhookEventOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "redeliverWebhookEvent", Method: http.MethodPost, Path: "/webhooks/events/{eventId}/redeliver",
+		Summary:     "Redeliver a webhook event",
+		Description: "Sends the event again from now (PENDING, its retry schedule starting over), whatever its status.",
+		Tags:        []string{webhooksTag}, Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
+	}
+}
+
+func (h webhooksAPI) redeliverWebhookEvent(ctx context.Context, in *webhookEventIDInput) (*webhookEventOutput, error) {
+	pid := principal(ctx).PlatformID
+	if _, err := h.d.Events.Redeliver(ctx, pid, in.EventID); err != nil {
+		return nil, apiError(err)
+	}
+	return h.getWebhookEvent(ctx, in)
+}
+
+func (webhooksAPI) sendTestWebhookOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "sendTestWebhook", Method: http.MethodPost, Path: "/sandbox/webhooks/test",
+		Summary:     "Send a test webhook",
+		Description: "Records a TEST event and sends it, signed, to the configured endpoint at once; the response tells what the endpoint answered. 400 when no endpoint is set or it does not answer.",
+		Tags:        []string{"Sandbox"}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized},
+	}
+}
+
+func (h webhooksAPI) sendTestWebhook(ctx context.Context, _ *struct{}) (*testWebhookOutput, error) {
+	res, err := h.d.Events.Test(ctx, principal(ctx).PlatformID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &testWebhookOutput{Body: TestWebhookResponse{URL: res.URL, ResponseStatus: res.StatusCode, ResponseBody: res.Body}}, nil
+}
+
+// EventRenderer renders an event's data as the API returns its resource
+// (core/events' Renderer).
+type EventRenderer struct{ d Deps }
+
+// NewEventRenderer is the renderer of the API built on d.
+func NewEventRenderer(d Deps) EventRenderer { return EventRenderer{d} }
+
+// Render is e's resource, as it was at the change, in its wire form.
+func (r EventRenderer) Render(_ context.Context, e ports.Event) (json.RawMessage, error) {
+	kind, _, _ := strings.Cut(e.Type, ".")
+	var out any
+	switch kind {
+	case "INCOMING_PAYMENT", "OUTGOING_PAYMENT":
+		var t ports.Transaction
+		if err := json.Unmarshal(e.Resource, &t); err != nil {
+			return nil, fmt.Errorf("event %s: transaction: %w", e.ID, err)
+		}
+		out = transactionOut(r.d, e.PlatformID, t)
+	case "CUSTOMER":
+		var c ports.Customer
+		if err := json.Unmarshal(e.Resource, &c); err != nil {
+			return nil, fmt.Errorf("event %s: customer: %w", e.ID, err)
+		}
+		out = customerOut(c)
+	case "VERIFICATION":
+		var v ports.Verification
+		if err := json.Unmarshal(e.Resource, &v); err != nil {
+			return nil, fmt.Errorf("event %s: verification: %w", e.ID, err)
+		}
+		out = verificationOut(v)
+	case "EXTERNAL_ACCOUNT":
+		var a ports.ExternalAccount
+		if err := json.Unmarshal(e.Resource, &a); err != nil {
+			return nil, fmt.Errorf("event %s: external account: %w", e.ID, err)
+		}
+		out = externalAccountOut(a)
+	default:
+		// Resources recorded in their wire form already.
+		if len(e.Resource) == 0 {
+			return nil, nil
+		}
+		return e.Resource, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("event %s: %w", e.ID, err)
+	}
+	return b, nil
+}

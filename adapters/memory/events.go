@@ -1,0 +1,131 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- events (the outbox) and their delivery attempts ----
+
+type storeEvents struct{ tx *storeTx }
+
+// Append records e pending and queues its delivery job in the same unit.
+func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	if _, ok := storeLookup(r.tx, pickEvents, e.ID); ok {
+		done()
+		return storeConflict("events_pkey")
+	}
+	e.Status, e.Attempts, e.LastAttemptAt, e.DeliveredAt = ports.EventPending, 0, nil, nil
+	r.tx.w.state.kyc.events[e.ID] = storeCopyEvent(e)
+	done()
+	return r.tx.Jobs().Enqueue(ctx, ports.EventDeliveryJobFor(e))
+}
+
+func (r storeEvents) Get(_ context.Context, platformID, id string) (ports.Event, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.Event{}, err
+	}
+	defer done()
+	e, ok := storeLookup(r.tx, pickEvents, id)
+	if !ok || e.PlatformID != platformID {
+		return ports.Event{}, ports.ErrNotFound
+	}
+	return storeCopyEvent(e), nil
+}
+
+func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
+	return storeListCopies(r.tx, pickEvents, func(e ports.Event) bool {
+		switch {
+		case e.PlatformID != f.PlatformID,
+			f.ResourceID != "" && e.ResourceID != f.ResourceID,
+			f.Type != "" && e.Type != f.Type,
+			f.Status != "" && e.Status != f.Status:
+			return false
+		}
+		return true
+	}, func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }, storeCopyEvent, page)
+}
+
+func (r storeEvents) RecordAttempt(_ context.Context, platformID string, a ports.EventAttempt, status string) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	e, ok := storeLookup(r.tx, pickEvents, a.EventID)
+	if !ok || e.PlatformID != platformID {
+		return ports.ErrNotFound
+	}
+	at := storeTime(a.At)
+	e.Status, e.Attempts, e.LastAttemptAt = status, e.Attempts+1, &at
+	if status == ports.EventDelivered {
+		e.DeliveredAt = &at
+	}
+	r.tx.w.state.kyc.events[e.ID] = storeCopyEvent(e)
+	a.At = at
+	prev, _ := storeLookup(r.tx, pickAttempts, e.ID)
+	r.tx.w.state.kyc.attempts[e.ID] = append(slices.Clone(prev), a)
+	return nil
+}
+
+func (r storeEvents) Attempts(_ context.Context, platformID, eventID string) ([]ports.EventAttempt, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	e, ok := storeLookup(r.tx, pickEvents, eventID)
+	if !ok || e.PlatformID != platformID {
+		return nil, ports.ErrNotFound
+	}
+	prev, _ := storeLookup(r.tx, pickAttempts, eventID)
+	return slices.Clone(prev), nil
+}
+
+func (r storeEvents) PendingBefore(_ context.Context, e ports.Event) (bool, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return false, err
+	}
+	defer done()
+	e.CreatedAt = storeTime(e.CreatedAt)
+	earlier := storeAll(r.tx, pickEvents, func(o ports.Event) bool {
+		return o.PlatformID == e.PlatformID && o.ResourceID == e.ResourceID && o.Status == ports.EventPending &&
+			(o.CreatedAt.Before(e.CreatedAt) || o.CreatedAt.Equal(e.CreatedAt) && o.ID < e.ID)
+	})
+	return len(earlier) > 0, nil
+}
+
+func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	e, ok := storeLookup(r.tx, pickEvents, id)
+	if !ok || e.PlatformID != platformID {
+		done()
+		return ports.ErrNotFound
+	}
+	e.Status, e.DeliveredAt = ports.EventPending, nil
+	r.tx.w.state.kyc.events[id] = storeCopyEvent(e)
+	done()
+	j := ports.EventDeliveryJobFor(e)
+	j.RunAt = runAt
+	return r.tx.Jobs().Enqueue(ctx, j)
+}
+
+func storeCopyEvent(e ports.Event) ports.Event {
+	e.Resource = bytes.Clone(e.Resource)
+	e.CreatedAt = storeTime(e.CreatedAt)
+	e.LastAttemptAt, e.DeliveredAt = storeTimePtr(e.LastAttemptAt), storeTimePtr(e.DeliveredAt)
+	return e
+}

@@ -1,0 +1,234 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- events (the outbox) and their delivery attempts ----
+
+type storeEventRow struct {
+	bun.BaseModel `bun:"table:events"`
+
+	ID            string          `bun:"id,pk"`
+	PlatformID    string          `bun:"platform_id"`
+	Type          string          `bun:"type"`
+	ResourceID    string          `bun:"resource_id"`
+	Data          json.RawMessage `bun:"data,type:jsonb"`
+	DataFormat    string          `bun:"data_format"`
+	CreatedAt     time.Time       `bun:"created_at"`
+	Status        string          `bun:"status"`
+	Attempts      int             `bun:"attempts"`
+	LastAttemptAt *time.Time      `bun:"last_attempt_at"`
+	DeliveredAt   *time.Time      `bun:"delivered_at"`
+}
+
+func storeEventToRow(e ports.Event) storeEventRow {
+	data := e.Resource
+	if len(data) == 0 {
+		data = json.RawMessage(`{}`)
+	}
+	return storeEventRow{ID: e.ID, PlatformID: e.PlatformID, Type: e.Type, ResourceID: e.ResourceID, Data: data,
+		DataFormat: storeEventPortData, CreatedAt: storeTime(e.CreatedAt), Status: ports.EventPending}
+}
+
+func (r storeEventRow) toPort() ports.Event {
+	e := ports.Event{ID: r.ID, PlatformID: r.PlatformID, Type: r.Type, ResourceID: r.ResourceID, CreatedAt: storeTime(r.CreatedAt),
+		Status: r.Status, Attempts: r.Attempts, LastAttemptAt: storeTimePtr(r.LastAttemptAt), DeliveredAt: storeTimePtr(r.DeliveredAt)}
+	if len(r.Data) > 0 && string(r.Data) != "{}" {
+		e.Resource = append(json.RawMessage(nil), r.Data...)
+	}
+	return e
+}
+
+type storeEventAttemptRow struct {
+	bun.BaseModel `bun:"table:event_attempts"`
+
+	EventID    string    `bun:"event_id,pk"`
+	Attempt    int       `bun:"attempt,pk"`
+	At         time.Time `bun:"at"`
+	StatusCode int       `bun:"status_code"`
+	LatencyUS  int64     `bun:"latency_us"`
+	Error      string    `bun:"error"`
+}
+
+// Formats of events.data: the port value's JSON, or a transactions row
+// as the trigger recorded it (to_jsonb of the row).
+const (
+	storeEventPortData = "port"
+	storeEventTxnRow   = "transactions"
+)
+
+// storeEventTxnRow is a transaction event's row snapshot read back as a
+// row of transactions.
+type storeEventTxnSnapshot struct {
+	EventID string      `bun:"event_id"`
+	Txn     storeTxnRow `bun:"embed:t__"`
+}
+
+// storeEventsToPort converts rows, turning transactions-row snapshots into
+// the transaction's port JSON (one query for them all).
+func storeEventsToPort(ctx context.Context, db bun.IDB, rows []storeEventRow) ([]ports.Event, error) {
+	out := make([]ports.Event, len(rows))
+	var snap []string
+	for i, r := range rows {
+		out[i] = r.toPort()
+		if r.DataFormat == storeEventTxnRow {
+			snap = append(snap, r.ID)
+		}
+	}
+	if len(snap) == 0 {
+		return out, nil
+	}
+	var txns []storeEventTxnSnapshot
+	err := db.NewRaw(`SELECT e.id AS event_id, `+storeColumns(db.Dialect(), "t", reflect.TypeFor[storeTxnRow]())+`
+	FROM events AS e CROSS JOIN LATERAL jsonb_populate_record(NULL::transactions, e.data) AS t WHERE e.id = ANY(?)`,
+		pgdialect.Array(snap)).Scan(ctx, &txns)
+	if err != nil {
+		return nil, fmt.Errorf("read transaction snapshots: %w", err)
+	}
+	byEvent := make(map[string][]byte, len(txns))
+	for _, t := range txns {
+		b, err := json.Marshal(t.Txn.toPort())
+		if err != nil {
+			return nil, fmt.Errorf("snapshot of %s: %w", t.EventID, err)
+		}
+		byEvent[t.EventID] = b
+	}
+	for i := range out {
+		if b, ok := byEvent[out[i].ID]; ok {
+			out[i].Resource = b
+		}
+	}
+	return out, nil
+}
+
+type storeEvents struct{ tx *storeTx }
+
+// Append inserts the event and its delivery job, without a savepoint:
+// event ids are unique by construction.
+func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
+	row, job := storeEventToRow(e), storeJobToRow(ports.EventDeliveryJobFor(e))
+	_, err := r.tx.execPlain(ctx, "append event "+e.ID, func(ctx context.Context) (sql.Result, error) {
+		if _, err := r.tx.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+			return nil, err
+		}
+		return r.tx.db.NewInsert().Model(&job).On("CONFLICT DO NOTHING").Exec(ctx)
+	})
+	return err
+}
+
+func (r storeEvents) Get(ctx context.Context, platformID, id string) (ports.Event, error) {
+	var row storeEventRow
+	if err := storeGet(ctx, r.tx.db.NewSelect().Model(&row).Where("id = ? AND platform_id = ?", id, platformID), "get event "+id); err != nil {
+		return ports.Event{}, err
+	}
+	out, err := storeEventsToPort(ctx, r.tx.db, []storeEventRow{row})
+	if err != nil {
+		return ports.Event{}, err
+	}
+	return out[0], nil
+}
+
+func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
+	filter := func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = q.Where("platform_id = ?", f.PlatformID)
+		if f.ResourceID != "" {
+			q = q.Where("resource_id = ?", f.ResourceID)
+		}
+		if f.Type != "" {
+			q = q.Where("type = ?", f.Type)
+		}
+		if f.Status != "" {
+			q = q.Where("status = ?", f.Status)
+		}
+		return q
+	}
+	what := "events of " + f.PlatformID
+	total, err := filter(r.tx.db.NewSelect().Model((*storeEventRow)(nil))).Count(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count %s: %w", what, err)
+	}
+	var rows []storeEventRow
+	if err := storePage(filter(r.tx.db.NewSelect().Model(&rows)), page, false).Scan(ctx); err != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", what, err)
+	}
+	out, err := storeEventsToPort(ctx, r.tx.db, rows)
+	return out, int(total), err
+}
+
+// RecordAttempt numbers the attempt after the event's count, in one
+// statement with the event's update.
+func (r storeEvents) RecordAttempt(ctx context.Context, platformID string, a ports.EventAttempt, status string) error {
+	what := "record attempt of " + a.EventID
+	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewRaw(`WITH e AS (
+	UPDATE events SET status = ?, attempts = attempts + 1, last_attempt_at = ?::timestamptz,
+		delivered_at = CASE WHEN ? = 'DELIVERED' THEN ?::timestamptz ELSE delivered_at END
+	WHERE id = ? AND platform_id = ? RETURNING id, attempts)
+INSERT INTO event_attempts (event_id, attempt, at, status_code, latency_us, error)
+SELECT e.id, e.attempts, ?::timestamptz, ?, ?, ? FROM e`,
+			status, storeTime(a.At), status, storeTime(a.At), a.EventID, platformID,
+			storeTime(a.At), a.StatusCode, a.Latency.Microseconds(), a.Error).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
+func (r storeEvents) Attempts(ctx context.Context, platformID, eventID string) ([]ports.EventAttempt, error) {
+	if _, err := r.Get(ctx, platformID, eventID); err != nil {
+		return nil, err
+	}
+	var rows []storeEventAttemptRow
+	if err := r.tx.db.NewSelect().Model(&rows).Where("event_id = ?", eventID).Order("attempt").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("attempts of %s: %w", eventID, err)
+	}
+	out := make([]ports.EventAttempt, len(rows))
+	for i, a := range rows {
+		out[i] = ports.EventAttempt{EventID: a.EventID, At: storeTime(a.At), StatusCode: a.StatusCode,
+			Latency: time.Duration(a.LatencyUS) * time.Microsecond, Error: a.Error}
+	}
+	return out, nil
+}
+
+func (r storeEvents) PendingBefore(ctx context.Context, e ports.Event) (bool, error) {
+	exists, err := r.tx.db.NewSelect().Model((*storeEventRow)(nil)).
+		Where("platform_id = ? AND resource_id = ? AND status = 'PENDING' AND (created_at, id) < (?::timestamptz, ?)",
+			e.PlatformID, e.ResourceID, storeTime(e.CreatedAt), e.ID).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("events before %s: %w", e.ID, err)
+	}
+	return exists, nil
+}
+
+func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {
+	what := "requeue event " + id
+	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewRaw(`UPDATE events SET status = 'PENDING', delivered_at = NULL WHERE id = ? AND platform_id = ?`,
+			id, platformID).Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	if err := storeUpdated(res, what); err != nil {
+		return err
+	}
+	e, err := r.Get(ctx, platformID, id)
+	if err != nil {
+		return err
+	}
+	j := ports.EventDeliveryJobFor(e)
+	j.RunAt = runAt
+	return storeJobs(r).Enqueue(ctx, j)
+}

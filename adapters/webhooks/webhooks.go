@@ -1,0 +1,148 @@
+// Package webhooks sends webhook bodies over HTTP and signs them: the
+// transport and the key behind core/events' Sender and Signer.
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/corridorpay/corridor/core/events"
+)
+
+// SignatureHeader carries the body's signature.
+const SignatureHeader = "X-Service-Signature"
+
+// maxAnswer bounds how much of an endpoint's answer is kept.
+const maxAnswer = 64 << 10
+
+// Sender POSTs webhooks with a per-attempt timeout and no redirects (an
+// endpoint answers for itself).
+type Sender struct {
+	client *http.Client
+}
+
+// NewSender returns a sender whose attempts end after timeout.
+func NewSender(timeout time.Duration) *Sender {
+	return &Sender{client: &http.Client{
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport:     &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second},
+	}}
+}
+
+// Send POSTs body to url signed with signature: the endpoint's status and
+// the start of its body, or an error when it did not answer.
+func (s *Sender) Send(ctx context.Context, url string, body []byte, signature string) (events.Answer, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return events.Answer{}, fmt.Errorf("webhook request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "corridor-webhooks/1")
+	req.Header.Set(SignatureHeader, signature)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return events.Answer{}, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
+	return events.Answer{StatusCode: resp.StatusCode, Body: b}, nil
+}
+
+// Signer signs bodies with the deployment's P-256 key: base64 (standard)
+// of the ASN.1 DER ECDSA signature over SHA-256 of the exact body.
+type Signer struct {
+	key *ecdsa.PrivateKey
+}
+
+// ParseSigner reads a PEM private key (PKCS #8 or SEC 1 "EC PRIVATE
+// KEY") on P-256.
+func ParseSigner(pemText string) (*Signer, error) {
+	block, _ := pem.Decode([]byte(pemText))
+	if block == nil {
+		return nil, errors.New("webhook signing key: not PEM")
+	}
+	var key *ecdsa.PrivateKey
+	if k, err := x509.ParsePKCS8PrivateKey(block.Bytes); err == nil {
+		ek, ok := k.(*ecdsa.PrivateKey)
+		if !ok {
+			return nil, errors.New("webhook signing key: not an ECDSA key")
+		}
+		key = ek
+	} else if ek, err2 := x509.ParseECPrivateKey(block.Bytes); err2 == nil {
+		key = ek
+	} else {
+		return nil, fmt.Errorf("webhook signing key: %w", err)
+	}
+	if key.Curve != elliptic.P256() {
+		return nil, errors.New("webhook signing key: the curve must be P-256")
+	}
+	return &Signer{key: key}, nil
+}
+
+// GenerateSigner makes a fresh key (a process without a configured one).
+func GenerateSigner() (*Signer, error) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("webhook signing key: %w", err)
+	}
+	return &Signer{key: k}, nil
+}
+
+// Sign is the X-Service-Signature of body.
+func (s *Signer) Sign(body []byte) (string, error) {
+	sum := sha256.Sum256(body)
+	sig, err := ecdsa.SignASN1(rand.Reader, s.key, sum[:])
+	if err != nil {
+		return "", fmt.Errorf("sign webhook: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(sig), nil
+}
+
+// PublicKeyPEM is the public key platforms verify with (PKIX PEM).
+func (s *Signer) PublicKeyPEM() string {
+	der, err := x509.MarshalPKIXPublicKey(&s.key.PublicKey)
+	if err != nil {
+		panic("webhooks: marshal a P-256 public key: " + err.Error())
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+}
+
+// Verify checks signature over body with the PEM public key pub (what a
+// platform does; the tests use it).
+func Verify(pub string, body []byte, signature string) error {
+	block, _ := pem.Decode([]byte(pub))
+	if block == nil {
+		return errors.New("public key: not PEM")
+	}
+	k, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return fmt.Errorf("public key: %w", err)
+	}
+	ek, ok := k.(*ecdsa.PublicKey)
+	if !ok {
+		return errors.New("public key: not ECDSA")
+	}
+	sig, err := base64.StdEncoding.DecodeString(signature)
+	if err != nil {
+		return fmt.Errorf("signature: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	if !ecdsa.VerifyASN1(ek, sum[:], sig) {
+		return errors.New("signature does not verify")
+	}
+	return nil
+}

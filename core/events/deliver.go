@@ -1,0 +1,256 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/corridorpay/corridor/core/jobs"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Schedule is the wait before each retry of a delivery that failed: the
+// first attempt runs at once, then nine retries over about three days
+// (75 h 35 min in all, each ±10 % of jitter so a recovered endpoint is not
+// met by every backlog at once). After the last, the event is FAILED and
+// waits for a redelivery.
+var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+	10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour}
+
+// Delivery settings.
+const (
+	// AttemptTimeout bounds one POST (the Sender enforces it).
+	AttemptTimeout = 10 * time.Second
+	// OrderWait is how long an event waits when an earlier event about
+	// the same resource is still pending (deliveries about one resource
+	// go in order).
+	OrderWait = 2 * time.Second
+	// BusyWait is how long an event waits when its platform already has
+	// PerPlatform deliveries in flight on this instance.
+	BusyWait = time.Second
+	// PerPlatform bounds one platform's deliveries in flight on one
+	// instance, so a slow endpoint holds at most that many of the
+	// delivery runner's handlers and others' deliveries go on.
+	PerPlatform = 4
+)
+
+// Answer is what an endpoint answered one POST.
+type Answer struct {
+	StatusCode int // 0 when no answer came
+	Body       []byte
+}
+
+// Sender POSTs a signed webhook body, within AttemptTimeout. An error is
+// no answer (refused, reset, timed out).
+type Sender interface {
+	Send(ctx context.Context, url string, body []byte, signature string) (Answer, error)
+}
+
+// Signer signs a webhook body (the X-Service-Signature value).
+type Signer interface {
+	Sign(body []byte) (string, error)
+}
+
+// Renderer renders an event's data: its resource as the API returns it
+// (nil for TEST).
+type Renderer interface {
+	Render(ctx context.Context, e ports.Event) (json.RawMessage, error)
+}
+
+// Endpoints are the platforms' webhook endpoints: "" when a platform has
+// none (its events wait); Disable removes one that answered 410 Gone.
+type Endpoints interface {
+	WebhookEndpoint(ctx context.Context, platformID string) (string, error)
+	DisableWebhookEndpoint(ctx context.Context, platformID, url string) error
+}
+
+// Deliverer delivers events: its Handle is the EventDeliveryJob handler
+// of a job runner that claims only those jobs.
+type Deliverer struct {
+	store     ports.Store
+	clock     ports.Clock
+	sender    Sender
+	signer    Signer
+	render    Renderer
+	endpoints Endpoints
+	log       *slog.Logger
+	jitter    func() float64 // in [0, 1)
+
+	mu       sync.Mutex
+	inFlight map[string]int // by platform
+}
+
+// NewDeliverer returns a deliverer.
+func NewDeliverer(store ports.Store, clock ports.Clock, sender Sender, signer Signer, render Renderer, endpoints Endpoints,
+	log *slog.Logger) *Deliverer {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Deliverer{store: store, clock: clock, sender: sender, signer: signer, render: render, endpoints: endpoints,
+		log: log, jitter: rand.Float64, inFlight: map[string]int{}}
+}
+
+// Envelope is the body of a webhook (the reference's): timestamp is the
+// send time; data is absent for TEST.
+type Envelope struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data,omitempty"`
+}
+
+var errWaiting = errors.New("webhook: waiting")
+
+// Handle delivers the event of job j once: delivered (2xx), retried on
+// the Schedule, FAILED after it, or left pending when its platform has no
+// endpoint (a 410 removes the endpoint). Events of one resource go in
+// order; a platform holds at most PerPlatform deliveries at once here.
+func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
+	platformID, eventID, ok := strings.Cut(string(j.Payload), "\n")
+	if !ok {
+		return fmt.Errorf("webhook job %s: payload is not platform and event id", j.ID)
+	}
+	e, err := d.store.Read().Events().Get(ctx, platformID, eventID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", eventID, err)
+	}
+	if e.Status != ports.EventPending {
+		return nil
+	}
+	now := d.clock.Now()
+	before, err := d.store.Read().Events().PendingBefore(ctx, e)
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", eventID, err)
+	}
+	if before {
+		return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is pending", errWaiting, e.ResourceID))
+	}
+	url, err := d.endpoints.WebhookEndpoint(ctx, platformID)
+	if err != nil {
+		return fmt.Errorf("webhook %s: endpoint of %s: %w", eventID, platformID, err)
+	}
+	if url == "" {
+		// Kept: setting an endpoint queues the platform's pending events
+		// again (Resume).
+		return nil
+	}
+	if !d.acquire(platformID) {
+		return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has %d deliveries in flight", errWaiting, platformID, PerPlatform))
+	}
+	defer d.release(platformID)
+	a, _, err := d.attempt(ctx, e, url)
+	if err != nil {
+		return err
+	}
+	return d.settle(ctx, e, url, a)
+}
+
+// attempt builds, signs and sends e's envelope to url now: the attempt
+// (its Error set when the endpoint did not take it) and the answer; err
+// is a failure before sending.
+func (d *Deliverer) attempt(ctx context.Context, e ports.Event, url string) (ports.EventAttempt, Answer, error) {
+	body, err := d.Body(ctx, e)
+	if err != nil {
+		return ports.EventAttempt{}, Answer{}, err
+	}
+	sig, err := d.signer.Sign(body)
+	if err != nil {
+		return ports.EventAttempt{}, Answer{}, fmt.Errorf("webhook %s: sign: %w", e.ID, err)
+	}
+	start := d.clock.Now()
+	ans, err := d.sender.Send(ctx, url, body, sig)
+	a := ports.EventAttempt{EventID: e.ID, At: start, StatusCode: ans.StatusCode, Latency: d.clock.Now().Sub(start)}
+	switch {
+	case err != nil:
+		a.Error = err.Error()
+	case ans.StatusCode < 200 || ans.StatusCode > 299:
+		a.Error = fmt.Sprintf("the endpoint answered %d", ans.StatusCode)
+	}
+	return a, ans, nil
+}
+
+// Body is e's envelope as sent now.
+func (d *Deliverer) Body(ctx context.Context, e ports.Event) ([]byte, error) {
+	env := Envelope{ID: e.ID, Type: e.Type, Timestamp: d.clock.Now().UTC()}
+	if e.Type != TypeTest {
+		data, err := d.render.Render(ctx, e)
+		if err != nil {
+			return nil, fmt.Errorf("webhook %s: render %s: %w", e.ID, e.ResourceID, err)
+		}
+		env.Data = data
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(env); err != nil {
+		return nil, fmt.Errorf("webhook %s: %w", e.ID, err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// settle records attempt a of e and decides what comes next.
+func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a ports.EventAttempt) error {
+	status := ports.EventPending
+	var next time.Time
+	switch {
+	case a.Error == "":
+		status = ports.EventDelivered
+	case a.StatusCode == 410:
+		// Gone: the endpoint is removed and the event waits for the next.
+		if err := d.endpoints.DisableWebhookEndpoint(ctx, e.PlatformID, url); err != nil {
+			return fmt.Errorf("webhook %s: disable endpoint: %w", e.ID, err)
+		}
+		d.log.Warn("webhook endpoint answered 410 Gone: removed; the platform's events wait for a new one",
+			"platform", e.PlatformID, "event", e.ID)
+	case e.Attempts >= len(Schedule):
+		status = ports.EventFailed
+	default:
+		wait := Schedule[e.Attempts]
+		wait += time.Duration((d.jitter()*0.2 - 0.1) * float64(wait))
+		next = a.At.Add(wait)
+	}
+	err := d.store.InTx(ctx, func(tx ports.Tx) error { return tx.Events().RecordAttempt(ctx, e.PlatformID, a, status) })
+	if err != nil {
+		return fmt.Errorf("webhook %s: record attempt: %w", e.ID, err)
+	}
+	log := d.log.With("event", e.ID, "type", e.Type, "platform", e.PlatformID, "attempt", e.Attempts+1,
+		"status_code", a.StatusCode, "latency_ms", a.Latency.Milliseconds())
+	switch {
+	case status == ports.EventDelivered:
+		log.Debug("webhook delivered")
+	case status == ports.EventFailed:
+		log.Error("webhook failed for good after its retries; redeliver it when the endpoint works", "err", a.Error)
+	case !next.IsZero():
+		log.Warn("webhook not delivered; will retry", "err", a.Error, "retry_at", next)
+		return jobs.RetryAt(next, fmt.Errorf("webhook %s: %s", e.ID, a.Error))
+	}
+	return nil
+}
+
+func (d *Deliverer) acquire(platformID string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.inFlight[platformID] >= PerPlatform {
+		return false
+	}
+	d.inFlight[platformID]++
+	return true
+}
+
+func (d *Deliverer) release(platformID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.inFlight[platformID]--; d.inFlight[platformID] <= 0 {
+		delete(d.inFlight, platformID)
+	}
+}

@@ -1,0 +1,301 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/adapters/system"
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/jobs"
+	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit/coretest"
+)
+
+// receiver is a fake endpoint: it answers from a script (then 200), and
+// keeps what it got.
+type receiver struct {
+	mu      sync.Mutex
+	script  []int // status codes to answer, in order; 0: no answer
+	got     []Envelope
+	sigs    []string
+	answers int
+}
+
+func (r *receiver) Send(_ context.Context, url string, body []byte, sig string) (Answer, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var env Envelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return Answer{}, err
+	}
+	code := 200
+	if len(r.script) > 0 {
+		code, r.script = r.script[0], r.script[1:]
+	}
+	r.answers++
+	if code == 0 {
+		return Answer{}, errors.New("connection refused")
+	}
+	r.got, r.sigs = append(r.got, env), append(r.sigs, sig)
+	return Answer{StatusCode: code, Body: []byte(`{"ok":true}`)}, nil
+}
+
+func (r *receiver) types() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.got {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+type signer struct{}
+
+func (signer) Sign(body []byte) (string, error) { return "sig:" + string(rune(len(body))), nil }
+
+type renderer struct{}
+
+func (renderer) Render(_ context.Context, e ports.Event) (json.RawMessage, error) {
+	return e.Resource, nil
+}
+
+type endpoints struct {
+	mu   sync.Mutex
+	urls map[string]string
+}
+
+func (e *endpoints) WebhookEndpoint(_ context.Context, platformID string) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.urls[platformID], nil
+}
+
+func (e *endpoints) DisableWebhookEndpoint(_ context.Context, platformID, url string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.urls[platformID] == url {
+		delete(e.urls, platformID)
+	}
+	return nil
+}
+
+type env struct {
+	t      *testing.T
+	b      coretest.Backend
+	recv   *receiver
+	ends   *endpoints
+	svc    *Service
+	runner *jobs.Runner
+	pid    string
+}
+
+func newEnv(t *testing.T, b coretest.Backend) *env {
+	e := &env{t: t, b: b, recv: &receiver{}, ends: &endpoints{urls: map[string]string{}}, pid: "Platform:p1"}
+	d := NewDeliverer(b.Store, b.Clock, e.recv, signer{}, renderer{}, e.ends, coretest.QuietLog())
+	d.jitter = func() float64 { return 0.5 } // no jitter: the schedule exactly
+	e.svc = NewService(b.Store, b.Clock, system.IDs{}, d)
+	e.runner = jobs.NewRunner(b.Store.Read().Jobs(), b.Clock, coretest.QuietLog(),
+		jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}))
+	e.runner.Handle(ports.EventDeliveryJob, d.Handle)
+	e.ends.urls[e.pid] = "https://hooks.example/in"
+	return e
+}
+
+func (e *env) record(typ, resourceID string) ports.Event {
+	e.t.Helper()
+	ev, err := e.svc.Record(context.Background(), e.pid, typ, resourceID, map[string]string{"id": resourceID})
+	require.NoError(e.t, err)
+	return ev
+}
+
+func (e *env) run() {
+	e.t.Helper()
+	_, err := e.runner.RunAll(context.Background(), 100)
+	require.NoError(e.t, err)
+}
+
+func (e *env) advance(d time.Duration) {
+	e.t.Helper()
+	e.b.Clock.Advance(d)
+	e.run()
+}
+
+func (e *env) event(id string) (ports.Event, []ports.EventAttempt) {
+	e.t.Helper()
+	ev, attempts, err := e.svc.Get(context.Background(), e.pid, id)
+	require.NoError(e.t, err)
+	return ev, attempts
+}
+
+func onBoth(t *testing.T, f func(t *testing.T, e *env)) {
+	t.Run("memory", func(t *testing.T) { f(t, newEnv(t, coretest.Memory())) })
+	t.Run("postgres", func(t *testing.T) { f(t, newEnv(t, coretest.Postgres(t))) })
+}
+
+func TestDeliveredOnce(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ev := e.record("CUSTOMER.KYC_APPROVED", "Customer:1")
+		e.run()
+		require.Len(t, e.recv.got, 1)
+		got := e.recv.got[0]
+		assert.Equal(t, ev.ID, got.ID)
+		assert.Equal(t, "CUSTOMER.KYC_APPROVED", got.Type)
+		assert.JSONEq(t, `{"id":"Customer:1"}`, string(got.Data))
+		assert.Equal(t, e.b.Clock.Now().UTC(), got.Timestamp.UTC())
+		stored, attempts := e.event(ev.ID)
+		assert.Equal(t, ports.EventDelivered, stored.Status)
+		require.Len(t, attempts, 1)
+		assert.Equal(t, 200, attempts[0].StatusCode)
+		e.advance(48 * time.Hour)
+		assert.Len(t, e.recv.got, 1, "delivered once")
+	})
+}
+
+// Failures are retried on the Schedule; after the last retry the event
+// is FAILED, and a redelivery sends it again.
+func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		e.recv.script = []int{500, 0, 409, 503, 500, 500, 500, 500, 500, 500}
+		ev := e.record("VERIFICATION.APPROVED", "Verification:1")
+		e.run()
+		assert.Equal(t, 1, e.recv.answers)
+		for i, wait := range Schedule {
+			e.advance(wait - time.Second)
+			assert.Equal(t, i+1, e.recv.answers, "not before its time (retry %d)", i+1)
+			e.advance(time.Second)
+			assert.Equal(t, i+2, e.recv.answers, "retry %d after %s", i+1, wait)
+		}
+		stored, attempts := e.event(ev.ID)
+		assert.Equal(t, ports.EventFailed, stored.Status)
+		assert.Equal(t, 10, stored.Attempts)
+		require.Len(t, attempts, 10)
+		assert.Equal(t, 0, attempts[1].StatusCode)
+		assert.Contains(t, attempts[1].Error, "connection refused")
+		assert.Equal(t, 409, attempts[2].StatusCode)
+		e.advance(100 * time.Hour)
+		assert.Equal(t, 10, e.recv.answers, "a FAILED event is not retried")
+
+		_, err := e.svc.Redeliver(context.Background(), e.pid, ev.ID)
+		require.NoError(t, err)
+		e.run()
+		stored, _ = e.event(ev.ID)
+		assert.Equal(t, ports.EventDelivered, stored.Status)
+		assert.Equal(t, 11, stored.Attempts)
+	})
+}
+
+// Events about one resource are delivered in order: a later one waits
+// while an earlier one is pending; another resource's does not.
+func TestOrderPerResource(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		e.recv.script = []int{500}
+		first := e.record("OUTGOING_PAYMENT.PENDING", "Transaction:1")
+		e.b.Clock.Advance(time.Millisecond)
+		e.record("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+		e.record("CUSTOMER.KYC_APPROVED", "Customer:9")
+		e.run()
+		assert.Equal(t, []string{"CUSTOMER.KYC_APPROVED"}, e.recv.types()[1:], "the failed first blocks the second of its resource")
+		e.advance(Schedule[0])
+		assert.Equal(t, []string{"OUTGOING_PAYMENT.PENDING", "CUSTOMER.KYC_APPROVED", "OUTGOING_PAYMENT.PENDING"}, e.recv.types()[:3])
+		e.advance(OrderWait)
+		assert.Equal(t, "OUTGOING_PAYMENT.COMPLETED", e.recv.types()[len(e.recv.types())-1])
+		stored, _ := e.event(first.ID)
+		assert.Equal(t, ports.EventDelivered, stored.Status)
+	})
+}
+
+// No endpoint: events wait (nothing dropped); setting one and resuming
+// sends the backlog. A 410 removes the endpoint.
+func TestNoEndpointThenResumeAnd410(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		delete(e.ends.urls, e.pid)
+		a := e.record("CUSTOMER.KYC_APPROVED", "Customer:1")
+		b := e.record("CUSTOMER.KYB_APPROVED", "Customer:2")
+		e.advance(time.Hour)
+		assert.Zero(t, e.recv.answers)
+		stored, _ := e.event(a.ID)
+		assert.Equal(t, ports.EventPending, stored.Status)
+
+		e.ends.urls[e.pid] = "https://hooks.example/new"
+		e.recv.script = []int{410}
+		n, err := e.svc.Resume(context.Background(), e.pid)
+		require.NoError(t, err)
+		assert.Equal(t, 2, n)
+		e.run()
+		assert.Equal(t, 1, e.recv.answers, "the 410 removed the endpoint: the next waits")
+		url, _ := e.ends.WebhookEndpoint(context.Background(), e.pid)
+		assert.Empty(t, url)
+		e.ends.urls[e.pid] = "https://hooks.example/newer"
+		_, err = e.svc.Resume(context.Background(), e.pid)
+		require.NoError(t, err)
+		e.run()
+		for _, id := range []string{a.ID, b.ID} {
+			stored, _ := e.event(id)
+			assert.Equal(t, ports.EventDelivered, stored.Status, id)
+		}
+	})
+}
+
+func TestSandboxTestWebhook(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		e.recv.script = []int{418}
+		res, err := e.svc.Test(context.Background(), e.pid)
+		require.NoError(t, err)
+		assert.Equal(t, TestResult{URL: "https://hooks.example/in", StatusCode: 418, Body: `{"ok":true}`}, res)
+		require.Len(t, e.recv.got, 1)
+		assert.Equal(t, TypeTest, e.recv.got[0].Type)
+		assert.Empty(t, e.recv.got[0].Data, "a TEST event has no data")
+		e.advance(Schedule[0])
+		assert.Len(t, e.recv.got, 2, "a test not taken is retried like any event")
+
+		delete(e.ends.urls, e.pid)
+		_, err = e.svc.Test(context.Background(), e.pid)
+		var fe *fault.Error
+		require.ErrorAs(t, err, &fe)
+		assert.Equal(t, fault.KindInvalid, fe.Kind)
+	})
+}
+
+func TestListFiltersAndUnknownValues(t *testing.T) {
+	e := newEnv(t, coretest.Memory())
+	e.record("CUSTOMER.KYC_APPROVED", "Customer:1")
+	e.record("VERIFICATION.APPROVED", "Verification:1")
+	page, err := e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid, Type: "VERIFICATION.APPROVED"}, ports.Page{Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, 1, page.Total)
+	assert.Equal(t, "Verification:1", page.Rows[0].ResourceID)
+	page, err = e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid}, ports.Page{Limit: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 2, page.Total)
+	require.Len(t, page.Rows, 1)
+	require.NotNil(t, page.Next)
+	_, err = e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid, Type: "NOPE"}, ports.Page{})
+	require.Error(t, err)
+	_, err = e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid, Status: "DONE"}, ports.Page{})
+	require.Error(t, err)
+	_, err = e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid}, ports.Page{Limit: 101})
+	require.Error(t, err)
+	_, _, err = e.svc.Get(context.Background(), "Platform:other", page.Rows[0].ID)
+	var fe *fault.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, fault.KindNotFound, fe.Kind)
+}
+
+func TestPerPlatformCap(t *testing.T) {
+	d := NewDeliverer(nil, nil, nil, nil, nil, nil, nil)
+	for range PerPlatform {
+		require.True(t, d.acquire("p"))
+	}
+	assert.False(t, d.acquire("p"), "a platform holds at most PerPlatform deliveries")
+	assert.True(t, d.acquire("q"), "another platform is not held up")
+	d.release("p")
+	assert.True(t, d.acquire("p"))
+}

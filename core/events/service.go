@@ -1,0 +1,197 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/jobs"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// Types are the webhook types the outbox records (the reference's, less
+// the out-of-scope card and bulk ones).
+var Types = []string{
+	"OUTGOING_PAYMENT.PENDING", "OUTGOING_PAYMENT.PENDING_AUTHORIZATION", "OUTGOING_PAYMENT.PROCESSING",
+	"OUTGOING_PAYMENT.COMPLETED", "OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.EXPIRED",
+	"OUTGOING_PAYMENT.REFUND_PENDING", "OUTGOING_PAYMENT.REFUND_COMPLETED", "OUTGOING_PAYMENT.REFUND_FAILED",
+	"INCOMING_PAYMENT.PENDING", "INCOMING_PAYMENT.COMPLETED", "INCOMING_PAYMENT.FAILED",
+	"INCOMING_PAYMENT.REFUND_PENDING", "INCOMING_PAYMENT.REFUND_COMPLETED", "INCOMING_PAYMENT.REFUND_FAILED",
+	"CUSTOMER.KYC_APPROVED", "CUSTOMER.KYC_REJECTED", "CUSTOMER.KYC_PENDING",
+	"CUSTOMER.KYB_APPROVED", "CUSTOMER.KYB_REJECTED", "CUSTOMER.KYB_PENDING",
+	"VERIFICATION.APPROVED", "VERIFICATION.REJECTED", "VERIFICATION.RESOLVE_ERRORS", "VERIFICATION.IN_PROGRESS",
+	"VERIFICATION.PENDING_MANUAL_REVIEW", "VERIFICATION.READY_FOR_VERIFICATION",
+	"INTERNAL_ACCOUNT.BALANCE_UPDATED", "INTERNAL_ACCOUNT.STATUS_UPDATED", "EXTERNAL_ACCOUNT.STATUS_UPDATED",
+	"INVITATION.CLAIMED", "AGENT_ACTION.PENDING_APPROVAL", TypeTest,
+}
+
+// Statuses are the delivery statuses.
+var Statuses = []string{ports.EventPending, ports.EventDelivered, ports.EventFailed}
+
+// Service answers the webhook operations: the platform's events and
+// their attempts, redelivery, and the sandbox's test webhook.
+type Service struct {
+	store   ports.Store
+	clock   ports.Clock
+	ids     ports.IDs
+	deliver *Deliverer
+}
+
+// NewService returns the service over store, delivering with d.
+func NewService(store ports.Store, clock ports.Clock, ids ports.IDs, d *Deliverer) *Service {
+	return &Service{store: store, clock: clock, ids: ids, deliver: d}
+}
+
+// Page is one page of events.
+type Page struct {
+	Rows []ports.Event
+	// Next is the position after the last row, when there are more.
+	Next  *ports.Position
+	Total int
+}
+
+// MaxLimit bounds a page.
+const MaxLimit = 100
+
+// List pages the platform's events, oldest first.
+func (s *Service) List(ctx context.Context, f ports.EventFilter, page ports.Page) (Page, error) {
+	if f.Type != "" && !slices.Contains(Types, f.Type) {
+		return Page{}, fault.Invalid("type", "unknown webhook type "+f.Type)
+	}
+	if f.Status != "" && !slices.Contains(Statuses, f.Status) {
+		return Page{}, fault.Invalid("status", "status must be one of PENDING, DELIVERED, FAILED")
+	}
+	if page.Limit == 0 {
+		page.Limit = 20
+	}
+	if page.Limit < 1 || page.Limit > MaxLimit {
+		return Page{}, fault.Invalid("limit", fmt.Sprintf("must be between 1 and %d", MaxLimit))
+	}
+	rows, total, err := s.store.Read().Events().List(ctx, f, page)
+	if err != nil {
+		return Page{}, fmt.Errorf("list events: %w", err)
+	}
+	out := Page{Total: total}
+	out.Rows, out.Next = ports.TrimPage(rows, page.Limit, func(e ports.Event) ports.Position {
+		return ports.Position{CreatedAt: e.CreatedAt, ID: e.ID}
+	})
+	if out.Rows == nil {
+		out.Rows = []ports.Event{}
+	}
+	return out, nil
+}
+
+// Get is one event with its attempts, oldest first.
+func (s *Service) Get(ctx context.Context, platformID, id string) (ports.Event, []ports.EventAttempt, error) {
+	e, err := s.store.Read().Events().Get(ctx, platformID, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Event{}, nil, fault.NotFound("NOT_FOUND", "webhook event "+id+" not found")
+	}
+	if err != nil {
+		return ports.Event{}, nil, fmt.Errorf("get event %s: %w", id, err)
+	}
+	attempts, err := s.store.Read().Events().Attempts(ctx, platformID, id)
+	if err != nil {
+		return ports.Event{}, nil, fmt.Errorf("attempts of %s: %w", id, err)
+	}
+	return e, attempts, nil
+}
+
+// Redeliver sends an event again from now (its schedule starts over for
+// a FAILED one): PENDING again, delivered by the job queue.
+func (s *Service) Redeliver(ctx context.Context, platformID, id string) (ports.Event, error) {
+	err := s.store.InTx(ctx, func(tx ports.Tx) error { return tx.Events().Requeue(ctx, platformID, id, s.clock.Now()) })
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Event{}, fault.NotFound("NOT_FOUND", "webhook event "+id+" not found")
+	}
+	if err != nil {
+		return ports.Event{}, fmt.Errorf("redeliver %s: %w", id, err)
+	}
+	e, _, err := s.Get(ctx, platformID, id)
+	return e, err
+}
+
+// Resume queues again the deliveries of the platform's pending events
+// (after it sets a webhook endpoint: its backlog is sent, oldest first
+// per resource).
+func (s *Service) Resume(ctx context.Context, platformID string) (int, error) {
+	n := 0
+	page := ports.Page{Limit: 500}
+	for {
+		rows, _, err := s.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: platformID, Status: ports.EventPending}, page)
+		if err != nil {
+			return n, fmt.Errorf("resume webhooks of %s: %w", platformID, err)
+		}
+		if len(rows) == 0 {
+			return n, nil
+		}
+		now := s.clock.Now()
+		err = s.store.InTx(ctx, func(tx ports.Tx) error {
+			for _, e := range rows {
+				if err := tx.Events().Requeue(ctx, platformID, e.ID, now); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return n, fmt.Errorf("resume webhooks of %s: %w", platformID, err)
+		}
+		n += len(rows)
+		last := rows[len(rows)-1]
+		page.After = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+}
+
+// TestResult is what the endpoint answered a test webhook.
+type TestResult struct {
+	URL        string
+	StatusCode int
+	Body       string
+}
+
+// Test records a TEST event and sends it at once (the sandbox's test
+// webhook): a platform without an endpoint, or an endpoint that does not
+// answer, is 400; any answer is the result. A test not delivered is
+// retried like any event.
+func (s *Service) Test(ctx context.Context, platformID string) (TestResult, error) {
+	url, err := s.deliver.endpoints.WebhookEndpoint(ctx, platformID)
+	if err != nil {
+		return TestResult{}, fmt.Errorf("test webhook: endpoint of %s: %w", platformID, err)
+	}
+	if url == "" {
+		return TestResult{}, fault.Invalid("webhookEndpoint", "the platform has no webhook endpoint: set one with PATCH /config")
+	}
+	e, err := s.Record(ctx, platformID, TypeTest, "", nil)
+	if err != nil {
+		return TestResult{}, err
+	}
+	a, ans, err := s.deliver.attempt(ctx, e, url)
+	if err != nil {
+		return TestResult{}, err
+	}
+	if err := s.deliver.settle(ctx, e, url, a); err != nil {
+		if _, later := jobs.IsRetryAt(err); !later {
+			return TestResult{}, err
+		}
+	}
+	if a.StatusCode == 0 {
+		return TestResult{}, fault.Invalid("webhookEndpoint", "the webhook endpoint did not answer: "+a.Error)
+	}
+	return TestResult{URL: url, StatusCode: ans.StatusCode, Body: string(ans.Body)}, nil
+}
+
+// Record appends an event in its own unit of work (a TEST event; changes
+// record theirs in the unit that makes them).
+func (s *Service) Record(ctx context.Context, platformID, typ, resourceID string, resource any) (ports.Event, error) {
+	e, err := New(s.ids, platformID, typ, resourceID, resource, s.clock.Now())
+	if err != nil {
+		return ports.Event{}, err
+	}
+	if err := s.store.InTx(ctx, func(tx ports.Tx) error { return tx.Events().Append(ctx, e) }); err != nil {
+		return ports.Event{}, fmt.Errorf("record %s event: %w", typ, err)
+	}
+	return e, nil
+}

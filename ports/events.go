@@ -1,0 +1,113 @@
+package ports
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Event is a state change a platform hears of by webhook, recorded in the
+// same database transaction as the change (the outbox): for money changes
+// inside the ledger's group-commit write (Records.Events,
+// TransactionStatusChange.Event), for the rest in the unit of work
+// (Tx.Events). Recording an event also queues its delivery (a job of kind
+// EventDeliveryJob keyed by the event id), so an event is delivered if
+// and only if its change committed.
+type Event struct {
+	ID         string // "Webhook:<uuid>": the envelope's id
+	PlatformID string
+	// Type is the reference's webhook type: OUTGOING_PAYMENT.COMPLETED,
+	// CUSTOMER.KYC_APPROVED, TEST…
+	Type       string
+	ResourceID string
+	// Resource is the changed resource as it was at the change: the JSON
+	// of its port value (ports.Transaction, ports.Customer…), which the
+	// sender renders as the API would (empty for TEST).
+	Resource  json.RawMessage
+	CreatedAt time.Time
+
+	// Delivery state.
+	Status        string // EventPending, EventDelivered, EventFailed
+	Attempts      int
+	LastAttemptAt *time.Time
+	DeliveredAt   *time.Time
+}
+
+// Event delivery statuses.
+const (
+	EventPending   = "PENDING"
+	EventDelivered = "DELIVERED"
+	EventFailed    = "FAILED"
+)
+
+// EventDeliveryJob is the job kind that delivers one event (keyed by the
+// event id).
+const EventDeliveryJob = "webhook.deliver"
+
+// EventDeliveryJobFor is the delivery job of e, queued with it: its
+// payload is the platform id and the event id, a line each.
+func EventDeliveryJobFor(e Event) Job {
+	return Job{ID: "Job:" + e.ID, Kind: EventDeliveryJob, Key: e.ID, Payload: []byte(e.PlatformID + "\n" + e.ID), RunAt: e.CreatedAt}
+}
+
+// EventAttempt is one delivery attempt of an event.
+type EventAttempt struct {
+	EventID    string
+	At         time.Time
+	StatusCode int // 0 when no answer came (timeout, refused connection)
+	Latency    time.Duration
+	Error      string
+}
+
+type EventFilter struct {
+	PlatformID string // always set
+	ResourceID string
+	Type       string
+	Status     string
+}
+
+// EventRepo is the outbox.
+type EventRepo interface {
+	// Append records e (Status EventPending) and queues its delivery job.
+	Append(ctx context.Context, e Event) error
+	Get(ctx context.Context, platformID, id string) (Event, error)
+	// List pages events by (CreatedAt, ID), oldest first.
+	List(ctx context.Context, f EventFilter, page Page) (rows []Event, total int, err error)
+	// RecordAttempt stores an attempt and moves the event to status
+	// (EventDelivered sets DeliveredAt).
+	RecordAttempt(ctx context.Context, platformID string, a EventAttempt, status string) error
+	// Attempts are an event's attempts, oldest first.
+	Attempts(ctx context.Context, platformID, eventID string) ([]EventAttempt, error)
+	// PendingBefore reports whether an event of e's platform and resource
+	// recorded before e is still pending (deliveries about one resource go
+	// in order).
+	PendingBefore(ctx context.Context, e Event) (bool, error)
+	// Requeue sets a delivered or failed event pending again and queues
+	// its delivery job at runAt (redelivery).
+	Requeue(ctx context.Context, platformID, id string, runAt time.Time) error
+}
+
+// TransactionEventType is the webhook type a transaction of type txType
+// (INCOMING or OUTGOING) entering status records, or "" for none (a
+// CREATED transaction; statuses the reference has no type for). The
+// PostgreSQL store's trigger (migrations/0020_events_delivery.sql) has
+// the same table; the store contract checks both.
+func TransactionEventType(txType, status string) string {
+	prefix := "OUTGOING_PAYMENT."
+	if txType == "INCOMING" {
+		prefix = "INCOMING_PAYMENT."
+	}
+	switch status {
+	case "PENDING", "COMPLETED", "FAILED":
+		return prefix + status
+	case "REJECTED":
+		return prefix + "FAILED"
+	case "REFUNDED":
+		return prefix + "REFUND_COMPLETED"
+	case "PENDING_AUTHORIZATION", "PROCESSING", "EXPIRED":
+		if txType == "OUTGOING" {
+			return prefix + status
+		}
+	}
+	return ""
+}

@@ -1,0 +1,239 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/ports"
+)
+
+// testEvents holds the outbox: an appended event is pending with its
+// delivery job queued in the same unit of work (none after a rollback),
+// lists by (CreatedAt, ID) with filters, records attempts, tells whether
+// an earlier event of the resource is pending, and requeues.
+func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p := createPlatform(t, s, at(0))
+	q := createPlatform(t, s, at(0))
+	var evs []ports.Event
+	for i := range 5 {
+		evs = append(evs, ports.Event{
+			ID: newID("Webhook"), PlatformID: p.ID, Type: fmt.Sprintf("CUSTOMER.KYC_%d", i%2),
+			ResourceID: fmt.Sprintf("Customer:%d", i%3), Resource: json.RawMessage(fmt.Sprintf(`{"n": %d}`, i)),
+			CreatedAt: at(1 + i/2),
+		})
+	}
+	evs[4].Resource = nil
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		for _, e := range evs {
+			if err := tx.Events().Append(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	// A rolled-back unit of work leaves no event and no job.
+	rollback := errors.New("roll back")
+	gone := ports.Event{ID: newID("Webhook"), PlatformID: p.ID, Type: "X", CreatedAt: at(2)}
+	err := s.InTx(ctx, func(tx ports.Tx) error {
+		require.NoError(t, tx.Events().Append(ctx, gone))
+		return rollback
+	})
+	require.ErrorIs(t, err, rollback)
+
+	rows, total, err := s.Read().Events().List(ctx, ports.EventFilter{PlatformID: p.ID}, ports.Page{Limit: 10})
+	require.NoError(t, err)
+	require.Equal(t, 5, total)
+	want := sortedIDs(evs, func(e ports.Event) ports.Position { return ports.Position{CreatedAt: e.CreatedAt, ID: e.ID} })
+	assert.Equal(t, want, ids(rows, func(e ports.Event) string { return e.ID }))
+	for _, r := range rows {
+		for _, e := range evs {
+			if e.ID != r.ID {
+				continue
+			}
+			if e.Resource != nil {
+				assert.JSONEq(t, string(e.Resource), string(r.Resource))
+			} else {
+				assert.Empty(t, r.Resource)
+			}
+			e.Resource, r.Resource = nil, nil
+			e.CreatedAt, e.Status = norm(e.CreatedAt), ports.EventPending
+			assert.Equal(t, e, r)
+		}
+	}
+	for _, f := range []struct {
+		filter ports.EventFilter
+		want   int
+	}{
+		{ports.EventFilter{PlatformID: p.ID, ResourceID: "Customer:0"}, 2},
+		{ports.EventFilter{PlatformID: p.ID, Type: "CUSTOMER.KYC_1"}, 2},
+		{ports.EventFilter{PlatformID: p.ID, Status: ports.EventPending}, 5},
+		{ports.EventFilter{PlatformID: p.ID, Status: ports.EventDelivered}, 0},
+		{ports.EventFilter{PlatformID: q.ID}, 0},
+	} {
+		_, total, err = s.Read().Events().List(ctx, f.filter, ports.Page{Limit: 10})
+		require.NoError(t, err)
+		assert.Equal(t, f.want, total, "%+v", f.filter)
+	}
+	seen := walk(t, 2, 5, func(pg ports.Page) ([]ports.Event, int, error) {
+		return s.Read().Events().List(ctx, ports.EventFilter{PlatformID: p.ID}, pg)
+	}, func(e ports.Event) ports.Position { return ports.Position{CreatedAt: e.CreatedAt, ID: e.ID} })
+	assert.Equal(t, want, seen)
+
+	// Each event's delivery job was queued with it, and only those.
+	jobs, err := s.Read().Jobs().Claim(ctx, at(100), 100, time.Minute, ports.JobKinds{Only: []string{ports.EventDeliveryJob}})
+	require.NoError(t, err)
+	var keys []string
+	for _, j := range jobs {
+		keys = append(keys, j.Key)
+		assert.Equal(t, p.ID+"\n"+j.Key, string(j.Payload))
+	}
+	assert.ElementsMatch(t, ids(evs, func(e ports.Event) string { return e.ID }), keys)
+
+	_, err = s.Read().Events().Get(ctx, q.ID, evs[0].ID)
+	require.ErrorIs(t, err, ports.ErrNotFound, "another platform's event")
+
+	// evs[0] and evs[3] are about Customer:0, evs[0] first.
+	before, err := s.Read().Events().PendingBefore(ctx, evs[3])
+	require.NoError(t, err)
+	assert.True(t, before)
+	before, err = s.Read().Events().PendingBefore(ctx, evs[0])
+	require.NoError(t, err)
+	assert.False(t, before)
+
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Events().RecordAttempt(ctx, p.ID, ports.EventAttempt{EventID: evs[0].ID, At: at(10), StatusCode: 500,
+			Latency: 1500 * time.Microsecond, Error: "server error"}, ports.EventPending)
+	})
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Events().RecordAttempt(ctx, p.ID, ports.EventAttempt{EventID: evs[0].ID, At: at(11), StatusCode: 204,
+			Latency: 2 * time.Millisecond}, ports.EventDelivered)
+	})
+	got, err := s.Read().Events().Get(ctx, p.ID, evs[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, ports.EventDelivered, got.Status)
+	assert.Equal(t, 2, got.Attempts)
+	require.NotNil(t, got.DeliveredAt)
+	assert.Equal(t, norm(at(11)), *got.DeliveredAt)
+	attempts, err := s.Read().Events().Attempts(ctx, p.ID, evs[0].ID)
+	require.NoError(t, err)
+	require.Len(t, attempts, 2)
+	assert.Equal(t, ports.EventAttempt{EventID: evs[0].ID, At: norm(at(10)), StatusCode: 500, Latency: 1500 * time.Microsecond,
+		Error: "server error"}, attempts[0])
+	assert.Equal(t, 204, attempts[1].StatusCode)
+	before, err = s.Read().Events().PendingBefore(ctx, evs[3])
+	require.NoError(t, err)
+	assert.False(t, before, "the earlier event was delivered")
+	err = s.InTx(ctx, func(tx ports.Tx) error {
+		return tx.Events().RecordAttempt(ctx, q.ID, ports.EventAttempt{EventID: evs[0].ID, At: at(12)}, ports.EventFailed)
+	})
+	require.ErrorIs(t, err, ports.ErrNotFound, "another platform's event")
+
+	// Redelivery: pending again, with a new delivery job.
+	for _, j := range jobs {
+		require.NoError(t, s.Read().Jobs().Complete(ctx, j.ID))
+	}
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Events().Requeue(ctx, p.ID, evs[0].ID, at(20)) })
+	got, err = s.Read().Events().Get(ctx, p.ID, evs[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, ports.EventPending, got.Status)
+	assert.Nil(t, got.DeliveredAt)
+	jobs, err = s.Read().Jobs().Claim(ctx, at(100), 100, time.Minute, ports.JobKinds{Only: []string{ports.EventDeliveryJob}})
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	assert.Equal(t, evs[0].ID, jobs[0].Key)
+	assert.Equal(t, norm(at(20)), jobs[0].RunAt)
+}
+
+// testTransactionEvents: the store records a transaction's event when it
+// is created in, or moves to, a status with a webhook type
+// (ports.TransactionEventType), whatever path writes it, with the
+// transaction as it then was; none for CREATED or an update that keeps
+// the status.
+func testTransactionEvents(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p := createPlatform(t, s, at(0))
+	c := customer(p.ID, at(0))
+	createCustomers(t, s, c)
+	out := fullTransaction(p.ID, c.ID, at(1))
+	out.Status, out.SettledAt, out.UpdatedAt = "PENDING", nil, at(1)
+	in := transaction(p.ID, c.ID, "INCOMING", at(1))
+	in.Status = "CREATED"
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Transactions().Create(ctx, out); err != nil {
+			return err
+		}
+		return tx.Transactions().Create(ctx, in)
+	})
+	move := func(tr *ports.Transaction, status string, when time.Time) {
+		t.Helper()
+		tr.Status, tr.UpdatedAt = status, when
+		inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Transactions().Update(ctx, *tr) })
+	}
+	move(&out, "PROCESSING", at(2))
+	processing := out
+	out.Description = "rent, paid"
+	move(&out, "PROCESSING", at(3)) // same status: no event
+	move(&out, "COMPLETED", at(4))
+	move(&in, "PENDING", at(2))
+	move(&in, "PROCESSING", at(3)) // no incoming type for it
+	move(&in, "REJECTED", at(4))
+
+	events := func(id string) []ports.Event {
+		rows, _, err := s.Read().Events().List(ctx, ports.EventFilter{PlatformID: p.ID, ResourceID: id}, ports.Page{Limit: 10})
+		require.NoError(t, err)
+		return rows
+	}
+	got := events(out.ID)
+	require.Len(t, got, 3)
+	var types []string
+	for _, e := range got {
+		types = append(types, e.Type)
+	}
+	assert.Equal(t, []string{"OUTGOING_PAYMENT.PENDING", "OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.COMPLETED"}, types)
+	var snap ports.Transaction
+	require.NoError(t, json.Unmarshal(got[1].Resource, &snap))
+	assert.Equal(t, normTxn(processing), normTxn(snap), "the transaction as it was when it became PROCESSING")
+	assert.Equal(t, norm(at(2)), got[1].CreatedAt)
+	assert.Regexp(t, `^Webhook:[0-9a-f-]{36}$`, got[1].ID)
+
+	got = events(in.ID)
+	types = nil
+	for _, e := range got {
+		types = append(types, e.Type)
+	}
+	assert.Equal(t, []string{"INCOMING_PAYMENT.PENDING", "INCOMING_PAYMENT.FAILED"}, types)
+
+	// A rolled-back change records nothing.
+	rollback := errors.New("roll back")
+	err := s.InTx(ctx, func(tx ports.Tx) error {
+		out.Status, out.UpdatedAt = "FAILED", at(5)
+		require.NoError(t, tx.Transactions().Update(ctx, out))
+		return rollback
+	})
+	require.ErrorIs(t, err, rollback)
+	assert.Len(t, events(out.ID), 3)
+
+	// Every status's type, as the store records it, is the ports table's.
+	for _, typ := range []string{"INCOMING", "OUTGOING"} {
+		for _, st := range []string{"PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"} {
+			tr := transaction(p.ID, c.ID, typ, at(6))
+			tr.Status = st
+			inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Transactions().Create(ctx, tr) })
+			var gotType string
+			if evs := events(tr.ID); len(evs) == 1 {
+				gotType = evs[0].Type
+			} else {
+				require.Empty(t, evs)
+			}
+			assert.Equal(t, ports.TransactionEventType(typ, st), gotType, "%s %s", typ, st)
+		}
+	}
+}
