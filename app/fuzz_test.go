@@ -248,6 +248,7 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 			`{"type":"EMAIL_OTP","otp":"000000","clientPublicKey":"04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc8703acd69adca9a4bbf7f5d00d20a5e364b2569"}`,
 			`{"otp":"000000","clientPublicKey":"02f739f8c77b32f4d5f13265861febd76e7a9c61a1140d296b8c16302508870316"}`}, ""},
 		{"PATCH", "/internal-accounts/{id}", "/internal-accounts/" + wallet, ct, []string{`{"privateEnabled":true}`}, ""},
+		{"PATCH", "/config", "/config", ct, []string{`{"umaDomain":"pay.example.com","webhookEndpoint":"https://hooks.example.com/corridor","embeddedWalletConfig":{"otpLength":8,"expirationSeconds":600},"supportedCurrencies":[{"currencyCode":"USD","minAmount":0,"maxAmount":1000000,"enabledTransactionTypes":["INCOMING","OUTGOING"],"requiredCounterpartyFields":[{"name":"FULL_NAME","mandatory":true}]}]}`}, ""},
 		{"POST", "/internal-accounts/{id}/export", "/internal-accounts/" + wallet + "/export", ct, []string{
 			`{"clientPublicKey":"04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc8703acd69adca9a4bbf7f5d00d20a5e364b2569"}`}, ""},
 		{"POST", "/auth/sessions/{id}/refresh", "/auth/sessions/" + session + "/refresh", ct, []string{

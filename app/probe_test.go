@@ -39,54 +39,56 @@ var probeExpect = map[string]int{
 	"DELETE /platform/external-accounts/{externalAccountId}":  404,
 	"GET /beneficial-owners":                                  404, // filtered by a foreign customerId
 	"GET /beneficial-owners/{beneficialOwnerId}":              404,
-	"GET /customers":                                          200,
-	"GET /customers/external-accounts":                        200,
-	"GET /customers/external-accounts/{externalAccountId}":    404,
-	"GET /customers/internal-accounts":                        200,
-	"GET /customers/{customerId}":                             404,
-	"GET /documents":                                          200,
-	"GET /documents/{documentId}":                             404,
-	"GET /exchange-rates":                                     200, // public rates, no platform data
-	"GET /ledger/accounts":                                    200, // the caller's own accounts only
-	"GET /ledger/accounts/{accountId}":                        404,
-	"GET /ledger/accounts/{accountId}/balance":                404,
-	"GET /ledger/accounts/{accountId}/statement":              404,
-	"GET /ledger/entries":                                     404, // filtered by a foreign accountId
-	"GET /ledger/entries/{entryId}":                           404,
-	"GET /ledger/exports/reconciliation":                      400, // rail and currency are required
-	"GET /ledger/trial-balance":                               200, // the caller's own accounts only
-	"GET /ledger/verify":                                      403, // operator only
-	"GET /platform/external-accounts":                         200,
-	"GET /platform/external-accounts/{externalAccountId}":     404,
-	"GET /platform/internal-accounts":                         200, // the caller's own accounts only
-	"GET /quotes/{quoteId}":                                   404,
-	"GET /receiver/external-account/{accountId}":              404,
-	"GET /receiver/uma/{receiverUmaAddress}":                  404, // the sender customerId is foreign
-	"GET /transactions":                                       200,
-	"GET /transactions/{transactionId}":                       404,
-	"GET /verifications":                                      200,
-	"GET /verifications/{verificationId}":                     404,
-	"PATCH /beneficial-owners/{beneficialOwnerId}":            404,
-	"PATCH /customers/{customerId}":                           404,
-	"POST /beneficial-owners":                                 404,
-	"POST /customers":                                         201,
-	"POST /customers/external-accounts":                       404,
-	"POST /documents":                                         404,
-	"POST /platform/external-accounts":                        201,
-	"POST /quotes":                                            404,
-	"POST /quotes/{quoteId}/execute":                          404,
-	"POST /sandbox/internal-accounts/{accountId}/fund":        404,
-	"POST /sandbox/send":                                      404,
-	"POST /sandbox/uma/receive":                               404,
-	"POST /transfer-in":                                       404,
-	"POST /transfer-out":                                      404,
-	"POST /verifications":                                     404,
-	"PUT /documents/{documentId}":                             404,
+	"GET /config":                      200, // the caller's own configuration
+	"PATCH /config":                    200, // changes the caller's own configuration
+	"GET /customers":                   200,
+	"GET /customers/external-accounts": 200,
+	"GET /customers/external-accounts/{externalAccountId}": 404,
+	"GET /customers/internal-accounts":                     200,
+	"GET /customers/{customerId}":                          404,
+	"GET /documents":                                       200,
+	"GET /documents/{documentId}":                          404,
+	"GET /exchange-rates":                                  200, // public rates, no platform data
+	"GET /ledger/accounts":                                 200, // the caller's own accounts only
+	"GET /ledger/accounts/{accountId}":                     404,
+	"GET /ledger/accounts/{accountId}/balance":             404,
+	"GET /ledger/accounts/{accountId}/statement":           404,
+	"GET /ledger/entries":                                  404, // filtered by a foreign accountId
+	"GET /ledger/entries/{entryId}":                        404,
+	"GET /ledger/exports/reconciliation":                   400, // rail and currency are required
+	"GET /ledger/trial-balance":                            200, // the caller's own accounts only
+	"GET /ledger/verify":                                   403, // operator only
+	"GET /platform/external-accounts":                      200,
+	"GET /platform/external-accounts/{externalAccountId}":  404,
+	"GET /platform/internal-accounts":                      200, // the caller's own accounts only
+	"GET /quotes/{quoteId}":                                404,
+	"GET /receiver/external-account/{accountId}":           404,
+	"GET /receiver/uma/{receiverUmaAddress}":               404, // the sender customerId is foreign
+	"GET /transactions":                                    200,
+	"GET /transactions/{transactionId}":                    404,
+	"GET /verifications":                                   200,
+	"GET /verifications/{verificationId}":                  404,
+	"PATCH /beneficial-owners/{beneficialOwnerId}":         404,
+	"PATCH /customers/{customerId}":                        404,
+	"POST /beneficial-owners":                              404,
+	"POST /customers":                                      201,
+	"POST /customers/external-accounts":                    404,
+	"POST /documents":                                      404,
+	"POST /platform/external-accounts":                     201,
+	"POST /quotes":                                         404,
+	"POST /quotes/{quoteId}/execute":                       404,
+	"POST /sandbox/internal-accounts/{accountId}/fund":     404,
+	"POST /sandbox/send":                                   404,
+	"POST /sandbox/uma/receive":                            404,
+	"POST /transfer-in":                                    404,
+	"POST /transfer-out":                                   404,
+	"POST /verifications":                                  404,
+	"PUT /documents/{documentId}":                          404,
 }
 
 // probeOwn are the operations whose request names no first-platform id:
 // they create the caller's own resources, after the write check.
-var probeOwn = map[string]bool{"POST /customers": true, "POST /platform/external-accounts": true}
+var probeOwn = map[string]bool{"POST /customers": true, "POST /platform/external-accounts": true, "PATCH /config": true}
 
 // allOperations lists "METHOD /pattern" of the OpenAPI document.
 func (e *fuzzEnv) allOperations() []string {

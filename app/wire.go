@@ -221,7 +221,9 @@ type services struct {
 func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	ids := system.IDs{}
 	s := services{
-		platforms: platforms.New(b.store, b.ledger, clock, ids),
+		// The webhook work replaces NoEndpointHook with its TEST-event sender.
+		platforms: platforms.New(b.store, b.ledger, clock, ids, platforms.Sandbox(cfg.Sandbox),
+			platforms.OnEndpointChange(platforms.NoEndpointHook{}, b.log)),
 		customers: customers.New(b.store, b.ledger, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
 		accounts:  accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
 		// Webhook deliveries have their own runner (a slow endpoint never

@@ -148,8 +148,40 @@ type Platform struct {
 	UmaDomain string
 	// Currencies the platform holds internal accounts in.
 	Currencies []string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// CurrencySettings are the per-currency settings set through the
+	// platform configuration, at most one per code of Currencies (a
+	// currency without one has the defaults).
+	CurrencySettings []CurrencySetting
+	// WebhookEndpoint is where the platform's events go (empty: none).
+	WebhookEndpoint string
+	EmbeddedWallet  EmbeddedWalletConfig
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// CurrencySetting is a platform's setting of one of its currencies.
+type CurrencySetting struct {
+	Code string
+	// MinAmount and MaxAmount bound an amount sent, in minor units.
+	MinAmount, MaxAmount int64
+	// RequiredCounterpartyFields are the counterparty fields the platform
+	// asks for (CustomerInfoFieldName values).
+	RequiredCounterpartyFields []CounterpartyField
+	// EnabledTransactionTypes are INCOMING and/or OUTGOING.
+	EnabledTransactionTypes []string
+}
+
+// CounterpartyField is one field asked of a counterparty.
+type CounterpartyField struct {
+	Name      string
+	Mandatory bool
+}
+
+// EmbeddedWalletConfig is a platform's embedded-wallet settings; a zero
+// field is unset (the service's default applies).
+type EmbeddedWalletConfig struct {
+	OTPLength   int           // digits of an EMAIL_OTP code
+	OTPLifetime time.Duration // how long a code lives (whole seconds)
 }
 
 // APICredential is a platform's Basic credential. Only the SHA-256 of the
@@ -166,6 +198,11 @@ type APICredential struct {
 type PlatformRepo interface {
 	Create(ctx context.Context, p Platform) error
 	Get(ctx context.Context, id string) (Platform, error)
+	// GetForUpdate is Get with the row locked until the unit of work ends.
+	GetForUpdate(ctx context.Context, id string) (Platform, error)
+	// Update writes every field of p but ID, Name and CreatedAt
+	// (ErrNotFound when no such platform).
+	Update(ctx context.Context, p Platform) error
 	List(ctx context.Context) ([]Platform, error)
 	CreateCredential(ctx context.Context, c APICredential) error
 	CredentialByTokenID(ctx context.Context, tokenID string) (APICredential, error)

@@ -93,7 +93,7 @@ func memoryHarness(t *testing.T, sandboxed bool) *apiHarness {
 		idem:      memory.NewIdempotencyStore(),
 		cache:     memory.NewResponseCache(clock),
 		failures:  memory.NewFailureCounter(clock),
-		platforms: platforms.New(st, l, clock, ids),
+		platforms: platforms.New(st, l, clock, ids, platforms.Sandbox(sandboxed)),
 		accounts:  accounts.New(st, l, clock, ids, sandboxed),
 		logs:      logs,
 		log:       slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

@@ -180,6 +180,7 @@ func New(d Deps) http.Handler {
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
 	registerAccounts(s.api, d)
 	registerCustomers(s.api, d)
+	registerConfig(s.api, d)
 	if d.Transactions != nil {
 		registerTransactions(s.api, d)
 	}

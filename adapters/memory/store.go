@@ -347,6 +347,26 @@ func (r storePlatforms) Get(_ context.Context, id string) (ports.Platform, error
 	return storeCopyPlatform(p), nil
 }
 
+// GetForUpdate is Get: a unit of work already excludes every other writer.
+func (r storePlatforms) GetForUpdate(ctx context.Context, id string) (ports.Platform, error) {
+	return r.Get(ctx, id)
+}
+
+func (r storePlatforms) Update(_ context.Context, p ports.Platform) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	old, ok := storeLookup(r.tx, pickPlatforms, p.ID)
+	if !ok {
+		return fmt.Errorf("platform %s: %w", p.ID, ports.ErrNotFound)
+	}
+	p.Name, p.CreatedAt = old.Name, old.CreatedAt
+	r.tx.w.state.platforms[p.ID] = storeCopyPlatform(p)
+	return nil
+}
+
 func (r storePlatforms) List(_ context.Context) ([]ports.Platform, error) {
 	rows, _, err := storeListCopies(r.tx, pickPlatforms, func(ports.Platform) bool { return true },
 		func(p ports.Platform) (time.Time, string) { return p.CreatedAt, p.ID }, storeCopyPlatform, ports.Page{})
@@ -690,6 +710,15 @@ func storeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond
 
 func storeCopyPlatform(p ports.Platform) ports.Platform {
 	p.Currencies = slices.Clone(p.Currencies)
+	if p.CurrencySettings != nil {
+		settings := make([]ports.CurrencySetting, len(p.CurrencySettings))
+		for i, c := range p.CurrencySettings {
+			c.RequiredCounterpartyFields = slices.Clone(c.RequiredCounterpartyFields)
+			c.EnabledTransactionTypes = slices.Clone(c.EnabledTransactionTypes)
+			settings[i] = c
+		}
+		p.CurrencySettings = settings
+	}
 	p.CreatedAt = storeTime(p.CreatedAt)
 	p.UpdatedAt = storeTime(p.UpdatedAt)
 	return p

@@ -280,6 +280,26 @@ func (r storePlatforms) Get(ctx context.Context, id string) (ports.Platform, err
 	return row.toPort(), nil
 }
 
+func (r storePlatforms) GetForUpdate(ctx context.Context, id string) (ports.Platform, error) {
+	var row storePlatformRow
+	if err := storeGet(ctx, r.tx.db.NewSelect().Model(&row).Where("id = ?", id).For("UPDATE"), "platform "+id); err != nil {
+		return ports.Platform{}, err
+	}
+	return row.toPort(), nil
+}
+
+func (r storePlatforms) Update(ctx context.Context, p ports.Platform) error {
+	row := storePlatformToRow(p)
+	what := "update platform " + p.ID
+	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewUpdate().Model(&row).ExcludeColumn("id", "name", "created_at").WherePK().Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
+}
+
 func (r storePlatforms) List(ctx context.Context) ([]ports.Platform, error) {
 	var rows []storePlatformRow
 	if err := r.tx.db.NewSelect().Model(&rows).OrderExpr("created_at, id").Scan(ctx); err != nil {

@@ -17,26 +17,73 @@ import (
 type storePlatformRow struct {
 	bun.BaseModel `bun:"table:platforms"`
 
-	ID         string    `bun:"id,pk"`
-	Name       string    `bun:"name"`
-	UmaDomain  string    `bun:"uma_domain"`
-	Currencies []string  `bun:"currencies,array"`
-	CreatedAt  time.Time `bun:"created_at"`
-	UpdatedAt  time.Time `bun:"updated_at"`
+	ID                   string                 `bun:"id,pk"`
+	Name                 string                 `bun:"name"`
+	UmaDomain            string                 `bun:"uma_domain"`
+	Currencies           []string               `bun:"currencies,array"`
+	CurrencySettings     []storeCurrencySetting `bun:"currency_settings,type:jsonb"`
+	WebhookEndpoint      string                 `bun:"webhook_endpoint"`
+	OTPLength            int                    `bun:"otp_length"`
+	OTPExpirationSeconds int                    `bun:"otp_expiration_seconds"`
+	CreatedAt            time.Time              `bun:"created_at"`
+	UpdatedAt            time.Time              `bun:"updated_at"`
+}
+
+// storeCurrencySetting mirrors ports.CurrencySetting in currency_settings.
+type storeCurrencySetting struct {
+	Code                       string                   `json:"code"`
+	MinAmount                  int64                    `json:"minAmount"`
+	MaxAmount                  int64                    `json:"maxAmount"`
+	RequiredCounterpartyFields []storeCounterpartyField `json:"requiredCounterpartyFields"`
+	EnabledTransactionTypes    []string                 `json:"enabledTransactionTypes"`
+}
+
+type storeCounterpartyField struct {
+	Name      string `json:"name"`
+	Mandatory bool   `json:"mandatory"`
 }
 
 func storePlatformToRow(p ports.Platform) storePlatformRow {
-	return storePlatformRow{
+	row := storePlatformRow{
 		ID: p.ID, Name: p.Name, UmaDomain: p.UmaDomain, Currencies: p.Currencies,
-		CreatedAt: storeTime(p.CreatedAt), UpdatedAt: storeTime(p.UpdatedAt),
+		WebhookEndpoint: p.WebhookEndpoint, OTPLength: p.EmbeddedWallet.OTPLength,
+		OTPExpirationSeconds: int(p.EmbeddedWallet.OTPLifetime / time.Second),
+		CreatedAt:            storeTime(p.CreatedAt), UpdatedAt: storeTime(p.UpdatedAt),
 	}
+	if p.CurrencySettings != nil {
+		row.CurrencySettings = make([]storeCurrencySetting, len(p.CurrencySettings))
+		for i, c := range p.CurrencySettings {
+			fields := make([]storeCounterpartyField, len(c.RequiredCounterpartyFields))
+			for j, f := range c.RequiredCounterpartyFields {
+				fields[j] = storeCounterpartyField(f)
+			}
+			row.CurrencySettings[i] = storeCurrencySetting{Code: c.Code, MinAmount: c.MinAmount, MaxAmount: c.MaxAmount,
+				RequiredCounterpartyFields: fields, EnabledTransactionTypes: c.EnabledTransactionTypes}
+		}
+	}
+	return row
 }
 
 func (r storePlatformRow) toPort() ports.Platform {
-	return ports.Platform{
+	p := ports.Platform{
 		ID: r.ID, Name: r.Name, UmaDomain: r.UmaDomain, Currencies: r.Currencies,
+		WebhookEndpoint: r.WebhookEndpoint,
+		EmbeddedWallet: ports.EmbeddedWalletConfig{OTPLength: r.OTPLength,
+			OTPLifetime: time.Duration(r.OTPExpirationSeconds) * time.Second},
 		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
 	}
+	if r.CurrencySettings != nil {
+		p.CurrencySettings = make([]ports.CurrencySetting, len(r.CurrencySettings))
+		for i, c := range r.CurrencySettings {
+			fields := make([]ports.CounterpartyField, len(c.RequiredCounterpartyFields))
+			for j, f := range c.RequiredCounterpartyFields {
+				fields[j] = ports.CounterpartyField(f)
+			}
+			p.CurrencySettings[i] = ports.CurrencySetting{Code: c.Code, MinAmount: c.MinAmount, MaxAmount: c.MaxAmount,
+				RequiredCounterpartyFields: fields, EnabledTransactionTypes: c.EnabledTransactionTypes}
+		}
+	}
+	return p
 }
 
 type storeCredentialRow struct {

@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/fault"
@@ -20,17 +22,50 @@ import (
 // when none are given.
 var DefaultCurrencies = []string{"USD", "EUR", "MXN", "BRL", "GBP", "USDC", "BTC"}
 
-// Service creates platforms and manages their API credentials.
+// Service creates platforms, keeps their configuration and manages their
+// API credentials.
 type Service struct {
 	store  ports.Store
 	ledger ports.LedgerStore
 	clock  ports.Clock
 	ids    ports.IDs
+	// sandbox allows an http webhook endpoint on a loopback host.
+	sandbox bool
+	// endpointChanged hears of webhook endpoint changes after they commit;
+	// log records what it refuses.
+	endpointChanged EndpointChanged
+	log             *slog.Logger
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// Sandbox says the deployment is a sandbox: a webhook endpoint may then be
+// plain http to a loopback host (a receiver on the developer's machine).
+func Sandbox(on bool) Option { return func(s *Service) { s.sandbox = on } }
+
+// OnEndpointChange gives the Service the hook told of every webhook
+// endpoint change (NoEndpointHook by default); log records the hook's
+// errors (discarded when nil).
+func OnEndpointChange(hook EndpointChanged, log *slog.Logger) Option {
+	return func(s *Service) {
+		if hook != nil {
+			s.endpointChanged = hook
+		}
+		if log != nil {
+			s.log = log
+		}
+	}
 }
 
 // New returns a Service.
-func New(store ports.Store, ledger ports.LedgerStore, clock ports.Clock, ids ports.IDs) *Service {
-	return &Service{store: store, ledger: ledger, clock: clock, ids: ids}
+func New(store ports.Store, ledger ports.LedgerStore, clock ports.Clock, ids ports.IDs, opts ...Option) *Service {
+	s := &Service{store: store, ledger: ledger, clock: clock, ids: ids,
+		endpointChanged: NoEndpointHook{}, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Create creates a platform and, in the same unit of work, one internal
@@ -68,8 +103,8 @@ func (s *Service) Create(ctx context.Context, name, umaDomain string, currencies
 	for i, c := range curs {
 		codes[i] = c.Code
 	}
-	if err := s.ledger.CreateAccounts(ctx, ledger.SystemAccounts(codes, nil)...); err != nil {
-		return ports.Platform{}, fmt.Errorf("create system ledger accounts: %w", err)
+	if err := s.createSystemAccounts(ctx, codes); err != nil {
+		return ports.Platform{}, err
 	}
 
 	now := s.clock.Now().UTC()
@@ -86,20 +121,8 @@ func (s *Service) Create(ctx context.Context, name, umaDomain string, currencies
 			return fmt.Errorf("create platform: %w", err)
 		}
 		for _, c := range curs {
-			a := ports.InternalAccount{
-				ID:         s.ids.New("InternalAccount"),
-				PlatformID: p.ID,
-				Type:       accounts.HoldingType(c),
-				Status:     accounts.StatusActive,
-				Currency:   c.Code,
-				CreatedAt:  now,
-				UpdatedAt:  now,
-			}
-			if err := tx.InternalAccounts().Create(ctx, a); err != nil {
-				return fmt.Errorf("create platform %s account: %w", c.Code, err)
-			}
-			if err := tx.LedgerAccounts().Create(ctx, accounts.LedgerAccount(a)); err != nil {
-				return fmt.Errorf("create ledger account for %s: %w", a.ID, err)
+			if err := s.openAccount(ctx, tx, p.ID, c, now); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -108,6 +131,36 @@ func (s *Service) Create(ctx context.Context, name, umaDomain string, currencies
 		return ports.Platform{}, err
 	}
 	return p, nil
+}
+
+// createSystemAccounts creates the system ledger accounts the currencies
+// need (idempotent), before a unit of work opens accounts in them.
+func (s *Service) createSystemAccounts(ctx context.Context, codes []string) error {
+	if err := s.ledger.CreateAccounts(ctx, ledger.SystemAccounts(codes, nil)...); err != nil {
+		return fmt.Errorf("create system ledger accounts: %w", err)
+	}
+	return nil
+}
+
+// openAccount opens the platform's internal account in currency c, with
+// its ledger account, in tx.
+func (s *Service) openAccount(ctx context.Context, tx ports.Tx, platformID string, c money.Currency, now time.Time) error {
+	a := ports.InternalAccount{
+		ID:         s.ids.New("InternalAccount"),
+		PlatformID: platformID,
+		Type:       accounts.HoldingType(c),
+		Status:     accounts.StatusActive,
+		Currency:   c.Code,
+		CreatedAt:  now,
+		UpdatedAt:  now,
+	}
+	if err := tx.InternalAccounts().Create(ctx, a); err != nil {
+		return fmt.Errorf("create platform %s account: %w", c.Code, err)
+	}
+	if err := tx.LedgerAccounts().Create(ctx, accounts.LedgerAccount(a)); err != nil {
+		return fmt.Errorf("create ledger account for %s: %w", a.ID, err)
+	}
+	return nil
 }
 
 // Get returns a platform or a 404 fault.

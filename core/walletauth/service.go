@@ -18,6 +18,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -39,8 +40,10 @@ const (
 // Defaults of Options.
 const (
 	DefaultSessionLifetime = 15 * time.Minute
-	DefaultOTPLifetime     = 5 * time.Minute
-	DefaultOTPDigits       = 6
+	// DefaultOTPLifetime and DefaultOTPDigits apply to a platform that has
+	// not set its own (PATCH /config embeddedWalletConfig).
+	DefaultOTPLifetime = platforms.DefaultOTPLifetime
+	DefaultOTPDigits   = platforms.DefaultOTPLength
 	// MaxOTPTries is how many wrong codes one code survives.
 	MaxOTPTries = 5
 	// MaxChallenges is how many OTPs one credential may be sent per
@@ -58,8 +61,6 @@ type Mailer interface {
 type Options struct {
 	Sandbox         bool
 	SessionLifetime time.Duration
-	OTPLifetime     time.Duration
-	OTPDigits       int
 	Logger          *slog.Logger
 	// MasterKey (32 bytes) seals wallets' secrets at rest; ExportKey signs
 	// export bundles (its public key is published). Without both, export
@@ -97,12 +98,6 @@ func New(store ports.Store, single ports.SingleUse, failures ports.FailureCounte
 	clock ports.Clock, ids ports.IDs, opts Options) *Service {
 	if opts.SessionLifetime <= 0 {
 		opts.SessionLifetime = DefaultSessionLifetime
-	}
-	if opts.OTPLifetime <= 0 {
-		opts.OTPLifetime = DefaultOTPLifetime
-	}
-	if opts.OTPDigits <= 0 {
-		opts.OTPDigits = DefaultOTPDigits
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -218,8 +213,9 @@ type Challenged struct {
 }
 
 // Challenge starts a credential's re-authentication: an EMAIL_OTP gets a
-// new one-time password at its address (the sandbox skips delivery:
-// SandboxOTP is always accepted); a PASSKEY gets a WebAuthn challenge
+// new one-time password at its address, as long and as long-lived as the
+// platform's configuration says (platforms.OTPSettings; the sandbox skips
+// delivery: SandboxOTP is always accepted); a PASSKEY gets a WebAuthn challenge
 // bound to clientPublicKey. An OAUTH credential has no challenge step
 // (400); too many challenges is 429.
 func (s *Service) Challenge(ctx context.Context, platformID, id, clientPublicKey string) (Challenged, error) {
@@ -241,14 +237,19 @@ func (s *Service) Challenge(ctx context.Context, platformID, id, clientPublicKey
 	if err := s.limitChallenges(ctx, m.ID); err != nil {
 		return Challenged{}, err
 	}
-	code, err := randomDigits(s.opts.OTPDigits)
+	p, err := s.store.Read().Platforms().Get(ctx, platformID)
+	if err != nil {
+		return Challenged{}, fmt.Errorf("challenge %s: read platform: %w", m.ID, err)
+	}
+	digits, lifetime := platforms.OTPSettings(p)
+	code, err := randomDigits(digits)
 	if err != nil {
 		return Challenged{}, err
 	}
-	expires := s.now().Add(s.opts.OTPLifetime)
+	expires := s.now().Add(lifetime)
 	hash := sha256.Sum256([]byte(code))
 	rec, _ := json.Marshal(otpRecord{Hash: hash[:], ExpiresAt: expires})
-	if err := s.single.Put(ctx, otpKey(m.ID), rec, s.opts.OTPLifetime); err != nil {
+	if err := s.single.Put(ctx, otpKey(m.ID), rec, lifetime); err != nil {
 		return Challenged{}, fmt.Errorf("challenge %s: %w", m.ID, err)
 	}
 	if s.opts.Sandbox {

@@ -18,6 +18,7 @@ import (
 	railsandbox "github.com/corridorpay/corridor/adapters/rails/sandbox"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
@@ -206,4 +207,59 @@ func (e *authEnv) verify(ctx context.Context, platformID, accountID, payload, si
 		return err
 	}
 	return e.svc.VerifyStamp(p.Sessions, payload, signature)
+}
+
+// A platform's embedded-wallet configuration sets its EMAIL_OTP codes:
+// configured for 8 digits and 10 minutes, a code has 8 digits and still
+// verifies just before 10 minutes, not at them; another platform keeps the
+// defaults.
+func TestEmailOTPFollowsPlatformConfig(t *testing.T) {
+	onBothStores(t, func(t *testing.T, b coretest.Backend) {
+		ctx := context.Background()
+		e := newAuthEnv(t, b, false)
+		_, err := e.Platforms.UpdateConfig(ctx, e.pid, platforms.ConfigUpdate{OTPLength: ptr(8), OTPExpirationSeconds: ptr(600)})
+		require.NoError(t, err)
+		pub := hex.EncodeToString(clientKey(t).PublicKey().Bytes())
+
+		_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
+		require.NoError(t, err)
+		code := e.mail.last("ada@example.com")
+		require.Len(t, code, 8)
+		assert.Regexp(t, `^[0-9]{8}$`, code)
+		e.Clock.Advance(10*time.Minute - time.Second)
+		_, err = e.svc.VerifyEmailOTP(ctx, e.pid, e.cred.ID, code, pub)
+		require.NoError(t, err, "alive until 10 minutes")
+
+		_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
+		require.NoError(t, err)
+		code = e.mail.last("ada@example.com")
+		e.Clock.Advance(10 * time.Minute)
+		_, err = e.svc.VerifyEmailOTP(ctx, e.pid, e.cred.ID, code, pub)
+		testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
+
+		// Another platform's wallet gets the defaults.
+		other := otherPlatformCredential(t, e, "grace@example.com")
+		_, err = e.svc.Challenge(ctx, other.PlatformID, other.ID, "")
+		require.NoError(t, err)
+		code = e.mail.last("grace@example.com")
+		require.Len(t, code, walletauth.DefaultOTPDigits)
+		e.Clock.Advance(walletauth.DefaultOTPLifetime)
+		_, err = e.svc.VerifyEmailOTP(ctx, other.PlatformID, other.ID, code, pub)
+		testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
+	})
+}
+
+// otherPlatformCredential makes another platform with a customer at email in e's
+// stores and returns that customer's EMAIL_OTP credential.
+func otherPlatformCredential(t *testing.T, e *authEnv, email string) ports.AuthMethod {
+	t.Helper()
+	ctx := context.Background()
+	pid := e.Platform("USD")
+	c, err := e.Customers.Create(ctx, pid, customers.Input{CustomerType: customers.TypeIndividual, Email: ptr(email)})
+	require.NoError(t, err)
+	wallet := e.InternalAccount(ports.InternalAccountFilter{PlatformID: pid, CustomerID: c.ID, Type: "EMBEDDED_WALLET"})
+	creds, err := e.svc.Credentials(ctx, pid, wallet.ID)
+	require.NoError(t, err)
+	require.Len(t, creds, 1)
+	return creds[0]
 }

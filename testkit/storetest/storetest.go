@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore NewStore) {
 		fn   func(t *testing.T, s ports.Store, l LedgerReader)
 	}{
 		{"Platforms", testPlatforms},
+		{"PlatformUpdate", testPlatformUpdate},
 		{"Credentials", testCredentials},
 		{"CustomerRoundTrip", testCustomerRoundTrip},
 		{"CustomerCopies", testCustomerCopies},
@@ -323,6 +324,73 @@ func checkList[F, T any](t *testing.T, ctx context.Context, list func(context.Co
 }
 
 // ---- platforms ----
+
+// testPlatformUpdate: Update writes the configuration (not the name or
+// creation time), touches no other platform, rolls back with its unit of
+// work, and returns copies.
+func testPlatformUpdate(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p := createPlatform(t, s, at(1))
+	other := createPlatform(t, s, at(1))
+
+	want := p
+	want.Name = "ignored"
+	want.UmaDomain = "pay.acme.example"
+	want.Currencies = []string{"USD", "BRL"}
+	want.CurrencySettings = []ports.CurrencySetting{
+		{Code: "USD", MinAmount: 100, MaxAmount: 1_000_000, EnabledTransactionTypes: []string{"OUTGOING", "INCOMING"},
+			RequiredCounterpartyFields: []ports.CounterpartyField{{Name: "FULL_NAME", Mandatory: true}, {Name: "NATIONALITY"}}},
+		{Code: "BRL", MaxAmount: 5, EnabledTransactionTypes: []string{}, RequiredCounterpartyFields: []ports.CounterpartyField{}},
+	}
+	want.WebhookEndpoint = "https://hooks.acme.example/corridor"
+	want.EmbeddedWallet = ports.EmbeddedWalletConfig{OTPLength: 8, OTPLifetime: 10 * time.Minute}
+	want.CreatedAt = at(5) // not written
+	want.UpdatedAt = at(3)
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		locked, err := tx.Platforms().GetForUpdate(ctx, p.ID)
+		require.NoError(t, err)
+		assert.Equal(t, normPlatform(p), locked)
+		return tx.Platforms().Update(ctx, want)
+	})
+	want.Name, want.CreatedAt = p.Name, p.CreatedAt
+	got, err := s.Read().Platforms().Get(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, normPlatform(want), got)
+
+	untouched, err := s.Read().Platforms().Get(ctx, other.ID)
+	require.NoError(t, err)
+	assert.Equal(t, normPlatform(other), untouched)
+
+	// A returned value is a copy.
+	got.CurrencySettings[0].RequiredCounterpartyFields[0].Name = "XXX"
+	got.CurrencySettings[0].EnabledTransactionTypes[0] = "XXX"
+	again, err := s.Read().Platforms().Get(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, normPlatform(want), again)
+
+	// Rolled back with its unit of work.
+	boom := errors.New("boom")
+	err = s.InTx(ctx, func(tx ports.Tx) error {
+		changed := want
+		changed.WebhookEndpoint = ""
+		changed.EmbeddedWallet = ports.EmbeddedWalletConfig{}
+		require.NoError(t, tx.Platforms().Update(ctx, changed))
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	again, err = s.Read().Platforms().Get(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, normPlatform(want), again)
+
+	missing := platform(at(1))
+	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Platforms().Update(ctx, missing) })
+	require.ErrorIs(t, err, ports.ErrNotFound)
+	err = s.InTx(ctx, func(tx ports.Tx) error {
+		_, err := tx.Platforms().GetForUpdate(ctx, missing.ID)
+		return err
+	})
+	require.ErrorIs(t, err, ports.ErrNotFound)
+}
 
 func testPlatforms(t *testing.T, s ports.Store, _ LedgerReader) {
 	ctx := context.Background()

@@ -1,0 +1,166 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/corridorpay/corridor/core/platforms"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// ---- wire models ----
+
+// PlatformCurrencyConfig is one currency of the platform with its settings.
+type PlatformCurrencyConfig struct {
+	CurrencyCode               string                        `json:"currencyCode" minLength:"1" maxLength:"16" doc:"Currency code (ISO 4217 for fiat, tickers for crypto such as USDC); the platform holds an internal account in each" example:"USD"`
+	MinAmount                  int64                         `json:"minAmount" minimum:"0" doc:"Smallest amount to send, in minor units (stored; not yet enforced on payments)"`
+	MaxAmount                  int64                         `json:"maxAmount" minimum:"0" doc:"Largest amount to send, in minor units (stored; not yet enforced on payments)"`
+	RequiredCounterpartyFields []CounterpartyFieldDefinition `json:"requiredCounterpartyFields" maxItems:"20" doc:"Fields asked of counterparties (CounterpartyFieldDefinition as lookups use it) (stored; not yet enforced on payments)"`
+	EnabledTransactionTypes    []string                      `json:"enabledTransactionTypes" maxItems:"2" enum:"INCOMING,OUTGOING" doc:"Transaction types enabled in the currency (stored; not yet enforced on payments)"`
+}
+
+// EmbeddedWalletConfig is the platform's embedded-wallet OTP settings.
+type EmbeddedWalletConfig struct {
+	OTPLength         int `json:"otpLength" doc:"Digits of an EMAIL_OTP code"`
+	ExpirationSeconds int `json:"expirationSeconds" doc:"How long an EMAIL_OTP code is valid, in seconds"`
+}
+
+// EmbeddedWalletConfigUpdate changes the OTP settings; an omitted field is
+// left as it is.
+type EmbeddedWalletConfigUpdate struct {
+	OTPLength         *int `json:"otpLength,omitempty" minimum:"4" maximum:"12" doc:"Digits of an EMAIL_OTP code (4-12; 6 until set)" example:"6"`
+	ExpirationSeconds *int `json:"expirationSeconds,omitempty" minimum:"1" maximum:"86400" doc:"How long an EMAIL_OTP code is valid, in seconds (1-86400; 300 until set)" example:"300"`
+}
+
+// PlatformConfig is the platform's configuration.
+type PlatformConfig struct {
+	ID                   string                   `json:"id" doc:"PlatformConfig:<uuid>, the uuid being the platform's" example:"PlatformConfig:3f0c8a52-5a3b-4c1e-9a55-6f3b1de7a001"`
+	UmaDomain            string                   `json:"umaDomain,omitempty" doc:"Domain of the platform's customers' generated UMA addresses; omitted when the platform has none (the deployment's default domain is used)"`
+	WebhookEndpoint      string                   `json:"webhookEndpoint,omitempty" doc:"Where the platform's webhook events are sent; omitted when none is set"`
+	SupportedCurrencies  []PlatformCurrencyConfig `json:"supportedCurrencies" doc:"The platform's currencies"`
+	EmbeddedWalletConfig EmbeddedWalletConfig     `json:"embeddedWalletConfig" doc:"Embedded-wallet OTP settings in effect"`
+	CreatedAt            time.Time                `json:"createdAt"`
+	UpdatedAt            time.Time                `json:"updatedAt"`
+}
+
+// PlatformConfigUpdateRequest changes the supplied settings.
+type PlatformConfigUpdateRequest struct {
+	UmaDomain            *string                     `json:"umaDomain,omitempty" maxLength:"253" doc:"Domain of generated customer UMA addresses (a DNS name)" example:"pay.example.com"`
+	WebhookEndpoint      *string                     `json:"webhookEndpoint,omitempty" maxLength:"2048" doc:"An absolute https URL without user information (plain http only to a loopback host, in the sandbox); empty removes it. A new endpoint is sent a TEST event." example:"https://hooks.example.com/corridor"`
+	SupportedCurrencies  []PlatformCurrencyConfig    `json:"supportedCurrencies,omitempty" maxItems:"64" doc:"Replaces the platform's currencies and their settings; a new currency gets its platform internal account, a removed one keeps its account"`
+	EmbeddedWalletConfig *EmbeddedWalletConfigUpdate `json:"embeddedWalletConfig,omitempty" doc:"OTP settings of the platform's embedded wallets; omitted fields are left as they are"`
+}
+
+type configOutput struct{ Body PlatformConfig }
+
+type updateConfigInput struct {
+	Body PlatformConfigUpdateRequest
+}
+
+// ---- wire ↔ core ----
+
+func (r *PlatformConfigUpdateRequest) update() platforms.ConfigUpdate {
+	u := platforms.ConfigUpdate{UmaDomain: r.UmaDomain, WebhookEndpoint: r.WebhookEndpoint}
+	if r.SupportedCurrencies != nil {
+		u.SupportedCurrencies = make([]ports.CurrencySetting, len(r.SupportedCurrencies))
+		for i, c := range r.SupportedCurrencies {
+			fields := make([]ports.CounterpartyField, len(c.RequiredCounterpartyFields))
+			for j, f := range c.RequiredCounterpartyFields {
+				fields[j] = ports.CounterpartyField(f)
+			}
+			types := c.EnabledTransactionTypes
+			if types == nil {
+				types = []string{}
+			}
+			u.SupportedCurrencies[i] = ports.CurrencySetting{Code: c.CurrencyCode, MinAmount: c.MinAmount, MaxAmount: c.MaxAmount,
+				RequiredCounterpartyFields: fields, EnabledTransactionTypes: types}
+		}
+	}
+	if w := r.EmbeddedWalletConfig; w != nil {
+		u.OTPLength, u.OTPExpirationSeconds = w.OTPLength, w.ExpirationSeconds
+	}
+	return u
+}
+
+func configOut(c platforms.Config) PlatformConfig {
+	p := c.Platform
+	out := PlatformConfig{
+		ID:        "PlatformConfig:" + strings.TrimPrefix(p.ID, "Platform:"),
+		UmaDomain: p.UmaDomain, WebhookEndpoint: p.WebhookEndpoint,
+		SupportedCurrencies:  make([]PlatformCurrencyConfig, len(c.Currencies)),
+		EmbeddedWalletConfig: EmbeddedWalletConfig{OTPLength: c.OTPLength, ExpirationSeconds: int(c.OTPLifetime / time.Second)},
+		CreatedAt:            p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	}
+	for i, s := range c.Currencies {
+		fields := make([]CounterpartyFieldDefinition, len(s.RequiredCounterpartyFields))
+		for j, f := range s.RequiredCounterpartyFields {
+			fields[j] = CounterpartyFieldDefinition(f)
+		}
+		types := s.EnabledTransactionTypes
+		if types == nil {
+			types = []string{}
+		}
+		out.SupportedCurrencies[i] = PlatformCurrencyConfig{CurrencyCode: s.Code, MinAmount: s.MinAmount, MaxAmount: s.MaxAmount,
+			RequiredCounterpartyFields: fields, EnabledTransactionTypes: types}
+	}
+	return out
+}
+
+// ---- operations ----
+
+const configTag = "Platform Configuration"
+
+// configAPI handles GET and PATCH /config.
+type configAPI struct{ d Deps }
+
+func registerConfig(api huma.API, d Deps) {
+	h := configAPI{d}
+	registerAll(api,
+		func(api huma.API) { huma.Register(api, h.getConfigOp(), h.getConfig) },
+		func(api huma.API) { huma.Register(api, h.updateConfigOp(), h.updateConfig) },
+	)
+}
+
+func (configAPI) getConfigOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "getPlatformConfig",
+		Method:      http.MethodGet,
+		Path:        "/config",
+		Summary:     "Get platform configuration",
+		Description: "Returns the calling platform's configuration: UMA domain, webhook endpoint, currencies with their settings, and the embedded-wallet OTP settings in effect.",
+		Tags:        []string{configTag},
+		Errors:      []int{http.StatusUnauthorized},
+	}
+}
+
+func (h configAPI) getConfig(ctx context.Context, _ *struct{}) (*configOutput, error) {
+	c, err := h.d.Platforms.Config(ctx, principal(ctx).PlatformID)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &configOutput{Body: configOut(c)}, nil
+}
+
+func (configAPI) updateConfigOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "updatePlatformConfig",
+		Method:      http.MethodPatch,
+		Path:        "/config",
+		Summary:     "Update platform configuration",
+		Description: "Changes the supplied settings and moves updatedAt; omitted fields are left as they are. 400 INVALID_INPUT names every bad field. A new webhookEndpoint is sent a TEST event.",
+		Tags:        []string{configTag},
+		Errors:      []int{http.StatusBadRequest, http.StatusUnauthorized},
+	}
+}
+
+func (h configAPI) updateConfig(ctx context.Context, in *updateConfigInput) (*configOutput, error) {
+	c, err := h.d.Platforms.UpdateConfig(ctx, principal(ctx).PlatformID, in.Body.update())
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &configOutput{Body: configOut(c)}, nil
+}

@@ -1,0 +1,347 @@
+package platforms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/fx"
+	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/ports"
+)
+
+// The embedded-wallet OTP settings: the reference's bounds and defaults.
+const (
+	DefaultOTPLength   = 6
+	MinOTPLength       = 4
+	MaxOTPLength       = 12
+	DefaultOTPLifetime = 5 * time.Minute
+	MinOTPLifetime     = time.Second
+	MaxOTPLifetime     = 24 * time.Hour
+)
+
+// MaxWebhookEndpoint bounds a webhook endpoint URL, in bytes; MaxUmaDomain
+// an UMA domain (a DNS name).
+const (
+	MaxWebhookEndpoint = 2048
+	MaxUmaDomain       = 253
+)
+
+// TransactionTypes are the values of a currency's enabledTransactionTypes.
+var TransactionTypes = []string{"INCOMING", "OUTGOING"}
+
+// CounterpartyFieldNames are the names a currency's
+// requiredCounterpartyFields may ask for (the reference's
+// CustomerInfoFieldName).
+var CounterpartyFieldNames = []string{
+	"FULL_NAME", "BIRTH_DATE", "NATIONALITY", "PHONE_NUMBER", "EMAIL", "POSTAL_ADDRESS", "TAX_ID",
+	"REGISTRATION_NUMBER", "USER_TYPE", "COUNTRY_OF_RESIDENCE", "ACCOUNT_IDENTIFIER", "FI_LEGAL_ENTITY_NAME",
+	"FI_ADDRESS", "PURPOSE_OF_PAYMENT", "ULTIMATE_INSTITUTION_COUNTRY", "IDENTIFIER", "BUSINESS_TYPE",
+	"COMPANY_LEGAL_NAME", "ID_TYPE", "ID_NUMBER",
+}
+
+// OTPSettings are the length and lifetime of the EMAIL_OTP codes of p's
+// embedded wallets: its configuration, else the defaults.
+func OTPSettings(p ports.Platform) (length int, lifetime time.Duration) {
+	length, lifetime = p.EmbeddedWallet.OTPLength, p.EmbeddedWallet.OTPLifetime
+	if length == 0 {
+		length = DefaultOTPLength
+	}
+	if lifetime == 0 {
+		lifetime = DefaultOTPLifetime
+	}
+	return length, lifetime
+}
+
+// Config is a platform's configuration as GET /config shows it: every
+// setting with its effective value.
+type Config struct {
+	Platform ports.Platform
+	// Currencies has one setting per currency of the platform, the
+	// defaults where none was set.
+	Currencies  []ports.CurrencySetting
+	OTPLength   int
+	OTPLifetime time.Duration
+}
+
+// DefaultCurrencySetting is a currency's setting until the platform sets
+// one: any amount the API accepts, both directions, nothing asked of the
+// counterparty.
+func DefaultCurrencySetting(code string) ports.CurrencySetting {
+	return ports.CurrencySetting{Code: code, MinAmount: 0, MaxAmount: fx.MaxAmount,
+		RequiredCounterpartyFields: []ports.CounterpartyField{}, EnabledTransactionTypes: slices.Clone(TransactionTypes)}
+}
+
+func configOf(p ports.Platform) Config {
+	c := Config{Platform: p, Currencies: make([]ports.CurrencySetting, len(p.Currencies))}
+	for i, code := range p.Currencies {
+		c.Currencies[i] = DefaultCurrencySetting(code)
+		for _, set := range p.CurrencySettings {
+			if set.Code == code {
+				c.Currencies[i] = set
+			}
+		}
+	}
+	c.OTPLength, c.OTPLifetime = OTPSettings(p)
+	return c
+}
+
+// Config returns the platform's configuration.
+func (s *Service) Config(ctx context.Context, platformID string) (Config, error) {
+	p, err := s.Get(ctx, platformID)
+	if err != nil {
+		return Config{}, err
+	}
+	return configOf(p), nil
+}
+
+// ConfigUpdate is a partial update: a nil field is left as it is.
+type ConfigUpdate struct {
+	UmaDomain *string
+	// WebhookEndpoint "" removes the endpoint.
+	WebhookEndpoint *string
+	// SupportedCurrencies replaces the platform's currencies and their
+	// settings (nil: unchanged).
+	SupportedCurrencies []ports.CurrencySetting
+	OTPLength           *int
+	// OTPExpirationSeconds is the OTP lifetime in seconds.
+	OTPExpirationSeconds *int
+}
+
+// UpdateConfig applies u to the platform's configuration and moves its
+// updatedAt; every bad field is named in one 400. A currency that is new to
+// the platform gets its internal account (a removed one keeps its account
+// and balance, as a customer's does). After the change commits, a changed
+// webhook endpoint is told to the EndpointChanged hook, whose failure is
+// logged, not returned: the configuration has changed.
+func (s *Service) UpdateConfig(ctx context.Context, platformID string, u ConfigUpdate) (Config, error) {
+	if err := s.checkUpdate(u); err != nil {
+		return Config{}, err
+	}
+	var added []money.Currency
+	if u.SupportedCurrencies != nil {
+		codes := make([]string, len(u.SupportedCurrencies))
+		for i, c := range u.SupportedCurrencies {
+			codes[i] = c.Code
+		}
+		if err := s.createSystemAccounts(ctx, codes); err != nil {
+			return Config{}, err
+		}
+	}
+	var out, before ports.Platform
+	err := s.store.InTx(ctx, func(tx ports.Tx) error {
+		p, err := tx.Platforms().GetForUpdate(ctx, platformID)
+		if errors.Is(err, ports.ErrNotFound) {
+			return fault.NotFound("NOT_FOUND", "platform not found")
+		}
+		if err != nil {
+			return fmt.Errorf("read platform %s: %w", platformID, err)
+		}
+		before = p
+		if u.UmaDomain != nil {
+			p.UmaDomain = *u.UmaDomain
+		}
+		if u.WebhookEndpoint != nil {
+			p.WebhookEndpoint = *u.WebhookEndpoint
+		}
+		if u.OTPLength != nil {
+			p.EmbeddedWallet.OTPLength = *u.OTPLength
+		}
+		if u.OTPExpirationSeconds != nil {
+			p.EmbeddedWallet.OTPLifetime = time.Duration(*u.OTPExpirationSeconds) * time.Second
+		}
+		if u.SupportedCurrencies != nil {
+			p.Currencies = make([]string, len(u.SupportedCurrencies))
+			p.CurrencySettings = make([]ports.CurrencySetting, len(u.SupportedCurrencies))
+			for i, c := range u.SupportedCurrencies {
+				p.Currencies[i] = c.Code
+				p.CurrencySettings[i] = c
+			}
+			added = nil
+			for _, code := range p.Currencies {
+				if !slices.Contains(before.Currencies, code) {
+					cur, _ := money.Lookup(code)
+					added = append(added, cur)
+				}
+			}
+		}
+		p.UpdatedAt = s.clock.Now().UTC().Truncate(time.Microsecond)
+		if err := tx.Platforms().Update(ctx, p); err != nil {
+			return fmt.Errorf("update platform %s: %w", platformID, err)
+		}
+		for _, c := range added {
+			if err := s.ensureAccount(ctx, tx, p.ID, c, p.UpdatedAt); err != nil {
+				return err
+			}
+		}
+		out = p
+		return nil
+	})
+	if err != nil {
+		return Config{}, err
+	}
+	if out.WebhookEndpoint != before.WebhookEndpoint && out.WebhookEndpoint != "" {
+		if err := s.endpointChanged.WebhookEndpointChanged(ctx, out.ID, out.WebhookEndpoint); err != nil {
+			s.log.WarnContext(ctx, "webhook endpoint change not announced", "platform", out.ID, "err", err)
+		}
+	}
+	return configOf(out), nil
+}
+
+// ensureAccount opens the platform's account in c unless it has one (it
+// had the currency before).
+func (s *Service) ensureAccount(ctx context.Context, tx ports.Tx, platformID string, c money.Currency, now time.Time) error {
+	f := ports.InternalAccountFilter{PlatformID: platformID, PlatformOnly: true, Currency: c.Code}
+	rows, _, err := tx.InternalAccounts().List(ctx, f, ports.Page{Limit: 1})
+	if err != nil {
+		return fmt.Errorf("list platform %s accounts: %w", c.Code, err)
+	}
+	if len(rows) > 0 {
+		return nil
+	}
+	return s.openAccount(ctx, tx, platformID, c, now)
+}
+
+// checkUpdate names every bad field of u.
+func (s *Service) checkUpdate(u ConfigUpdate) error {
+	var errs fault.Collector
+	if u.UmaDomain != nil && !validDomain(*u.UmaDomain) {
+		errs.Add("umaDomain", fmt.Sprintf("must be a DNS name of dot-separated labels (letters, digits, '-'), at most %d characters", MaxUmaDomain))
+	}
+	if u.WebhookEndpoint != nil && *u.WebhookEndpoint != "" {
+		if msg := s.checkEndpoint(*u.WebhookEndpoint); msg != "" {
+			errs.Add("webhookEndpoint", msg)
+		}
+	}
+	if u.SupportedCurrencies != nil {
+		checkCurrencies(&errs, u.SupportedCurrencies)
+	}
+	if u.OTPLength != nil && (*u.OTPLength < MinOTPLength || *u.OTPLength > MaxOTPLength) {
+		errs.Add("embeddedWalletConfig.otpLength", fmt.Sprintf("must be between %d and %d", MinOTPLength, MaxOTPLength))
+	}
+	if v := u.OTPExpirationSeconds; v != nil && (*v < int(MinOTPLifetime/time.Second) || *v > int(MaxOTPLifetime/time.Second)) {
+		errs.Add("embeddedWalletConfig.expirationSeconds", fmt.Sprintf("must be between %d and %d",
+			int(MinOTPLifetime/time.Second), int(MaxOTPLifetime/time.Second)))
+	}
+	return errs.Err()
+}
+
+// checkEndpoint says what is wrong with a webhook endpoint ("" when
+// nothing): an absolute https URL with a host, no user information and no
+// fragment; plain http only to a loopback host in the sandbox.
+func (s *Service) checkEndpoint(v string) string {
+	if len(v) > MaxWebhookEndpoint {
+		return fmt.Sprintf("must be at most %d characters", MaxWebhookEndpoint)
+	}
+	if strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return "must not contain spaces or control characters"
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || !u.IsAbs() || u.Opaque != "" || u.Host == "":
+		return "must be an absolute URL with a host, such as https://hooks.example.com/corridor"
+	case u.User != nil:
+		return "must not carry user information (user:password@)"
+	case u.Fragment != "" || strings.Contains(v, "#"):
+		return "must not have a fragment (#…)"
+	case u.Port() != "" && !validPort(u.Port()):
+		return "must have a port between 1 and 65535"
+	case u.Scheme == "https":
+		return ""
+	case u.Scheme != "http":
+		return "must be an https URL"
+	case !loopback(u.Hostname()):
+		return "must be https: plain http is allowed only to a loopback host (localhost, 127.0.0.1, [::1]) in the sandbox"
+	case !s.sandbox:
+		return "must be https: plain http to a loopback host is allowed only in the sandbox"
+	}
+	return ""
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// validDomain accepts a DNS host name of dot-separated labels.
+func validDomain(d string) bool {
+	if d == "" || len(d) > MaxUmaDomain {
+		return false
+	}
+	for label := range strings.SplitSeq(d, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// checkCurrencies names every bad entry of a supportedCurrencies list.
+func checkCurrencies(errs *fault.Collector, cs []ports.CurrencySetting) {
+	if len(cs) == 0 {
+		errs.Add("supportedCurrencies", "must name at least one currency")
+		return
+	}
+	seen := map[string]bool{}
+	for i, c := range cs {
+		at := fmt.Sprintf("supportedCurrencies[%d]", i)
+		switch _, ok := money.Lookup(c.Code); {
+		case !ok:
+			errs.Add(at+".currencyCode", "unknown currency "+c.Code+"; supported: "+strings.Join(money.Codes(), ", "))
+		case seen[c.Code]:
+			errs.Add(at+".currencyCode", "duplicate currency "+c.Code)
+		}
+		seen[c.Code] = true
+		if c.MinAmount < 0 {
+			errs.Add(at+".minAmount", "must not be negative")
+		}
+		switch {
+		case c.MaxAmount < 0 || c.MaxAmount > fx.MaxAmount:
+			errs.Add(at+".maxAmount", fmt.Sprintf("must be between 0 and %d", fx.MaxAmount))
+		case c.MaxAmount < c.MinAmount:
+			errs.Add(at+".maxAmount", "must not be below minAmount")
+		}
+		names := map[string]bool{}
+		for j, f := range c.RequiredCounterpartyFields {
+			field := fmt.Sprintf("%s.requiredCounterpartyFields[%d].name", at, j)
+			switch {
+			case !slices.Contains(CounterpartyFieldNames, f.Name):
+				errs.Add(field, "must be one of "+strings.Join(CounterpartyFieldNames, ", "))
+			case names[f.Name]:
+				errs.Add(field, "duplicate field "+f.Name)
+			}
+			names[f.Name] = true
+		}
+		types := map[string]bool{}
+		for j, t := range c.EnabledTransactionTypes {
+			field := fmt.Sprintf("%s.enabledTransactionTypes[%d]", at, j)
+			switch {
+			case !slices.Contains(TransactionTypes, t):
+				errs.Add(field, "must be one of "+strings.Join(TransactionTypes, ", "))
+			case types[t]:
+				errs.Add(field, "duplicate transaction type "+t)
+			}
+			types[t] = true
+		}
+	}
+}
