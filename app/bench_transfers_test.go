@@ -128,7 +128,7 @@ func newBenchPayers(b *testing.B, backendName string, withWorkers bool, dest fun
 	srv := httptest.NewServer(newHandler(env.be, env.svc, env.cfg, env.clock, env.log))
 	b.Cleanup(srv.Close)
 	if withWorkers {
-		w := startWorkers(ctx, env.be, env.svc.runner, env.cfg, env.clock, env.log)
+		w := startWorkers(ctx, env.be, env.svc.runner, env.svc.webhooks, env.cfg, env.clock, env.log)
 		b.Cleanup(w.stop)
 	}
 	s.url = srv.URL + BasePath

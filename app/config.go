@@ -54,6 +54,11 @@ type Config struct {
 	WalletMasterKey []byte
 	ExportKey       *ecdsa.PrivateKey
 	generatedExport bool
+	// CORRIDOR_WEBHOOK_SIGNING_KEY (a PEM P-256 private key file) signs
+	// webhooks (X-Service-Signature); unset: a key of this process only,
+	// whose public key the banner and GET /webhooks/public-key show.
+	WebhookKey       *ecdsa.PrivateKey
+	generatedWebhook bool
 	// CORRIDOR_SMTP_ADDR (host:port), _FROM, _USERNAME, _PASSWORD: the
 	// relay one-time passwords are e-mailed through; unset, they go to
 	// the log.
@@ -236,32 +241,44 @@ func (c *Config) loadWalletKeys(getenv func(string) string) error {
 		c.WalletMasterKey = make([]byte, 32) // memory mode: secrets live and die with the process
 		_, _ = rand.Read(c.WalletMasterKey)
 	}
-	if path := getenv("CORRIDOR_EXPORT_SIGNING_KEY"); path != "" {
+	var err error
+	if c.ExportKey, c.generatedExport, err = loadP256Key(getenv, "CORRIDOR_EXPORT_SIGNING_KEY"); err != nil {
+		return err
+	}
+	if c.WebhookKey, c.generatedWebhook, err = loadP256Key(getenv, "CORRIDOR_WEBHOOK_SIGNING_KEY"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// loadP256Key reads the PEM P-256 private key (PKCS #8 or SEC 1) of the
+// file the variable name names, or makes one for this process when unset
+// (generated true).
+func loadP256Key(getenv func(string) string, name string) (key *ecdsa.PrivateKey, generated bool, err error) {
+	if path := getenv(name); path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("config: CORRIDOR_EXPORT_SIGNING_KEY: %w", err)
+			return nil, false, fmt.Errorf("config: %s: %w", name, err)
 		}
 		block, _ := pem.Decode(b)
 		if block == nil {
-			return fmt.Errorf("config: CORRIDOR_EXPORT_SIGNING_KEY: %s holds no PEM block", path)
+			return nil, false, fmt.Errorf("config: %s: %s holds no PEM block", name, path)
 		}
 		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
 		if err != nil {
 			if k, err = x509.ParseECPrivateKey(block.Bytes); err != nil {
-				return fmt.Errorf("config: CORRIDOR_EXPORT_SIGNING_KEY: %w", err)
+				return nil, false, fmt.Errorf("config: %s: %w", name, err)
 			}
 		}
 		ek, ok := k.(*ecdsa.PrivateKey)
 		if !ok || ek.Curve != elliptic.P256() {
-			return fmt.Errorf("config: CORRIDOR_EXPORT_SIGNING_KEY must be a P-256 key")
+			return nil, false, fmt.Errorf("config: %s must be a P-256 key", name)
 		}
-		c.ExportKey = ek
-		return nil
+		return ek, false, nil
 	}
 	ek, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	c.ExportKey, c.generatedExport = ek, true
-	return nil
+	return ek, true, nil
 }

@@ -178,13 +178,17 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 	fmt.Fprintf(stdout, "corridor is listening (%s)\n  base URL:      http://%s%s\n", mode, ln.Addr(), BasePath)
 	fmt.Fprint(stdout, cred)
 	fmt.Fprintf(stdout, "  docs:          http://%s%s/docs\n", ln.Addr(), BasePath)
+	if cfg.generatedWebhook {
+		// A key of this process: print it, platforms verify with it.
+		fmt.Fprintf(stdout, "  webhooks are signed with (also GET %s/webhooks/public-key):\n%s", BasePath, s.signer.PublicKeyPEM())
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "mode", mode, "sandbox", cfg.Sandbox)
 	if cfg.generatedCursorKy && b.durable {
 		log.Warn("CORRIDOR_CURSOR_KEY is unset: list cursors are valid only on this instance until it restarts")
 	}
 	logWalletKeys(cfg, log)
 
-	workers := startWorkers(ctx, b, s.runner, cfg, clock, log)
+	workers := startWorkers(ctx, b, s.runner, s.webhooks, cfg, clock, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -288,6 +292,9 @@ func logWalletKeys(cfg Config, log *slog.Logger) {
 			"export_public_key", hex.EncodeToString(pub))
 	} else {
 		log.Info("wallet export bundles are signed with the configured export key", "export_public_key", hex.EncodeToString(pub))
+	}
+	if cfg.generatedWebhook {
+		log.Warn("CORRIDOR_WEBHOOK_SIGNING_KEY is unset: webhooks are signed with a key of this process only (the banner shows it)")
 	}
 	if cfg.WalletMasterKey == nil {
 		log.Warn("CORRIDOR_WALLET_MASTER_KEY is unset: wallet export answers 503")

@@ -22,8 +22,10 @@ import (
 	"github.com/corridorpay/corridor/adapters/system"
 	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
 	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
+	"github.com/corridorpay/corridor/adapters/webhooks"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/customers"
+	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/jobs"
@@ -216,14 +218,31 @@ type services struct {
 	reports *reports.Service
 	// walletauth issues embedded-wallet sessions and checks stamps.
 	walletauth *walletauth.Service
+	// events answers the webhook operations; webhooks is the runner of
+	// the deliveries (their own, see workers), signer their key.
+	events   *events.Service
+	webhooks *jobs.Runner
+	signer   *webhooks.Signer
+}
+
+// endpointHook hands the platforms' endpoint changes to the events
+// service, made after them (it renders with the transfers service).
+type endpointHook struct{ events *events.Service }
+
+func (h *endpointHook) WebhookEndpointChanged(ctx context.Context, platformID, endpoint string) error {
+	if h.events == nil {
+		return nil
+	}
+	return h.events.WebhookEndpointChanged(ctx, platformID, endpoint)
 }
 
 func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	ids := system.IDs{}
+	hook := &endpointHook{}
 	s := services{
-		// The webhook work replaces NoEndpointHook with its TEST-event sender.
+		// A new webhook endpoint gets a TEST event and the backlog.
 		platforms: platforms.New(b.store, b.ledger, clock, ids, platforms.Sandbox(cfg.Sandbox),
-			platforms.OnEndpointChange(platforms.NoEndpointHook{}, b.log)),
+			platforms.OnEndpointChange(hook, b.log)),
 		customers: customers.New(b.store, b.ledger, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
 		accounts:  accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
 		// Webhook deliveries have their own runner (a slow endpoint never
@@ -268,6 +287,20 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)
 	s.reports = reports.New(b.reports, clock)
+	// Webhooks: delivered by their own runner, signed with the
+	// deployment's key, rendered as the API renders the resources.
+	signer, err := webhooks.NewSigner(cfg.WebhookKey)
+	if err != nil {
+		panic("webhook signing key: " + err.Error()) // LoadConfig makes or checks it
+	}
+	s.signer = signer
+	deliverer := events.NewDeliverer(b.store, clock, webhooks.NewSender(events.AttemptTimeout), signer,
+		httpapi.NewEventRenderer(httpapi.Deps{Transfers: s.transfers}), events.PlatformEndpoints{Store: b.store}, b.log)
+	s.events = events.NewService(b.store, clock, ids, deliverer)
+	hook.events = s.events
+	s.webhooks = jobs.NewRunner(b.store.Read().Jobs(), clock, b.log, jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}),
+		jobs.WithLease(2*events.AttemptTimeout))
+	s.webhooks.Handle(ports.EventDeliveryJob, deliverer.Handle)
 	// The orphan-hold reaper is a self-rescheduling job; each start asks
 	// for the current slot (a no-op when another instance already did).
 	if err := s.transfers.ScheduleReaper(context.Background(), b.store.Read().Jobs(), clock.Now()); err != nil && b.log != nil {
@@ -292,6 +325,8 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		Reports:        s.reports,
 		Operator:       cfg.Operator,
 		WalletAuth:     s.walletauth,
+		Events:         s.events,
+		WebhookKey:     s.signer.PublicKeyPEM(),
 		Idempotency:    b.idem,
 		Cache:          b.cache,
 		Clock:          clock,

@@ -17,9 +17,28 @@ type workers struct {
 	wg     sync.WaitGroup
 }
 
-func startWorkers(ctx context.Context, b *backend, runner *jobs.Runner, cfg Config, clock ports.Clock, log *slog.Logger) *workers {
+func startWorkers(ctx context.Context, b *backend, runner, webhooks *jobs.Runner, cfg Config, clock ports.Clock, log *slog.Logger) *workers {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &workers{cancel: cancel}
+	// Webhook deliveries, on their own runner and loops: an endpoint that
+	// takes its 10 s to time out holds one of these handlers, never a rail
+	// job's (and at most events.PerPlatform of them per platform).
+	if webhooks != nil {
+		webhooks.SetConcurrency(webhookConcurrency)
+		for range webhookLoops {
+			w.every(ctx, cfg.JobInterval, func(ctx context.Context) {
+				for range maxJobBatchesPerTick {
+					n, err := webhooks.RunDue(ctx)
+					if err != nil && ctx.Err() == nil {
+						log.Error("webhook deliveries", "err", err)
+					}
+					if n == 0 || ctx.Err() != nil {
+						return
+					}
+				}
+			})
+		}
+	}
 	// Run due jobs (rail submissions and outcomes…) batch after batch until
 	// none is due, in jobLoops loops ticking on their own, each running up
 	// to jobConcurrency handlers at once: a handler mostly waits for its
@@ -72,6 +91,13 @@ func startWorkers(ctx context.Context, b *backend, runner *jobs.Runner, cfg Conf
 	})
 	return w
 }
+
+// webhookLoops and webhookConcurrency shape the delivery loop of one
+// instance: up to 2 × 32 deliveries in flight.
+const (
+	webhookLoops       = 2
+	webhookConcurrency = 32
+)
 
 // maxJobBatchesPerTick bounds one tick of a job loop, so a queue that
 // never empties still lets the loop notice a shutdown.

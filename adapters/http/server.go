@@ -74,8 +74,10 @@ type Deps struct {
 	// registered when set.
 	WalletAuth *walletauth.Service
 	// Events (/webhooks/events…, POST /sandbox/webhooks/test) is
-	// registered when set.
-	Events *events.Service
+	// registered when set; WebhookKey is the PEM public key webhooks are
+	// signed with (GET /webhooks/public-key).
+	Events     *events.Service
+	WebhookKey string
 	// Operator authenticates the operator's token (none configured when
 	// nil: every operator token is refused).
 	Operator *operator.Authenticator

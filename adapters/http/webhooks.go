@@ -85,7 +85,29 @@ func registerWebhooks(api huma.API, d Deps) {
 		func(api huma.API) { huma.Register(api, h.getWebhookEventOp(), h.getWebhookEvent) },
 		func(api huma.API) { huma.Register(api, h.redeliverWebhookEventOp(), h.redeliverWebhookEvent) },
 		func(api huma.API) { huma.Register(api, h.sendTestWebhookOp(), h.sendTestWebhook) },
+		func(api huma.API) { huma.Register(api, h.getWebhookPublicKeyOp(), h.getWebhookPublicKey) },
 	)
+}
+
+// WebhookPublicKey is the key webhooks are signed with.
+type WebhookPublicKey struct {
+	PublicKeyPEM string `json:"publicKeyPem" doc:"PKIX PEM of the P-256 public key: verify X-Service-Signature (base64 of a DER ECDSA signature over SHA-256 of the raw body) with it"`
+	Algorithm    string `json:"algorithm" enum:"ES256" doc:"ECDSA on P-256 with SHA-256"`
+}
+
+type webhookPublicKeyOutput struct{ Body WebhookPublicKey }
+
+func (webhooksAPI) getWebhookPublicKeyOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "getWebhookPublicKey", Method: http.MethodGet, Path: "/webhooks/public-key",
+		Summary:     "Get the webhook signing key",
+		Description: "The public key every webhook's X-Service-Signature verifies with (an extension of the reference).",
+		Tags:        []string{webhooksTag}, Errors: []int{http.StatusUnauthorized},
+	}
+}
+
+func (h webhooksAPI) getWebhookPublicKey(context.Context, *struct{}) (*webhookPublicKeyOutput, error) {
+	return &webhookPublicKeyOutput{Body: WebhookPublicKey{PublicKeyPEM: h.d.WebhookKey, Algorithm: "ES256"}}, nil
 }
 
 const webhooksTag = "Webhooks"

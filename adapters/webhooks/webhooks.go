@@ -68,26 +68,9 @@ type Signer struct {
 	key *ecdsa.PrivateKey
 }
 
-// ParseSigner reads a PEM private key (PKCS #8 or SEC 1 "EC PRIVATE
-// KEY") on P-256.
-func ParseSigner(pemText string) (*Signer, error) {
-	block, _ := pem.Decode([]byte(pemText))
-	if block == nil {
-		return nil, errors.New("webhook signing key: not PEM")
-	}
-	var key *ecdsa.PrivateKey
-	if k, err := x509.ParsePKCS8PrivateKey(block.Bytes); err == nil {
-		ek, ok := k.(*ecdsa.PrivateKey)
-		if !ok {
-			return nil, errors.New("webhook signing key: not an ECDSA key")
-		}
-		key = ek
-	} else if ek, err2 := x509.ParseECPrivateKey(block.Bytes); err2 == nil {
-		key = ek
-	} else {
-		return nil, fmt.Errorf("webhook signing key: %w", err)
-	}
-	if key.Curve != elliptic.P256() {
+// NewSigner signs with key (a P-256 key).
+func NewSigner(key *ecdsa.PrivateKey) (*Signer, error) {
+	if key == nil || key.Curve != elliptic.P256() {
 		return nil, errors.New("webhook signing key: the curve must be P-256")
 	}
 	return &Signer{key: key}, nil
