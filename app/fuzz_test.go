@@ -220,6 +220,15 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		e.t.Fatalf("fixture document: %d %s", rec.Code, rec.Body)
 	}
 	e.ids["documentId"] = doc.ID
+	// An invitation of the first platform (its code is shared by design:
+	// any platform reads and claims it).
+	e.create("POST", "/customers", `{"customerType":"INDIVIDUAL","region":"US","umaAddress":"$inviter@sandbox.local"}`)
+	rec = e.call("POST", "/invitations", "application/json", []byte(`{"inviterUma":"$inviter@sandbox.local","firstName":"Fuzz","amountToSend":500}`))
+	var inv struct{ Code string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &inv); err != nil || rec.Code != http.StatusCreated {
+		e.t.Fatalf("fixture invitation: %d %s", rec.Code, rec.Body)
+	}
+	e.ids["invitationCode"] = inv.Code
 	ct := "application/json"
 	return []fuzzOp{
 		{"POST", "/customers", "/customers", ct, []string{
@@ -233,6 +242,9 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/quotes", "/quotes", ct, []string{quoteBody,
 			strings.Replace(quoteBody, `"description":"fuzz"`, `"immediatelyExecute":true`, 1)}, ""},
 		{"POST", "/quotes/{quoteId}/execute", "/quotes/" + quote + "/execute", ct, []string{`{}`}, ""},
+		{"POST", "/invitations", "/invitations", ct, []string{`{"inviterUma":"$inviter@sandbox.local","firstName":"Ann","amountToSend":1000,"expiresAt":"2099-01-01T00:00:00Z"}`}, ""},
+		{"POST", "/invitations/{invitationCode}/cancel", "/invitations/" + inv.Code + "/cancel", ct, []string{""}, ""},
+		{"POST", "/invitations/{invitationCode}/claim", "/invitations/" + inv.Code + "/claim", ct, []string{`{"inviteeUma":"$ben@other.example"}`}, ""},
 		{"POST", "/sandbox/send", "/sandbox/send", ct, []string{fmt.Sprintf(`{"quoteId":%q,"currencyCode":"USD"}`, funded)}, ""},
 		{"POST", "/sandbox/internal-accounts/{accountId}/fund", fund, ct, []string{`{"amount":100}`}, ""},
 		{"POST", "/sandbox/uma/receive", "/sandbox/uma/receive", ct, []string{fmt.Sprintf(

@@ -84,11 +84,19 @@ var probeExpect = map[string]int{
 	"POST /transfer-out":                                   404,
 	"POST /verifications":                                  404,
 	"PUT /documents/{documentId}":                          404,
+	// Invitation codes are shared by design (the invitee's platform reads
+	// and claims them); only the creator may cancel, and an inviter must
+	// be the caller's own customer.
+	"GET /invitations/{invitationCode}":         200,
+	"POST /invitations":                         400,
+	"POST /invitations/{invitationCode}/cancel": 403,
+	"POST /invitations/{invitationCode}/claim":  200,
 }
 
 // probeOwn are the operations whose request names no first-platform id:
 // they create the caller's own resources, after the write check.
-var probeOwn = map[string]bool{"POST /customers": true, "POST /platform/external-accounts": true, "PATCH /config": true}
+var probeOwn = map[string]bool{"POST /customers": true, "POST /platform/external-accounts": true, "PATCH /config": true,
+	"POST /invitations/{invitationCode}/claim": true} // a claim is any platform's write
 
 // allOperations lists "METHOD /pattern" of the OpenAPI document.
 func (e *fuzzEnv) allOperations() []string {

@@ -28,6 +28,7 @@ import (
 	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fx"
+	"github.com/corridorpay/corridor/core/invitations"
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/kyc"
 	"github.com/corridorpay/corridor/core/lookup"
@@ -214,6 +215,8 @@ type services struct {
 	kyc *kyc.Service
 	// quotes prices, executes and settles cross-currency payments.
 	quotes *quotes.Service
+	// invitations keeps UMA invitations (their expiry is a job).
+	invitations *invitations.Service
 	// reports answers the ledger reports (/ledger, corridor ledger).
 	reports *reports.Service
 	// walletauth issues embedded-wallet sessions and checks stamps.
@@ -286,6 +289,8 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, s.walletauth, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)
+	s.invitations = invitations.New(b.store, clock, ids, b.log)
+	s.invitations.Register(s.runner)
 	s.reports = reports.New(b.reports, clock)
 	// Webhooks: delivered by their own runner, signed with the
 	// deployment's key, rendered as the API renders the resources.
@@ -322,6 +327,7 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		Uma:            s.uma,
 		KYC:            s.kyc,
 		Quotes:         s.quotes,
+		Invitations:    s.invitations,
 		Reports:        s.reports,
 		Operator:       cfg.Operator,
 		WalletAuth:     s.walletauth,

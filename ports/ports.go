@@ -50,8 +50,12 @@ const (
 	UniqueEmailOTPPerAccount = "auth_methods_email_otp_account"
 	UniquePasskeyPerAccount  = "auth_methods_passkey_account" // one live PASSKEY per account and credentialId
 	UniqueOAuthPerAccount    = "auth_methods_oauth_account"   // one live OAUTH per account and issuer+subject
+	UniqueInvitationCode     = "invitations_pkey"
 	// ConflictSignCount is AdvanceSignCount's refusal to move a counter back.
 	ConflictSignCount = "auth_methods_sign_count"
+	// ConflictInvitationStatus is InvitationRepo.Update's refusal: the
+	// invitation is no longer in the status the change was made from.
+	ConflictInvitationStatus = "invitations_status"
 )
 
 // Store runs units of work. InTx runs fn in one transaction: everything fn
@@ -94,6 +98,8 @@ type Tx interface {
 	Verifications() VerificationRepo
 	Documents() DocumentRepo
 	Events() EventRepo
+	// Invitations keeps UMA invitations (invitations.go).
+	Invitations() InvitationRepo
 }
 
 // Parties are what a payment between an internal and an external account

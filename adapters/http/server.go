@@ -19,6 +19,7 @@ import (
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/fx"
+	"github.com/corridorpay/corridor/core/invitations"
 	"github.com/corridorpay/corridor/core/kyc"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/operator"
@@ -68,6 +69,8 @@ type Deps struct {
 	// KYC (/beneficial-owners, /verifications, /documents) is registered
 	// when set; business customers then carry their beneficialOwners.
 	KYC *kyc.Service
+	// Invitations (/invitations…, UMA invitations) is registered when set.
+	Invitations *invitations.Service
 	// Reports (/ledger/…, the ledger reports) is registered when set.
 	Reports *reports.Service
 	// WalletAuth (/auth/…, embedded-wallet credentials and sessions) is
@@ -208,6 +211,9 @@ func New(d Deps) http.Handler {
 		registerBeneficialOwners(s.api, d)
 		registerVerifications(s.api, d)
 		registerDocuments(s.api, d)
+	}
+	if d.Invitations != nil {
+		registerInvitations(s.api, d)
 	}
 	if d.Reports != nil {
 		registerLedgerReports(s.api, d)

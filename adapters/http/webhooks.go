@@ -244,6 +244,12 @@ func (r EventRenderer) Render(_ context.Context, e ports.Event) (json.RawMessage
 			return nil, fmt.Errorf("event %s: verification: %w", e.ID, err)
 		}
 		out = verificationOut(v)
+	case "INVITATION":
+		var inv ports.Invitation
+		if err := json.Unmarshal(e.Resource, &inv); err != nil {
+			return nil, fmt.Errorf("event %s: invitation: %w", e.ID, err)
+		}
+		out = invitationOut(inv)
 	case "EXTERNAL_ACCOUNT":
 		var a ports.ExternalAccount
 		if err := json.Unmarshal(e.Resource, &a); err != nil {

@@ -58,6 +58,8 @@ type storeState struct {
 	lookups map[string]ports.Lookup // receiver lookups (lookup.go)
 	quotes  map[string]ports.Quote  // quotes.go
 	kyc     storeKYC                // owners, verifications, documents, events (kyc.go)
+	// invitations by code (invitations.go)
+	invitations map[string]ports.Invitation
 }
 
 func newStoreState() storeState {
@@ -77,6 +79,7 @@ func newStoreState() storeState {
 		lookups:     map[string]ports.Lookup{},
 		quotes:      map[string]ports.Quote{},
 		kyc:         newStoreKYC(),
+		invitations: map[string]ports.Invitation{},
 	}
 }
 
@@ -169,6 +172,7 @@ func (tx *storeTx) commit(ctx context.Context) error {
 	maps.Copy(tx.s.state.txns, tx.w.state.txns)
 	maps.Copy(tx.s.state.lookups, tx.w.state.lookups)
 	maps.Copy(tx.s.state.quotes, tx.w.state.quotes)
+	maps.Copy(tx.s.state.invitations, tx.w.state.invitations)
 	commitKYC(&tx.s.state.kyc, &tx.w.state.kyc)
 	storeCommitJobs(&tx.s.state, &tx.w.state, tx.w.jobOps)
 	return nil

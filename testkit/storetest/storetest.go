@@ -87,6 +87,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Quotes", testQuotes},
 		{"QuoteGetForUpdateSerialises", testQuoteGetForUpdateSerialises},
 		{"TransactionDetails", testTransactionDetails},
+		{"Invitations", testInvitations},
+		{"InvitationConcurrentUpdates", testInvitationConcurrentUpdates},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
