@@ -229,6 +229,18 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		e.t.Fatalf("fixture invitation: %d %s", rec.Code, rec.Body)
 	}
 	e.ids["invitationCode"] = inv.Code
+	// A webhook event of the first platform (its quote's transaction).
+	evs, _, err := be.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: platformID}, ports.Page{Limit: 1})
+	if err != nil || len(evs) == 0 {
+		e.t.Fatalf("fixture webhook event: %v (%d)", err, len(evs))
+	}
+	e.ids["eventId"] = evs[0].ID
+	// A webhook endpoint that takes everything (the test webhook's seed).
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	e.t.Cleanup(hooks.Close)
+	if rec := e.call("PATCH", "/config", "application/json", []byte(`{"webhookEndpoint":"`+hooks.URL+`/hooks"}`)); rec.Code != http.StatusOK {
+		e.t.Fatalf("fixture webhook endpoint: %d %s", rec.Code, rec.Body)
+	}
 	ct := "application/json"
 	return []fuzzOp{
 		{"POST", "/customers", "/customers", ct, []string{
@@ -245,6 +257,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/invitations", "/invitations", ct, []string{`{"inviterUma":"$inviter@sandbox.local","firstName":"Ann","amountToSend":1000,"expiresAt":"2099-01-01T00:00:00Z"}`}, ""},
 		{"POST", "/invitations/{invitationCode}/cancel", "/invitations/" + inv.Code + "/cancel", ct, []string{""}, ""},
 		{"POST", "/invitations/{invitationCode}/claim", "/invitations/" + inv.Code + "/claim", ct, []string{`{"inviteeUma":"$ben@other.example"}`}, ""},
+		{"POST", "/webhooks/events/{eventId}/redeliver", "/webhooks/events/" + evs[0].ID + "/redeliver", ct, []string{""}, ""},
+		{"POST", "/sandbox/webhooks/test", "/sandbox/webhooks/test", ct, []string{""}, ""},
 		{"POST", "/sandbox/send", "/sandbox/send", ct, []string{fmt.Sprintf(`{"quoteId":%q,"currencyCode":"USD"}`, funded)}, ""},
 		{"POST", "/sandbox/internal-accounts/{accountId}/fund", fund, ct, []string{`{"amount":100}`}, ""},
 		{"POST", "/sandbox/uma/receive", "/sandbox/uma/receive", ct, []string{fmt.Sprintf(

@@ -87,6 +87,11 @@ var probeExpect = map[string]int{
 	// Invitation codes are shared by design (the invitee's platform reads
 	// and claims them); only the creator may cancel, and an inviter must
 	// be the caller's own customer.
+	"GET /webhooks/events":                      200, // the caller's own events only
+	"GET /webhooks/events/{eventId}":            404,
+	"GET /webhooks/public-key":                  200, // the deployment's public key
+	"POST /webhooks/events/{eventId}/redeliver": 404,
+	"POST /sandbox/webhooks/test":               400, // the caller has no endpoint
 	"GET /invitations/{invitationCode}":         200,
 	"POST /invitations":                         400,
 	"POST /invitations/{invitationCode}/cancel": 403,

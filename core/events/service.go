@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/corridorpay/corridor/core/fault"
-	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -152,10 +151,10 @@ type TestResult struct {
 	Body       string
 }
 
-// Test records a TEST event and sends it at once (the sandbox's test
-// webhook): a platform without an endpoint, or an endpoint that does not
-// answer, is 400; any answer is the result. A test not delivered is
-// retried like any event.
+// Test sends a TEST event at once (the sandbox's test webhook): a
+// platform without an endpoint, or an endpoint that does not answer, is
+// 400 and records nothing; any answer is the result, and the event is
+// recorded with that attempt (a test not taken is retried like any event).
 func (s *Service) Test(ctx context.Context, platformID string) (TestResult, error) {
 	url, err := s.deliver.endpoints.WebhookEndpoint(ctx, platformID)
 	if err != nil {
@@ -164,7 +163,7 @@ func (s *Service) Test(ctx context.Context, platformID string) (TestResult, erro
 	if url == "" {
 		return TestResult{}, fault.Invalid("webhookEndpoint", "the platform has no webhook endpoint: set one with PATCH /config")
 	}
-	e, err := s.Record(ctx, platformID, TypeTest, "", nil)
+	e, err := New(s.ids, platformID, TypeTest, "", nil, s.clock.Now())
 	if err != nil {
 		return TestResult{}, err
 	}
@@ -172,13 +171,21 @@ func (s *Service) Test(ctx context.Context, platformID string) (TestResult, erro
 	if err != nil {
 		return TestResult{}, err
 	}
-	if err := s.deliver.settle(ctx, e, url, a); err != nil {
-		if _, later := jobs.IsRetryAt(err); !later {
-			return TestResult{}, err
-		}
-	}
 	if a.StatusCode == 0 {
 		return TestResult{}, fault.Invalid("webhookEndpoint", "the webhook endpoint did not answer: "+a.Error)
+	}
+	status := ports.EventPending
+	if a.Error == "" {
+		status = ports.EventDelivered
+	}
+	err = s.store.InTx(ctx, func(tx ports.Tx) error {
+		if err := tx.Events().Append(ctx, e); err != nil {
+			return err
+		}
+		return tx.Events().RecordAttempt(ctx, platformID, a, status)
+	})
+	if err != nil {
+		return TestResult{}, fmt.Errorf("record the test webhook: %w", err)
 	}
 	return TestResult{URL: url, StatusCode: ans.StatusCode, Body: string(ans.Body)}, nil
 }

@@ -46,6 +46,7 @@ var OwnRoutes = map[string]string{
 	"/healthz":                  "process health, not an API operation",
 	"/readyz":                   "readiness, not an API operation",
 	"/metrics":                  "Prometheus metrics, not an API operation",
+	BasePath + "/webhooks":      "webhook events, their attempts and the signing key: corridor's own (README: Webhooks)",
 	BasePath + "/no/such/route": "a route that does not exist (tests of 404s)",
 }
 

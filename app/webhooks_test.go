@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/adapters/webhooks"
+	"github.com/corridorpay/corridor/core/events"
+)
+
+// hookReceiver is a platform's webhook endpoint: it keeps every body with
+// its signature, answering 503 to the first fail ones.
+type hookReceiver struct {
+	mu     sync.Mutex
+	fail   int
+	bodies [][]byte
+	sigs   []string
+}
+
+func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fail > 0 {
+		h.fail--
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	h.bodies, h.sigs = append(h.bodies, b), append(h.sigs, r.Header.Get(webhooks.SignatureHeader))
+	w.WriteHeader(http.StatusOK)
+}
+
+func (h *hookReceiver) received() ([]events.Envelope, [][]byte, []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]events.Envelope, len(h.bodies))
+	for i, b := range h.bodies {
+		_ = json.Unmarshal(b, &out[i])
+	}
+	return out, append([][]byte(nil), h.bodies...), append([]string(nil), h.sigs...)
+}
+
+// A transfer-out's events reach the platform's endpoint through the
+// service's own runners, signed with the published key, in order, each
+// with the transaction as it then was; the endpoint's TEST comes first.
+func TestWebhooksDeliveredSignedInOrder(t *testing.T) {
+	for _, backend := range []string{"memory", "postgres+redis"} {
+		t.Run(backend, func(t *testing.T) {
+			env := newAPIEnvWith(t, backend, func(c *Config) { c.SettlementDelay = 0 })
+			srv := httptest.NewServer(env.handler)
+			t.Cleanup(srv.Close)
+			a := apiTarget{bases: []string{srv.URL}, auth: env.auth}
+			recv := &hookReceiver{}
+			hooks := httptest.NewServer(recv)
+			t.Cleanup(hooks.Close)
+
+			r := a.do(t, 0, "PATCH", "/config", fmt.Sprintf(`{"webhookEndpoint":%q}`, hooks.URL+"/in"))
+			require.Equal(t, 200, r.status, "%s", r.body)
+			p := newPayer(t, a, "hooks@example.com")
+			a.created(t, "POST", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":10000}`)
+			tx := a.created(t, "POST", "/transfer-out",
+				fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":2500}`, p.account, p.external))
+
+			deadline := time.Now().Add(20 * time.Second)
+			var got []events.Envelope
+			for time.Now().Before(deadline) {
+				_, err := env.svc.runner.RunAll(t.Context(), 100)
+				require.NoError(t, err)
+				_, err = env.svc.webhooks.RunAll(t.Context(), 100)
+				require.NoError(t, err)
+				got, _, _ = recv.received()
+				if len(got) > 0 && got[len(got)-1].Type == "OUTGOING_PAYMENT.COMPLETED" {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			got, bodies, sigs := recv.received()
+			var types []string
+			for _, e := range got {
+				types = append(types, e.Type)
+			}
+			require.Contains(t, types, "OUTGOING_PAYMENT.COMPLETED", "%v", types)
+			assert.Equal(t, "TEST", types[0], "the new endpoint's TEST event")
+
+			key := a.do(t, 0, "GET", "/webhooks/public-key", "").json(t)["publicKeyPem"].(string)
+			var order []string
+			for i, e := range got {
+				require.NoError(t, webhooks.Verify(key, bodies[i], sigs[i]), "signature of %s", e.Type)
+				assert.Regexp(t, `^Webhook:[0-9a-f-]{36}$`, e.ID)
+				if e.Type == "TEST" {
+					assert.Empty(t, e.Data)
+					continue
+				}
+				var data map[string]any
+				require.NoError(t, json.Unmarshal(e.Data, &data))
+				if data["id"] == tx {
+					order = append(order, e.Type)
+					status := strings.TrimPrefix(e.Type, "OUTGOING_PAYMENT.")
+					assert.Equal(t, status, data["status"], "the transaction as it was at %s", e.Type)
+				}
+			}
+			assert.Equal(t, []string{"OUTGOING_PAYMENT.PENDING", "OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.COMPLETED"}, order)
+
+			// The outbox shows each delivery and its attempt.
+			list := a.do(t, 0, "GET", "/webhooks/events?resourceId="+tx, "").json(t)
+			rows := list["data"].([]any)
+			require.Len(t, rows, 3)
+			id := rows[0].(map[string]any)["id"].(string)
+			one := a.do(t, 0, "GET", "/webhooks/events/"+id, "").json(t)
+			assert.Equal(t, "DELIVERED", one["status"])
+			attempts := one["attemptsList"].([]any)
+			require.Len(t, attempts, 1)
+			assert.Equal(t, float64(200), attempts[0].(map[string]any)["statusCode"])
+			r = a.do(t, 0, "GET", "/webhooks/events?status=NOPE", "")
+			assert.Equal(t, 400, r.status, "an unknown status names the field: %s", r.body)
+			assert.Contains(t, string(r.body), `"field":"status"`)
+
+			// Redelivery sends it again.
+			r = a.do(t, 0, "POST", "/webhooks/events/"+id+"/redeliver", "")
+			require.Equal(t, 200, r.status, "%s", r.body)
+			_, err := env.svc.webhooks.RunAll(t.Context(), 100)
+			require.NoError(t, err)
+			again, _, _ := recv.received()
+			assert.Equal(t, id, again[len(again)-1].ID, "the same event id, for de-duplication")
+
+			// The sandbox's test webhook reports what the endpoint answered.
+			recv.mu.Lock()
+			recv.fail = 1
+			recv.mu.Unlock()
+			test := a.do(t, 0, "POST", "/sandbox/webhooks/test", "").json(t)
+			assert.Equal(t, float64(503), test["response_status"])
+			assert.Equal(t, hooks.URL+"/in", test["url"])
+		})
+	}
+}
