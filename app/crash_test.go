@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"sync"
@@ -50,6 +51,12 @@ func TestCrashDuringKeyedLoad(t *testing.T) {
 	p := start()
 	l := &crashLoad{t: t, user: p.user, secret: p.secret, client: &http.Client{Timeout: 30 * time.Second}}
 	l.serving(p)
+	// Webhook delivery on, to a receiver that outlives the kills.
+	recv := &hookReceiver{}
+	hooks := httptest.NewServer(recv)
+	t.Cleanup(hooks.Close)
+	code, cfg := l.send("PATCH", "/config", "", map[string]any{"webhookEndpoint": hooks.URL + "/in"})
+	require.Equal(t, http.StatusOK, code, "%v", cfg)
 
 	const accounts, workers, seed = 3, 6, int64(100_000_000)
 	custs, accts, dests := make([]string, accounts), make([]string, accounts), make([]string, accounts)
@@ -151,6 +158,37 @@ func TestCrashDuringKeyedLoad(t *testing.T) {
 		assert.Equal(t, payouts[i].Load(), n, "account %d: one transaction per accepted transfer-out key", i)
 		assert.Equal(t, paid[i].Load(), sum, "account %d", i)
 	}
+
+	// Webhooks: every committed transaction's events were recorded, none
+	// for work that rolled back, and each reached the receiver at least
+	// once (the deliveries a kill interrupted ran again after their lease).
+	var orphans, txnsWithout int64
+	require.NoError(t, db.QueryRowContext(context.Background(), `SELECT
+		(SELECT count(*) FROM events e WHERE e.type LIKE '%_PAYMENT.%' AND NOT EXISTS (SELECT 1 FROM transactions t WHERE t.id = e.resource_id)),
+		(SELECT count(*) FROM transactions t WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.resource_id = t.id))`).Scan(&orphans, &txnsWithout))
+	assert.Zero(t, orphans, "an event of a transaction that does not exist")
+	assert.Zero(t, txnsWithout, "a transaction without its events")
+	require.Eventually(t, func() bool {
+		var pending int64
+		require.NoError(t, db.QueryRowContext(context.Background(), `SELECT count(*) FROM events WHERE status <> 'DELIVERED'`).Scan(&pending))
+		return pending == 0
+	}, 90*time.Second, 200*time.Millisecond, "every event delivered after the restarts")
+	got, _, _ := recv.received()
+	seen := map[string]bool{}
+	for _, e := range got {
+		seen[e.ID] = true
+	}
+	rows, err := db.QueryContext(context.Background(), `SELECT id FROM events`)
+	require.NoError(t, err)
+	var recorded int
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		recorded++
+		assert.True(t, seen[id], "event %s never reached the receiver", id)
+	}
+	require.NoError(t, rows.Err())
+	t.Logf("webhooks: %d events recorded, %d deliveries received (%d duplicates after the kills)", recorded, len(got), len(got)-len(seen))
 	p.stop(t)
 
 	cmd := exec.Command(corridorBinary(t), "ledger", "verify", "-quiet")
