@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"github.com/corridorpay/corridor/core/platforms"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/ports"
@@ -28,16 +33,60 @@ func BenchmarkHTTPTransferOut(b *testing.B) {
 	for _, backendName := range []string{"memory", "postgres"} {
 		for _, withWorkers := range []bool{false, true} {
 			name := fmt.Sprintf("%s/workers=%s", backendName, map[bool]string{false: "off", true: "on"}[withWorkers])
-			b.Run(name, func(b *testing.B) { benchTransferOut(b, backendName, withWorkers) })
+			b.Run(name, func(b *testing.B) { benchTransferOut(b, backendName, withWorkers, false) })
 		}
+		b.Run(backendName+"/workers=on/webhooks=on", func(b *testing.B) { benchTransferOut(b, backendName, true, true) })
 	}
 }
 
-func benchTransferOut(b *testing.B, backendName string, withWorkers bool) {
+// benchHooks is a webhook endpoint that measures: how many events arrived,
+// and each one's lag from its change (the transaction's updatedAt) to its
+// arrival.
+type benchHooks struct {
+	mu   sync.Mutex
+	lags []time.Duration
+}
+
+func (h *benchHooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var env struct {
+		Data struct {
+			UpdatedAt time.Time `json:"updatedAt"`
+		} `json:"data"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&env)
+	if !env.Data.UpdatedAt.IsZero() {
+		lag := time.Since(env.Data.UpdatedAt)
+		h.mu.Lock()
+		h.lags = append(h.lags, lag)
+		h.mu.Unlock()
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// take returns and forgets the lags so far, sorted.
+func (h *benchHooks) take() []time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.lags
+	h.lags = nil
+	slices.Sort(out)
+	return out
+}
+
+func benchTransferOut(b *testing.B, backendName string, withWorkers, withHooks bool) {
 	s := newBenchPayers(b, backendName, withWorkers, func(env benchEnv, accountID string, i int) string {
 		return benchExternalAccount(b, env.be, env.platform.ID, accountID, i)
 	})
 	ctx := context.Background()
+	var hooks *benchHooks
+	if withHooks {
+		hooks = &benchHooks{}
+		srv := httptest.NewServer(hooks)
+		b.Cleanup(srv.Close)
+		if _, err := s.svc.platforms.UpdateConfig(ctx, s.platform.ID, benchEndpoint(srv.URL)); err != nil {
+			b.Fatal(err)
+		}
+	}
 	// op sends transfer-out i of run.
 	op := func(run string, i int) error {
 		k := i % len(s.accts)
@@ -57,11 +106,33 @@ func benchTransferOut(b *testing.B, backendName string, withWorkers bool) {
 	for _, conc := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
 			run := benchRunName(fmt.Sprintf("%s-%v-%d-%d", backendName, withWorkers, conc, b.N))
+			if hooks != nil {
+				hooks.take() // the warm-up's and the previous run's
+			}
 			r := loadtest.Run(b.N, conc, func(i int) error { return op(run, i) })
 			if r.Errors > 0 {
 				b.Fatalf("%d of %d transfer-outs failed", r.Errors, r.Ops)
 			}
 			loadtest.Report(b, r)
+			if hooks != nil {
+				// Deliveries during the run and for up to 5 s after:
+				// the outbox lag, change to the receiver's 2xx.
+				deadline := time.Now().Add(5 * time.Second)
+				var lags []time.Duration
+				for time.Now().Before(deadline) {
+					lags = append(lags, hooks.take()...)
+					if len(lags) >= 2*b.N { // PENDING and PROCESSING of each, at least
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				slices.Sort(lags)
+				b.ReportMetric(float64(len(lags))/r.Elapsed.Seconds(), "events/s")
+				if len(lags) > 0 {
+					b.ReportMetric(float64(lags[len(lags)*99/100].Microseconds())/1000, "lag_p99_ms")
+					b.ReportMetric(float64(lags[len(lags)/2].Microseconds())/1000, "lag_p50_ms")
+				}
+			}
 			if withWorkers {
 				// How far the job loop was behind when the requests
 				// stopped: transactions not yet submitted to their rail.
@@ -157,4 +228,10 @@ func (s *benchPayers) post(path, key, body string) (*http.Response, error) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", key)
 	return s.client.Do(req)
+}
+
+// benchEndpoint is the configuration change that sets the webhook
+// endpoint url.
+func benchEndpoint(url string) platforms.ConfigUpdate {
+	return platforms.ConfigUpdate{WebhookEndpoint: &url}
 }

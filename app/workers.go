@@ -22,7 +22,8 @@ func startWorkers(ctx context.Context, b *backend, runner, webhooks *jobs.Runner
 	w := &workers{cancel: cancel}
 	// Webhook deliveries, on their own runner and loops: an endpoint that
 	// takes its 10 s to time out holds one of these handlers, never a rail
-	// job's (and at most events.PerPlatform of them per platform).
+	// job's (and a platform whose endpoint is slow holds at most
+	// events.SlowPerPlatform of them).
 	if webhooks != nil {
 		webhooks.SetConcurrency(webhookConcurrency)
 		for range webhookLoops {

@@ -167,14 +167,17 @@ func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.P
 }
 
 // RecordAttempt numbers the attempt after the event's count, in one
-// statement with the event's update.
+// statement with the event's update, committed asynchronously (as the
+// idempotency records are): a crash may forget the last attempts of the
+// moment, and the event is then sent again (at least once), never lost.
 func (r storeEvents) RecordAttempt(ctx context.Context, platformID string, a ports.EventAttempt, status string) error {
 	what := "record attempt of " + a.EventID
 	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewRaw(`WITH e AS (
+		return r.tx.db.NewRaw(`WITH async AS (SELECT set_config('synchronous_commit', 'off', true) AS off),
+e AS (
 	UPDATE events SET status = ?, attempts = attempts + 1, last_attempt_at = ?::timestamptz,
 		delivered_at = CASE WHEN ? = 'DELIVERED' THEN ?::timestamptz ELSE delivered_at END
-	WHERE id = ? AND platform_id = ? RETURNING id, attempts)
+	WHERE id = ? AND platform_id = ? AND (SELECT off FROM async) IS NOT NULL RETURNING id, attempts)
 INSERT INTO event_attempts (event_id, attempt, at, status_code, latency_us, error)
 SELECT e.id, e.attempts, ?::timestamptz, ?, ?, ? FROM e`,
 			status, storeTime(a.At), status, storeTime(a.At), a.EventID, platformID,

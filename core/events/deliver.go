@@ -29,16 +29,25 @@ const (
 	// AttemptTimeout bounds one POST (the Sender enforces it).
 	AttemptTimeout = 10 * time.Second
 	// OrderWait is how long an event waits when an earlier event about
-	// the same resource is still pending (deliveries about one resource
-	// go in order).
+	// the same resource could not be delivered first (deliveries about
+	// one resource go in order).
 	OrderWait = 2 * time.Second
+	// chainMax bounds the earlier pending events of a resource one
+	// delivery sends first.
+	chainMax = 20
 	// BusyWait is how long an event waits when its platform already has
-	// PerPlatform deliveries in flight on this instance.
+	// its share of deliveries in flight on this instance.
 	BusyWait = time.Second
 	// PerPlatform bounds one platform's deliveries in flight on one
-	// instance, so a slow endpoint holds at most that many of the
-	// delivery runner's handlers and others' deliveries go on.
-	PerPlatform = 4
+	// instance while its endpoint answers well (most of the delivery
+	// runner's 64 handlers: a busy platform is not throttled); SlowPerPlatform
+	// while it is slow (an attempt that failed, timed out or took over
+	// SlowAttempt, within SlowFor), so a slow or dead endpoint holds at
+	// most that many handlers and other platforms' deliveries go on.
+	PerPlatform     = 48
+	SlowPerPlatform = 2
+	SlowAttempt     = time.Second
+	SlowFor         = time.Minute
 )
 
 // Answer is what an endpoint answered one POST.
@@ -84,7 +93,15 @@ type Deliverer struct {
 	jitter    func() float64 // in [0, 1)
 
 	mu       sync.Mutex
-	inFlight map[string]int // by platform
+	inFlight map[string]int       // by platform
+	slow     map[string]time.Time // by platform: slow until
+	// resources serialises this instance's deliveries about one resource.
+	resources map[string]*resourceLock
+}
+
+type resourceLock struct {
+	mu    sync.Mutex
+	users int
 }
 
 // NewDeliverer returns a deliverer.
@@ -94,7 +111,7 @@ func NewDeliverer(store ports.Store, clock ports.Clock, sender Sender, signer Si
 		log = slog.Default()
 	}
 	return &Deliverer{store: store, clock: clock, sender: sender, signer: signer, render: render, endpoints: endpoints,
-		log: log, jitter: rand.Float64, inFlight: map[string]int{}}
+		log: log, jitter: rand.Float64, inFlight: map[string]int{}, slow: map[string]time.Time{}, resources: map[string]*resourceLock{}}
 }
 
 // Envelope is the body of a webhook (the reference's): timestamp is the
@@ -127,14 +144,6 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 	if e.Status != ports.EventPending {
 		return nil
 	}
-	now := d.clock.Now()
-	before, err := d.store.Read().Events().PendingBefore(ctx, e)
-	if err != nil {
-		return fmt.Errorf("webhook %s: %w", eventID, err)
-	}
-	if before {
-		return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is pending", errWaiting, e.ResourceID))
-	}
 	url, err := d.endpoints.WebhookEndpoint(ctx, platformID)
 	if err != nil {
 		return fmt.Errorf("webhook %s: endpoint of %s: %w", eventID, platformID, err)
@@ -144,15 +153,88 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 		// again (Resume).
 		return nil
 	}
+	now := d.clock.Now()
 	if !d.acquire(platformID) {
-		return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has %d deliveries in flight", errWaiting, platformID, PerPlatform))
+		return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
 	}
 	defer d.release(platformID)
+	unlock := d.lockResource(platformID + "\n" + e.ResourceID)
+	defer unlock()
+	// Events of the resource still pending before e go first, in order
+	// (a later event never overtakes an earlier one); their own jobs then
+	// find them delivered.
+	before, err := d.store.Read().Events().PendingBefore(ctx, e)
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", eventID, err)
+	}
+	if before {
+		ok, err := d.deliverEarlier(ctx, e, url)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, e.ResourceID))
+		}
+		// Re-read: another handler of this instance may have sent it
+		// while this one waited for the resource.
+		if e, err = d.store.Read().Events().Get(ctx, platformID, eventID); err != nil || e.Status != ports.EventPending {
+			return err
+		}
+	}
 	a, _, err := d.attempt(ctx, e, url)
 	if err != nil {
 		return err
 	}
-	return d.settle(ctx, e, url, a)
+	return d.settle(ctx, e, url, a, j.ID)
+}
+
+// deliverEarlier delivers, in order, the pending events of e's resource
+// recorded before e; ok is false when one of them was not taken (it keeps
+// its own schedule, and e waits for it).
+func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (ok bool, err error) {
+	rows, _, err := d.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: e.PlatformID, ResourceID: e.ResourceID,
+		Status: ports.EventPending}, ports.Page{Limit: chainMax})
+	if err != nil {
+		return false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
+	}
+	for _, prev := range rows {
+		if prev.ID == e.ID || !prev.CreatedAt.Before(e.CreatedAt) && !(prev.CreatedAt.Equal(e.CreatedAt) && prev.ID < e.ID) {
+			break
+		}
+		a, _, err := d.attempt(ctx, prev, url)
+		if err != nil {
+			return false, err
+		}
+		if err := d.settle(ctx, prev, url, a, ""); err != nil {
+			if _, later := jobs.IsRetryAt(err); !later {
+				return false, err
+			}
+		}
+		if a.Error != "" {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (d *Deliverer) lockResource(key string) (unlock func()) {
+	d.mu.Lock()
+	l := d.resources[key]
+	if l == nil {
+		l = &resourceLock{}
+		d.resources[key] = l
+	}
+	l.users++
+	d.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		d.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(d.resources, key)
+		}
+		d.mu.Unlock()
+	}
 }
 
 // attempt builds, signs and sends e's envelope to url now: the attempt
@@ -198,8 +280,10 @@ func (d *Deliverer) Body(ctx context.Context, e ports.Event) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// settle records attempt a of e and decides what comes next.
-func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a ports.EventAttempt) error {
+// settle records attempt a of e and decides what comes next. A handler's
+// own job (jobID) ends in the same unit of work when nothing follows.
+func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a ports.EventAttempt, jobID string) error {
+	d.observe(e.PlatformID, a)
 	status := ports.EventPending
 	var next time.Time
 	switch {
@@ -219,9 +303,23 @@ func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a por
 		wait += time.Duration((d.jitter()*0.2 - 0.1) * float64(wait))
 		next = a.At.Add(wait)
 	}
-	err := d.store.InTx(ctx, func(tx ports.Tx) error { return tx.Events().RecordAttempt(ctx, e.PlatformID, a, status) })
+	done := jobID != "" && next.IsZero()
+	err := d.store.InTx(ctx, func(tx ports.Tx) error {
+		if err := tx.Events().RecordAttempt(ctx, e.PlatformID, a, status); err != nil {
+			return err
+		}
+		if done {
+			if err := tx.Jobs().Complete(ctx, jobID); err != nil && !errors.Is(err, ports.ErrNotFound) {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("webhook %s: record attempt: %w", e.ID, err)
+	}
+	if done {
+		jobs.Completed(ctx)
 	}
 	log := d.log.With("event", e.ID, "type", e.Type, "platform", e.PlatformID, "attempt", e.Attempts+1,
 		"status_code", a.StatusCode, "latency_ms", a.Latency.Milliseconds())
@@ -240,11 +338,29 @@ func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a por
 func (d *Deliverer) acquire(platformID string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.inFlight[platformID] >= PerPlatform {
+	limit := PerPlatform
+	if until, ok := d.slow[platformID]; ok {
+		if d.clock.Now().Before(until) {
+			limit = SlowPerPlatform
+		} else {
+			delete(d.slow, platformID)
+		}
+	}
+	if d.inFlight[platformID] >= limit {
 		return false
 	}
 	d.inFlight[platformID]++
 	return true
+}
+
+// observe marks the platform slow after a failed or slow attempt.
+func (d *Deliverer) observe(platformID string, a ports.EventAttempt) {
+	if a.Error == "" && a.Latency < SlowAttempt {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.slow[platformID] = a.At.Add(a.Latency).Add(SlowFor)
 }
 
 func (d *Deliverer) release(platformID string) {

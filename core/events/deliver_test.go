@@ -24,6 +24,7 @@ type receiver struct {
 	mu      sync.Mutex
 	script  []int // status codes to answer, in order; 0: no answer
 	got     []Envelope
+	codes   []int
 	sigs    []string
 	answers int
 }
@@ -43,7 +44,7 @@ func (r *receiver) Send(_ context.Context, url string, body []byte, sig string) 
 	if code == 0 {
 		return Answer{}, errors.New("connection refused")
 	}
-	r.got, r.sigs = append(r.got, env), append(r.sigs, sig)
+	r.got, r.sigs, r.codes = append(r.got, env), append(r.sigs, sig), append(r.codes, code)
 	return Answer{StatusCode: code, Body: []byte(`{"ok":true}`)}, nil
 }
 
@@ -192,23 +193,41 @@ func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
 	})
 }
 
-// Events about one resource are delivered in order: a later one waits
-// while an earlier one is pending; another resource's does not.
+// Events about one resource are delivered in order: a later one is never
+// taken before an earlier one is (it sends the earlier first, or waits
+// while the earlier fails); another resource's does not wait.
 func TestOrderPerResource(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
-		e.recv.script = []int{500}
+		e.recv.script = []int{500, 500, 500}
 		first := e.record("OUTGOING_PAYMENT.PENDING", "Transaction:1")
 		e.b.Clock.Advance(time.Millisecond)
-		e.record("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+		second := e.record("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
 		e.record("CUSTOMER.KYC_APPROVED", "Customer:9")
 		e.run()
-		assert.Equal(t, []string{"CUSTOMER.KYC_APPROVED"}, e.recv.types()[1:], "the failed first blocks the second of its resource")
-		e.advance(Schedule[0])
-		assert.Equal(t, []string{"OUTGOING_PAYMENT.PENDING", "CUSTOMER.KYC_APPROVED", "OUTGOING_PAYMENT.PENDING"}, e.recv.types()[:3])
+		for range 3 {
+			e.advance(Schedule[0])
+		}
 		e.advance(OrderWait)
-		assert.Equal(t, "OUTGOING_PAYMENT.COMPLETED", e.recv.types()[len(e.recv.types())-1])
-		stored, _ := e.event(first.ID)
-		assert.Equal(t, ports.EventDelivered, stored.Status)
+		firstOK, secondOK := -1, -1
+		for i, env := range e.recv.got {
+			if e.recv.codes[i] != 200 {
+				continue
+			}
+			if env.ID == first.ID && firstOK < 0 {
+				firstOK = i
+			}
+			if env.ID == second.ID && secondOK < 0 {
+				secondOK = i
+			}
+			assert.False(t, env.ID == second.ID && firstOK < 0, "COMPLETED taken before PENDING was")
+		}
+		require.GreaterOrEqual(t, firstOK, 0, "%v", e.recv.types())
+		require.Greater(t, secondOK, firstOK, "%v", e.recv.types())
+		assert.Contains(t, e.recv.types()[:3], "CUSTOMER.KYC_APPROVED", "another resource did not wait")
+		for _, id := range []string{first.ID, second.ID} {
+			stored, _ := e.event(id)
+			assert.Equal(t, ports.EventDelivered, stored.Status)
+		}
 	})
 }
 
@@ -290,7 +309,8 @@ func TestListFiltersAndUnknownValues(t *testing.T) {
 }
 
 func TestPerPlatformCap(t *testing.T) {
-	d := NewDeliverer(nil, nil, nil, nil, nil, nil, nil)
+	clock := coretest.Memory().Clock
+	d := NewDeliverer(nil, clock, nil, nil, nil, nil, nil)
 	for range PerPlatform {
 		require.True(t, d.acquire("p"))
 	}
@@ -298,4 +318,13 @@ func TestPerPlatformCap(t *testing.T) {
 	assert.True(t, d.acquire("q"), "another platform is not held up")
 	d.release("p")
 	assert.True(t, d.acquire("p"))
+
+	// A slow endpoint: its platform gets SlowPerPlatform handlers for SlowFor.
+	d.observe("s", ports.EventAttempt{At: clock.Now(), Latency: AttemptTimeout, Error: "timeout"})
+	for range SlowPerPlatform {
+		require.True(t, d.acquire("s"))
+	}
+	assert.False(t, d.acquire("s"), "a slow platform holds at most SlowPerPlatform deliveries")
+	clock.Advance(SlowFor + AttemptTimeout)
+	assert.True(t, d.acquire("s"), "fast again after SlowFor")
 }
