@@ -210,7 +210,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 // to print about it.
 func bootstrapCredential(ctx context.Context, b *backend, s services, cfg Config) (string, error) {
 	if cfg.APITokenID != "" {
-		_, err := b.store.Read().Platforms().CredentialByTokenID(ctx, cfg.APITokenID)
+		_, err := b.store.Read().Platforms().CredentialByClientID(ctx, cfg.APITokenID)
 		switch {
 		case err == nil:
 			if _, err := s.platforms.Authenticate(ctx, cfg.APITokenID, cfg.APIClientSecret); err != nil {

@@ -76,7 +76,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 				}
 				var c ports.APICredential
 				if c, aerr = s.d.Platforms.Authenticate(r.Context(), tokenID, secret); aerr == nil {
-					cred = Principal{PlatformID: c.PlatformID, TokenID: c.TokenID}
+					cred = Principal{PlatformID: c.PlatformID, TokenID: c.ClientID}
 					verified.put(key, cred)
 				}
 			}
