@@ -82,11 +82,15 @@ var probeExpect = map[string]int{
 	"POST /transfer-out":                                      404,
 	"POST /verifications":                                     404,
 	"PUT /documents/{documentId}":                             404,
+	"GET /tokens":                                             200, // the caller's own tokens only
+	"GET /tokens/{tokenId}":                                   404,
+	"DELETE /tokens/{tokenId}":                                404,
+	"POST /tokens":                                            201,
 }
 
 // probeOwn are the operations whose request names no first-platform id:
 // they create the caller's own resources, after the write check.
-var probeOwn = map[string]bool{"POST /customers": true, "POST /platform/external-accounts": true}
+var probeOwn = map[string]bool{"POST /customers": true, "POST /platform/external-accounts": true, "POST /tokens": true}
 
 // allOperations lists "METHOD /pattern" of the OpenAPI document.
 func (e *fuzzEnv) allOperations() []string {
@@ -200,8 +204,9 @@ func crossPlatformProbe(t *testing.T, backendName string) {
 }
 
 // probeShared are lists a second platform legitimately sees entries of:
-// its own accounts, and the exchange rates.
-var probeShared = map[string]bool{"GET /exchange-rates": true, "GET /ledger/accounts": true, "GET /platform/internal-accounts": true}
+// its own accounts and tokens, and the exchange rates.
+var probeShared = map[string]bool{"GET /exchange-rates": true, "GET /ledger/accounts": true, "GET /platform/internal-accounts": true,
+	"GET /tokens": true}
 
 func cmpBool(a, b bool) int {
 	switch {
