@@ -190,8 +190,9 @@ type PlatformRepo interface {
 	// CreateCredential inserts; a taken client id (deleted tokens' too) is
 	// a *ConflictError naming UniqueCredentialClientID.
 	CreateCredential(ctx context.Context, c APICredential) error
-	// CredentialByClientID returns the live credential with that Basic user
-	// name, or ErrNotFound (deleted ones too).
+	// CredentialByClientID returns the credential with that Basic user
+	// name, deleted ones included (DeletedAt set: core refuses them), or
+	// ErrNotFound.
 	CredentialByClientID(ctx context.Context, clientID string) (APICredential, error)
 	// Credential returns the platform's live token with that id, or
 	// ErrNotFound (another platform's, or deleted).

@@ -373,7 +373,7 @@ func (r storePlatforms) CredentialByClientID(_ context.Context, clientID string)
 	}
 	defer done()
 	c, ok := storeLookup(r.tx, pickCredentials, clientID)
-	if !ok || c.DeletedAt != nil {
+	if !ok {
 		return ports.APICredential{}, fmt.Errorf("credential %s: %w", clientID, ports.ErrNotFound)
 	}
 	return storeCopyCredential(c), nil

@@ -304,7 +304,7 @@ func (r storePlatforms) CreateCredential(ctx context.Context, c ports.APICredent
 
 func (r storePlatforms) CredentialByClientID(ctx context.Context, clientID string) (ports.APICredential, error) {
 	var row storeCredentialRow
-	q := r.tx.db.NewSelect().Model(&row).Where("token_id = ?", clientID).Where("deleted_at IS NULL")
+	q := r.tx.db.NewSelect().Model(&row).Where("token_id = ?", clientID)
 	if err := storeGet(ctx, q, "credential "+clientID); err != nil {
 		return ports.APICredential{}, err
 	}

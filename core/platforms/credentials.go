@@ -100,9 +100,6 @@ func (s *Service) AddCredential(ctx context.Context, platformID, name, tokenID, 
 	if errors.Is(err, ports.ErrConflict) {
 		// Lost a race with a concurrent registration: compare with the winner.
 		old, gerr := s.store.Read().Platforms().CredentialByClientID(ctx, tokenID)
-		if errors.Is(gerr, ports.ErrNotFound) {
-			return fmt.Errorf("token %s was deleted: %w", tokenID, ErrCredentialTaken)
-		}
 		if gerr != nil {
 			return fmt.Errorf("add credential %s: %w", tokenID, gerr)
 		}
@@ -115,7 +112,10 @@ func (s *Service) AddCredential(ctx context.Context, platformID, name, tokenID, 
 }
 
 func sameCredential(old, c ports.APICredential) error {
-	if old.DeletedAt != nil || old.PlatformID != c.PlatformID || subtle.ConstantTimeCompare(old.SecretHash, c.SecretHash) != 1 {
+	if old.DeletedAt != nil {
+		return fmt.Errorf("token %s was deleted: %w", c.ClientID, ErrCredentialTaken)
+	}
+	if old.PlatformID != c.PlatformID || subtle.ConstantTimeCompare(old.SecretHash, c.SecretHash) != 1 {
 		return fmt.Errorf("token %s: %w", c.ClientID, ErrCredentialTaken)
 	}
 	return nil
@@ -150,7 +150,8 @@ func validTokenID(id string) error {
 	return nil
 }
 
-// Authenticate checks a token id and secret and returns the credential.
+// Authenticate checks a token id and secret and returns the credential; a
+// deleted token is refused as an unknown one.
 // Hashes are compared in constant time, and an unknown token id does the
 // same comparison against a dummy hash, so timing does not reveal which
 // token ids exist. An unknown token id and a wrong secret are the same 401
@@ -165,7 +166,7 @@ func (s *Service) Authenticate(ctx context.Context, tokenID, secret string) (por
 		return unknown()
 	}
 	c, err := s.store.Read().Platforms().CredentialByClientID(ctx, tokenID)
-	if errors.Is(err, ports.ErrNotFound) {
+	if errors.Is(err, ports.ErrNotFound) || err == nil && c.DeletedAt != nil {
 		return unknown()
 	}
 	if err != nil {
