@@ -120,6 +120,8 @@ type server struct {
 	readHeaders map[string]bool
 	// permissions is what each route ("METHOD /path") needs of its token.
 	permissions map[string]string
+	// unkeyed are the POST routes that take no Idempotency-Key.
+	unkeyed map[string]bool
 }
 
 // wallClock is the clock used when Deps.Clock is nil.
@@ -174,7 +176,7 @@ func New(d Deps) http.Handler {
 	// Every line logged with a request's context names the request.
 	d.Logger = slog.New(ContextLogHandler(d.Logger.Handler()))
 	s := &server{d: d, log: d.Logger, mux: http.NewServeMux(), readHeaders: map[string]bool{operatorHeader: true},
-		permissions: map[string]string{}}
+		permissions: map[string]string{}, unkeyed: map[string]bool{}}
 	s.private = s.authenticate(http.HandlerFunc(s.limitBody))
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
 	registerAccounts(s.api, d)
@@ -253,6 +255,10 @@ func (s *server) onAddOperation(_ *huma.OpenAPI, op *huma.Operation) {
 		op.Security = []map[string][]string{{"BasicAuth": {}}, {"OperatorToken": {}}}
 	}
 	if op.Method != http.MethodPost {
+		return
+	}
+	if unkeyedOperations[op.OperationID] {
+		s.unkeyed[op.Method+" "+op.Path] = true
 		return
 	}
 	for _, p := range op.Parameters {
@@ -385,6 +391,10 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost && !publicPaths[r.URL.Path] {
+		if s.unkeyed[operation] {
+			s.refuseKey(w, r, operation)
+			return
+		}
 		s.idempotent(w, r, s.mux)
 		return
 	}

@@ -205,8 +205,13 @@ func TestCreateTokenBadInput(t *testing.T) {
 			requireError(t, h.post(tn, "/tokens", tc.body), http.StatusBadRequest, "INVALID_INPUT", tc.fields...)
 		})
 	}
+	// Its answer carries a secret no store may keep, so it cannot be
+	// replayed: a key is refused rather than ignored.
+	r := h.post(tn, "/tokens", `{"name":"x","permissions":["VIEW"]}`, "Idempotency-Key", "k")
+	requireError(t, r, http.StatusBadRequest, "INVALID_INPUT", "Idempotency-Key")
 	list := decode[tokenListBody](t, h.get(tn, "/tokens"))
 	assert.Equal(t, 1, list.TotalCount, "no refused request made a token")
+	assert.Zero(t, h.idem.Len(), "nothing was stored under a key")
 }
 
 func TestTokenPermissionsAreEnforced(t *testing.T) {
