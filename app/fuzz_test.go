@@ -196,7 +196,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	wallet, credential := e.walletCredential(be, platformID)
 	session := e.create("POST", "/auth/credentials/"+credential+"/verify", `{"otp":"000000","clientPublicKey":"02f739f8c77b32f4d5f13265861febd76e7a9c61a1140d296b8c16302508870316"}`)
 	maps.Copy(e.ids, map[string]string{"customerId": cust, "accountId": acct, "externalAccountId": ext, "quoteId": quote,
-		"beneficialOwnerId": owner, "receiverUmaAddress": "$fuzz@sandbox.local", "id": credential})
+		"beneficialOwnerId": owner, "receiverUmaAddress": "$fuzz@sandbox.local", "id": credential,
+		"tokenId": e.create("POST", "/tokens", `{"name":"fixture","permissions":["VIEW"]}`)})
 	transfer := func(src, dst string) string {
 		return fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, src, dst)
 	}
@@ -277,6 +278,7 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"PATCH", "/config", "/config", ct, []string{`{"umaDomain":"pay.example.com","webhookEndpoint":"https://hooks.example.com/corridor","embeddedWalletConfig":{"otpLength":8,"expirationSeconds":600},"supportedCurrencies":[{"currencyCode":"USD","minAmount":0,"maxAmount":1000000,"enabledTransactionTypes":["INCOMING","OUTGOING"],"requiredCounterpartyFields":[{"name":"FULL_NAME","mandatory":true}]}]}`}, ""},
 		{"POST", "/internal-accounts/{id}/export", "/internal-accounts/" + wallet + "/export", ct, []string{
 			`{"clientPublicKey":"04cf288fe433cc4e1aa0ce1632feac4ea26bf2f5a09dcfe5a42c398e06898710330f0572882f4dbdf0f5304b8fc8703acd69adca9a4bbf7f5d00d20a5e364b2569"}`}, ""},
+		{"POST", "/tokens", "/tokens", ct, []string{`{"name":"fuzz","permissions":["VIEW","TRANSACT"]}`}, ""},
 		{"POST", "/auth/sessions/{id}/refresh", "/auth/sessions/" + session + "/refresh", ct, []string{
 			`{"clientPublicKey":"02f739f8c77b32f4d5f13265861febd76e7a9c61a1140d296b8c16302508870316"}`}, ""},
 	}

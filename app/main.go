@@ -214,8 +214,10 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 // to print about it.
 func bootstrapCredential(ctx context.Context, b *backend, s services, cfg Config) (string, error) {
 	if cfg.APITokenID != "" {
-		_, err := b.store.Read().Platforms().CredentialByTokenID(ctx, cfg.APITokenID)
+		c, err := b.store.Read().Platforms().CredentialByClientID(ctx, cfg.APITokenID)
 		switch {
+		case err == nil && c.DeletedAt != nil:
+			return "", fmt.Errorf("CORRIDOR_API_TOKEN_ID %q was deleted through the API: configure another", cfg.APITokenID)
 		case err == nil:
 			if _, err := s.platforms.Authenticate(ctx, cfg.APITokenID, cfg.APIClientSecret); err != nil {
 				return "", fmt.Errorf("CORRIDOR_API_TOKEN_ID %q exists with a different secret", cfg.APITokenID)

@@ -96,12 +96,16 @@ var probeExpect = map[string]int{
 	"POST /invitations":                         400,
 	"POST /invitations/{invitationCode}/cancel": 403,
 	"POST /invitations/{invitationCode}/claim":  200,
+	"GET /tokens":                               200, // the caller's own tokens only
+	"GET /tokens/{tokenId}":                     404,
+	"DELETE /tokens/{tokenId}":                  404,
+	"POST /tokens":                              201,
 }
 
 // probeOwn are the operations whose request names no first-platform id:
 // they create the caller's own resources, after the write check.
 var probeOwn = map[string]bool{"POST /customers": true, "POST /platform/external-accounts": true, "PATCH /config": true,
-	"POST /invitations/{invitationCode}/claim": true} // a claim is any platform's write
+	"POST /tokens": true, "POST /invitations/{invitationCode}/claim": true} // a claim is any platform's write
 
 // allOperations lists "METHOD /pattern" of the OpenAPI document.
 func (e *fuzzEnv) allOperations() []string {
@@ -215,8 +219,9 @@ func crossPlatformProbe(t *testing.T, backendName string) {
 }
 
 // probeShared are lists a second platform legitimately sees entries of:
-// its own accounts, and the exchange rates.
-var probeShared = map[string]bool{"GET /exchange-rates": true, "GET /ledger/accounts": true, "GET /platform/internal-accounts": true}
+// its own accounts and tokens, and the exchange rates.
+var probeShared = map[string]bool{"GET /exchange-rates": true, "GET /ledger/accounts": true, "GET /platform/internal-accounts": true,
+	"GET /tokens": true}
 
 func cmpBool(a, b bool) int {
 	switch {

@@ -46,7 +46,7 @@ func (e *ConflictError) Is(t error) bool { return t == ErrConflict }
 const (
 	UniqueUmaAddress         = "customers_uma_address"          // per platform, among all customers
 	UniquePlatformCustomerID = "customers_platform_customer_id" // per platform, among non-deleted customers
-	UniqueCredentialTokenID  = "api_credentials_token_id"
+	UniqueCredentialClientID = "api_credentials_token_id"
 	UniqueEmailOTPPerAccount = "auth_methods_email_otp_account"
 	UniquePasskeyPerAccount  = "auth_methods_passkey_account" // one live PASSKEY per account and credentialId
 	UniqueOAuthPerAccount    = "auth_methods_oauth_account"   // one live OAUTH per account and issuer+subject
@@ -190,15 +190,35 @@ type EmbeddedWalletConfig struct {
 	OTPLifetime time.Duration // how long a code lives (whole seconds)
 }
 
-// APICredential is a platform's Basic credential. Only the SHA-256 of the
-// secret is stored (secrets are 256-bit random values, so a fast hash is
-// the right tool); comparisons are constant-time.
+// APICredential is a platform's API token: its Basic credential and what
+// it may do. Only the SHA-256 of the secret is stored (secrets are 256-bit
+// random values, so a fast hash is the right tool); comparisons are
+// constant-time. A deleted token is kept (DeletedAt set) and no longer
+// authenticates, nor is it listed or found.
 type APICredential struct {
-	TokenID    string // the Basic user name ("clientId")
-	PlatformID string
-	Name       string
-	SecretHash []byte
-	CreatedAt  time.Time
+	ID          string // "Token:<uuid>"
+	ClientID    string // the Basic user name
+	PlatformID  string
+	Name        string
+	Permissions []string // VIEW, TRANSACT, MANAGE (core/platforms), in that order
+	SecretHash  []byte
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	DeletedAt   *time.Time
+}
+
+// Position is the token's place in a list (creation time, id).
+func (c APICredential) Position() Position { return Position{CreatedAt: c.CreatedAt, ID: c.ID} }
+
+// CredentialFilter is the reference's listTokens query. Zero values do not
+// filter; deleted tokens are never listed.
+type CredentialFilter struct {
+	PlatformID    string // always set by core
+	Name          string
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+	UpdatedAfter  *time.Time
+	UpdatedBefore *time.Time
 }
 
 type PlatformRepo interface {
@@ -210,8 +230,26 @@ type PlatformRepo interface {
 	// (ErrNotFound when no such platform).
 	Update(ctx context.Context, p Platform) error
 	List(ctx context.Context) ([]Platform, error)
+	// CreateCredential inserts; a taken client id (deleted tokens' too) is
+	// a *ConflictError naming UniqueCredentialClientID.
 	CreateCredential(ctx context.Context, c APICredential) error
-	CredentialByTokenID(ctx context.Context, tokenID string) (APICredential, error)
+	// CredentialByClientID returns the credential with that Basic user
+	// name, deleted ones included (DeletedAt set: core refuses them), or
+	// ErrNotFound.
+	CredentialByClientID(ctx context.Context, clientID string) (APICredential, error)
+	// Credential returns the platform's live token with that id, or
+	// ErrNotFound (another platform's, or deleted).
+	Credential(ctx context.Context, platformID, id string) (APICredential, error)
+	// ListCredentials returns up to page.Limit+1 live tokens (the extra tells
+	// hasMore) in (CreatedAt, ID) order, and the total matching the filter.
+	ListCredentials(ctx context.Context, f CredentialFilter, page Page) (rows []APICredential, total int, err error)
+	// LiveCredentialsForUpdate returns the platform's live tokens with their
+	// rows locked until the transaction ends, so two units deciding on the
+	// same platform's tokens (the last MANAGE token) run one after the other.
+	LiveCredentialsForUpdate(ctx context.Context, platformID string) ([]APICredential, error)
+	// DeleteCredential marks the platform's live token deleted at `at`, or
+	// answers ErrNotFound.
+	DeleteCredential(ctx context.Context, platformID, id string, at time.Time) error
 }
 
 // ---- customers ----

@@ -14,12 +14,14 @@ import (
 	"github.com/corridorpay/corridor/ports"
 )
 
-// Principal is who an authenticated request acts for: the platform and the
-// API credential (token id) it used, or the operator (no platform).
+// Principal is who an authenticated request acts for: the platform, the
+// API token it used (its client id, the Basic user name) and what that
+// token may do, or the operator (no platform).
 type Principal struct {
-	PlatformID string
-	TokenID    string
-	Operator   bool
+	PlatformID  string
+	ClientID    string
+	Permissions []string
+	Operator    bool
 }
 
 type principalKey struct{}
@@ -75,9 +77,10 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 					return
 				}
 				var c ports.APICredential
+				gen := verified.generation()
 				if c, aerr = s.d.Platforms.Authenticate(r.Context(), tokenID, secret); aerr == nil {
-					cred = Principal{PlatformID: c.PlatformID, TokenID: c.TokenID}
-					verified.put(key, cred)
+					cred = Principal{PlatformID: c.PlatformID, ClientID: c.ClientID, Permissions: c.Permissions}
+					verified.putSince(key, cred, gen)
 				}
 			}
 			if aerr == nil {
@@ -104,8 +107,9 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 // successes are kept, under the SHA-256 of the token id and the secret
 // (never the secret itself): a wrong secret hashes elsewhere and is looked
 // up. The key also names the platforms service, so servers on different
-// stores in one process never share an answer. A credential revoked in the
-// store would stay usable for up to credTTL.
+// stores in one process never share an answer. Deleting a token through
+// this process forgets its entries at once (forget); another instance
+// serving the same store keeps its own entry for up to credTTL.
 const (
 	credTTL = 5 * time.Second
 	// credCacheMax bounds the cache; it is cleared when full.
@@ -129,6 +133,9 @@ type credCache struct {
 
 	mu sync.Mutex
 	m  map[credKey]credEntry
+	// gen counts forget calls: a lookup that began before one does not
+	// cache what it read (the token may have been deleted since).
+	gen uint64
 }
 
 var verified = &credCache{ttl: credTTL, max: credCacheMax, now: time.Now, m: map[credKey]credEntry{}}
@@ -158,9 +165,43 @@ func (c *credCache) get(k credKey) Principal {
 	return e.p
 }
 
+// forget drops every entry of the client id (a deleted token): its next
+// request is checked against the store.
+func (c *credCache) forget(svc *platforms.Service, clientID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for k, e := range c.m {
+		if k.svc == svc && e.p.ClientID == clientID {
+			delete(c.m, k)
+		}
+	}
+}
+
+func (c *credCache) generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// putSince is put, unless a token was forgotten since generation gen was
+// read (the principal may be a deleted token's).
+func (c *credCache) putSince(k credKey, p Principal, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
+		c.store(k, p)
+	}
+}
+
 func (c *credCache) put(k credKey, p Principal) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.store(k, p)
+}
+
+// store adds an entry; c.mu is held.
+func (c *credCache) store(k credKey, p Principal) {
 	if len(c.m) >= c.max {
 		clear(c.m)
 	}

@@ -57,6 +57,23 @@ func requestHash(r *http.Request, body []byte) string {
 // This guards responses; money movements are additionally keyed by the
 // Idempotency-Key in the ledger (see accounts.FundEntryID), so a crash
 // between the commit and the stored response cannot post twice.
+// unkeyedOperations take no Idempotency-Key: their answer carries a secret
+// (a new token's clientSecret) that must never be stored, and a replay
+// would have to store it. A retried creation makes another token; the
+// first can be deleted.
+var unkeyedOperations = map[string]bool{"createToken": true}
+
+// refuseKey serves an unkeyed operation, refusing it when a key is sent
+// (a client relying on the key to make a retry safe must not be misled).
+func (s *server) refuseKey(w http.ResponseWriter, r *http.Request, operation string) {
+	if _, sent := r.Header[idempotencyHeader]; sent {
+		writeError(w, r, toError(fault.Invalid(idempotencyHeader,
+			operation+" takes no Idempotency-Key: its answer carries a secret that is never stored, so it cannot be replayed")))
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
 func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	key := r.Header.Get(idempotencyHeader)
 	if key == "" {

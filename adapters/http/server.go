@@ -127,6 +127,10 @@ type server struct {
 	private http.Handler
 	// readHeaders are the header parameters operations read (checkRequest).
 	readHeaders map[string]bool
+	// permissions is what each route ("METHOD /path") needs of its token.
+	permissions map[string]string
+	// unkeyed are the POST routes that take no Idempotency-Key.
+	unkeyed map[string]bool
 }
 
 // wallClock is the clock used when Deps.Clock is nil.
@@ -180,12 +184,14 @@ func New(d Deps) http.Handler {
 	}
 	// Every line logged with a request's context names the request.
 	d.Logger = slog.New(ContextLogHandler(d.Logger.Handler()))
-	s := &server{d: d, log: d.Logger, mux: http.NewServeMux(), readHeaders: map[string]bool{operatorHeader: true}}
+	s := &server{d: d, log: d.Logger, mux: http.NewServeMux(), readHeaders: map[string]bool{operatorHeader: true},
+		permissions: map[string]string{}, unkeyed: map[string]bool{}}
 	s.private = s.authenticate(http.HandlerFunc(s.limitBody))
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
 	registerAccounts(s.api, d)
 	registerCustomers(s.api, d)
 	registerConfig(s.api, d)
+	registerTokens(s.api, d)
 	if d.Transactions != nil {
 		registerTransactions(s.api, d)
 	}
@@ -260,10 +266,15 @@ func (s *server) onAddOperation(_ *huma.OpenAPI, op *huma.Operation) {
 	op.MaxBodyBytes = s.d.MaxBodyBytes + 1
 	op.BodyReadTimeout = -1
 	s.noteHeaders(op)
+	s.notePermission(op)
 	if strings.HasPrefix(op.Path, "/ledger") {
 		op.Security = []map[string][]string{{"BasicAuth": {}}, {"OperatorToken": {}}}
 	}
 	if op.Method != http.MethodPost {
+		return
+	}
+	if unkeyedOperations[op.OperationID] {
+		s.unkeyed[op.Method+" "+op.Path] = true
 		return
 	}
 	for _, p := range op.Parameters {
@@ -387,10 +398,19 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 		s.routeError(w, r)
 		return
 	}
+	operation := strings.Replace(pattern, " "+BasePath, " ", 1)
 	if ri := infoFrom(r.Context()); ri != nil {
-		ri.operation = strings.Replace(pattern, " "+BasePath, " ", 1)
+		ri.operation = operation
+	}
+	if e := s.checkPermission(r, operation); e != nil {
+		writeError(w, r, e)
+		return
 	}
 	if r.Method == http.MethodPost && !publicPaths[r.URL.Path] {
+		if s.unkeyed[operation] {
+			s.refuseKey(w, r, operation)
+			return
+		}
 		s.idempotent(w, r, s.mux)
 		return
 	}

@@ -75,7 +75,7 @@ func TestFiveHundredReleasesTheKey(t *testing.T) {
 	send := func() *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodPost, "/2025-10-13/things", strings.NewReader(`{}`))
 		r.Header.Set(idempotencyHeader, "k")
-		r = r.WithContext(withPrincipal(r.Context(), Principal{PlatformID: "Platform:1", TokenID: "tok"}))
+		r = r.WithContext(withPrincipal(r.Context(), Principal{PlatformID: "Platform:1", ClientID: "tok"}))
 		rec := httptest.NewRecorder()
 		s.idempotent(rec, r, next)
 		return rec
@@ -103,7 +103,7 @@ func TestPanicInsideIdempotentHandlerReleasesTheKey(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	})
 	h := s.logRequests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = r.WithContext(withPrincipal(r.Context(), Principal{PlatformID: "Platform:1", TokenID: "tok"}))
+		r = r.WithContext(withPrincipal(r.Context(), Principal{PlatformID: "Platform:1", ClientID: "tok"}))
 		s.idempotent(w, r, next)
 	}))
 	send := func() int {

@@ -42,7 +42,7 @@ var errStoreTxDone = errors.New("memory store: transaction already finished")
 
 type storeState struct {
 	platforms   map[string]ports.Platform
-	credentials map[string]ports.APICredential // by token id
+	credentials map[string]ports.APICredential // by client id (the Basic user name)
 	customers   map[string]ports.Customer
 	accounts    map[string]ports.InternalAccount
 	authMethods map[string]ports.AuthMethod
@@ -383,25 +383,90 @@ func (r storePlatforms) CreateCredential(_ context.Context, c ports.APICredentia
 		return err
 	}
 	defer done()
-	if _, ok := storeLookup(r.tx, pickCredentials, c.TokenID); ok {
-		return storeConflict(ports.UniqueCredentialTokenID)
+	if _, ok := storeLookup(r.tx, pickCredentials, c.ClientID); ok {
+		return storeConflict(ports.UniqueCredentialClientID)
 	}
-	r.tx.w.state.credentials[c.TokenID] = storeCopyCredential(c)
+	r.tx.w.state.credentials[c.ClientID] = storeCopyCredential(c)
 	return nil
 }
 
-func (r storePlatforms) CredentialByTokenID(_ context.Context, tokenID string) (ports.APICredential, error) {
+func (r storePlatforms) CredentialByClientID(_ context.Context, clientID string) (ports.APICredential, error) {
 	done, err := r.tx.begin(false)
 	if err != nil {
 		return ports.APICredential{}, err
 	}
 	defer done()
-	c, ok := storeLookup(r.tx, pickCredentials, tokenID)
+	c, ok := storeLookup(r.tx, pickCredentials, clientID)
 	if !ok {
-		return ports.APICredential{}, fmt.Errorf("credential %s: %w", tokenID, ports.ErrNotFound)
+		return ports.APICredential{}, fmt.Errorf("credential %s: %w", clientID, ports.ErrNotFound)
 	}
 	return storeCopyCredential(c), nil
 }
+
+// liveCredentials are the platform's live tokens that keep accepts.
+func (r storePlatforms) liveCredentials(platformID string, keep func(ports.APICredential) bool) []ports.APICredential {
+	return storeAll(r.tx, pickCredentials, func(c ports.APICredential) bool {
+		return c.PlatformID == platformID && c.DeletedAt == nil && keep(c)
+	})
+}
+
+func (r storePlatforms) Credential(_ context.Context, platformID, id string) (ports.APICredential, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return ports.APICredential{}, err
+	}
+	defer done()
+	found := r.liveCredentials(platformID, func(c ports.APICredential) bool { return c.ID == id })
+	if len(found) == 0 {
+		return ports.APICredential{}, fmt.Errorf("token %s: %w", id, ports.ErrNotFound)
+	}
+	return storeCopyCredential(found[0]), nil
+}
+
+func (r storePlatforms) ListCredentials(_ context.Context, f ports.CredentialFilter, page ports.Page) ([]ports.APICredential, int, error) {
+	return storeListCopies(r.tx, pickCredentials, func(c ports.APICredential) bool {
+		return c.PlatformID == f.PlatformID && c.DeletedAt == nil && storeCredentialMatches(c, f)
+	}, credentialKey, storeCopyCredential, page)
+}
+
+func storeCredentialMatches(c ports.APICredential, f ports.CredentialFilter) bool {
+	return (f.Name == "" || c.Name == f.Name) &&
+		storeInTimeBounds(c.CreatedAt, c.UpdatedAt, f.CreatedAfter, f.CreatedBefore, f.UpdatedAfter, f.UpdatedBefore)
+}
+
+// LiveCredentialsForUpdate needs no lock: units of work run one at a time.
+func (r storePlatforms) LiveCredentialsForUpdate(_ context.Context, platformID string) ([]ports.APICredential, error) {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	rows, _ := storePage(r.liveCredentials(platformID, func(ports.APICredential) bool { return true }),
+		credentialKey, ports.Page{})
+	for i := range rows {
+		rows[i] = storeCopyCredential(rows[i])
+	}
+	return rows, nil
+}
+
+func (r storePlatforms) DeleteCredential(_ context.Context, platformID, id string, at time.Time) error {
+	done, err := r.tx.begin(true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	found := r.liveCredentials(platformID, func(c ports.APICredential) bool { return c.ID == id })
+	if len(found) == 0 {
+		return fmt.Errorf("token %s: %w", id, ports.ErrNotFound)
+	}
+	c := storeCopyCredential(found[0])
+	at = storeTime(at)
+	c.UpdatedAt, c.DeletedAt = at, &at
+	r.tx.w.state.credentials[c.ClientID] = c
+	return nil
+}
+
+func credentialKey(c ports.APICredential) (time.Time, string) { return c.CreatedAt, c.ID }
 
 // ---- customers ----
 
@@ -493,11 +558,20 @@ func storeCustomerMatches(c ports.Customer, f ports.CustomerFilter) bool {
 		f.CustomerType != "" && c.CustomerType != f.CustomerType,
 		f.Region != "" && c.Region != f.Region,
 		f.UmaAddress != "" && c.UmaAddress != f.UmaAddress,
-		f.Currency != "" && !slices.Contains(c.Currencies, f.Currency),
-		f.CreatedAfter != nil && c.CreatedAt.Before(storeTime(*f.CreatedAfter)),
-		f.CreatedBefore != nil && c.CreatedAt.After(storeTime(*f.CreatedBefore)),
-		f.UpdatedAfter != nil && c.UpdatedAt.Before(storeTime(*f.UpdatedAfter)),
-		f.UpdatedBefore != nil && c.UpdatedAt.After(storeTime(*f.UpdatedBefore)):
+		f.Currency != "" && !slices.Contains(c.Currencies, f.Currency):
+		return false
+	}
+	return storeInTimeBounds(c.CreatedAt, c.UpdatedAt, f.CreatedAfter, f.CreatedBefore, f.UpdatedAfter, f.UpdatedBefore)
+}
+
+// storeInTimeBounds applies a list's inclusive creation and update time
+// bounds (nil: unbounded) to a row.
+func storeInTimeBounds(created, updated time.Time, createdAfter, createdBefore, updatedAfter, updatedBefore *time.Time) bool {
+	switch {
+	case createdAfter != nil && created.Before(storeTime(*createdAfter)),
+		createdBefore != nil && created.After(storeTime(*createdBefore)),
+		updatedAfter != nil && updated.Before(storeTime(*updatedAfter)),
+		updatedBefore != nil && updated.After(storeTime(*updatedBefore)):
 		return false
 	}
 	return true
@@ -730,7 +804,13 @@ func storeCopyPlatform(p ports.Platform) ports.Platform {
 
 func storeCopyCredential(c ports.APICredential) ports.APICredential {
 	c.SecretHash = slices.Clone(c.SecretHash)
+	c.Permissions = slices.Clone(c.Permissions)
 	c.CreatedAt = storeTime(c.CreatedAt)
+	c.UpdatedAt = storeTime(c.UpdatedAt)
+	if c.DeletedAt != nil {
+		d := storeTime(*c.DeletedAt)
+		c.DeletedAt = &d
+	}
 	return c
 }
 

@@ -233,11 +233,16 @@ func storeList[R interface{ toPort() P }, P any](ctx context.Context, db bun.IDB
 	if err := storePage(filter(db.NewSelect().Model(&rows)), page, false).Scan(ctx); err != nil {
 		return nil, 0, fmt.Errorf("list %s: %w", what, err)
 	}
+	return storePorts[R, P](rows), int(total), nil
+}
+
+// storePorts converts rows to their port values.
+func storePorts[R interface{ toPort() P }, P any](rows []R) []P {
 	out := make([]P, len(rows))
 	for i, row := range rows {
 		out[i] = row.toPort()
 	}
-	return out, int(total), nil
+	return out
 }
 
 // storeOwnerFilter selects one customer's rows, the platform's own rows
@@ -317,12 +322,59 @@ func (r storePlatforms) CreateCredential(ctx context.Context, c ports.APICredent
 	return r.tx.insert(ctx, "create credential", &row)
 }
 
-func (r storePlatforms) CredentialByTokenID(ctx context.Context, tokenID string) (ports.APICredential, error) {
+func (r storePlatforms) CredentialByClientID(ctx context.Context, clientID string) (ports.APICredential, error) {
 	var row storeCredentialRow
-	if err := storeGet(ctx, r.tx.db.NewSelect().Model(&row).Where("token_id = ?", tokenID), "credential "+tokenID); err != nil {
+	q := r.tx.db.NewSelect().Model(&row).Where("token_id = ?", clientID)
+	if err := storeGet(ctx, q, "credential "+clientID); err != nil {
 		return ports.APICredential{}, err
 	}
 	return row.toPort(), nil
+}
+
+// storeLiveCredentials selects the platform's live tokens.
+func storeLiveCredentials(q *bun.SelectQuery, platformID string) *bun.SelectQuery {
+	return q.Where("platform_id = ?", platformID).Where("deleted_at IS NULL")
+}
+
+func (r storePlatforms) Credential(ctx context.Context, platformID, id string) (ports.APICredential, error) {
+	var row storeCredentialRow
+	q := storeLiveCredentials(r.tx.db.NewSelect().Model(&row), platformID).Where("id = ?", id)
+	if err := storeGet(ctx, q, "token "+id); err != nil {
+		return ports.APICredential{}, err
+	}
+	return row.toPort(), nil
+}
+
+func (r storePlatforms) ListCredentials(ctx context.Context, f ports.CredentialFilter, page ports.Page) ([]ports.APICredential, int, error) {
+	return storeList[storeCredentialRow, ports.APICredential](ctx, r.tx.db, func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = storeLiveCredentials(q, f.PlatformID)
+		if f.Name != "" {
+			q = q.Where("name = ?", f.Name)
+		}
+		return storeTimeBounds(q, f.CreatedAfter, f.CreatedBefore, f.UpdatedAfter, f.UpdatedBefore)
+	}, page, "tokens")
+}
+
+func (r storePlatforms) LiveCredentialsForUpdate(ctx context.Context, platformID string) ([]ports.APICredential, error) {
+	var rows []storeCredentialRow
+	q := storeLiveCredentials(r.tx.db.NewSelect().Model(&rows), platformID).OrderExpr("created_at, id").For("UPDATE")
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("lock tokens of %s: %w", platformID, err)
+	}
+	return storePorts[storeCredentialRow, ports.APICredential](rows), nil
+}
+
+func (r storePlatforms) DeleteCredential(ctx context.Context, platformID, id string, at time.Time) error {
+	what := "delete token " + id
+	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
+		return r.tx.db.NewUpdate().Model((*storeCredentialRow)(nil)).
+			Set("deleted_at = ?", storeTime(at)).Set("updated_at = ?", storeTime(at)).
+			Where("id = ?", id).Where("platform_id = ?", platformID).Where("deleted_at IS NULL").Exec(ctx)
+	})
+	if err != nil {
+		return err
+	}
+	return storeUpdated(res, what)
 }
 
 // ---- customers ----
@@ -387,17 +439,22 @@ func storeCustomerFilter(q *bun.SelectQuery, f ports.CustomerFilter) *bun.Select
 	if f.Currency != "" {
 		q = q.Where("currencies @> ARRAY[?]::text[]", f.Currency)
 	}
-	if f.CreatedAfter != nil {
-		q = q.Where("created_at >= ?", storeTime(*f.CreatedAfter))
-	}
-	if f.CreatedBefore != nil {
-		q = q.Where("created_at <= ?", storeTime(*f.CreatedBefore))
-	}
-	if f.UpdatedAfter != nil {
-		q = q.Where("updated_at >= ?", storeTime(*f.UpdatedAfter))
-	}
-	if f.UpdatedBefore != nil {
-		q = q.Where("updated_at <= ?", storeTime(*f.UpdatedBefore))
+	return storeTimeBounds(q, f.CreatedAfter, f.CreatedBefore, f.UpdatedAfter, f.UpdatedBefore)
+}
+
+// storeTimeBounds adds a list's inclusive created_at and updated_at bounds
+// (nil: unbounded).
+func storeTimeBounds(q *bun.SelectQuery, createdAfter, createdBefore, updatedAfter, updatedBefore *time.Time) *bun.SelectQuery {
+	for _, b := range []struct {
+		cond string
+		t    *time.Time
+	}{
+		{"created_at >= ?", createdAfter}, {"created_at <= ?", createdBefore},
+		{"updated_at >= ?", updatedAfter}, {"updated_at <= ?", updatedBefore},
+	} {
+		if b.t != nil {
+			q = q.Where(b.cond, storeTime(*b.t))
+		}
 	}
 	return q
 }

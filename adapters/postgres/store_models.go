@@ -89,24 +89,30 @@ func (r storePlatformRow) toPort() ports.Platform {
 type storeCredentialRow struct {
 	bun.BaseModel `bun:"table:api_credentials"`
 
-	TokenID    string    `bun:"token_id,pk"`
-	PlatformID string    `bun:"platform_id"`
-	Name       string    `bun:"name"`
-	SecretHash []byte    `bun:"secret_hash"`
-	CreatedAt  time.Time `bun:"created_at"`
+	ClientID    string     `bun:"token_id,pk"`
+	ID          string     `bun:"id"`
+	PlatformID  string     `bun:"platform_id"`
+	Name        string     `bun:"name"`
+	Permissions []string   `bun:"permissions,array"`
+	SecretHash  []byte     `bun:"secret_hash"`
+	CreatedAt   time.Time  `bun:"created_at"`
+	UpdatedAt   time.Time  `bun:"updated_at"`
+	DeletedAt   *time.Time `bun:"deleted_at"`
 }
 
 func storeCredentialToRow(c ports.APICredential) storeCredentialRow {
 	return storeCredentialRow{
-		TokenID: c.TokenID, PlatformID: c.PlatformID, Name: c.Name,
-		SecretHash: c.SecretHash, CreatedAt: storeTime(c.CreatedAt),
+		ClientID: c.ClientID, ID: c.ID, PlatformID: c.PlatformID, Name: c.Name, Permissions: c.Permissions,
+		SecretHash: c.SecretHash, CreatedAt: storeTime(c.CreatedAt), UpdatedAt: storeTime(c.UpdatedAt),
+		DeletedAt: storeTimePtr(c.DeletedAt),
 	}
 }
 
 func (r storeCredentialRow) toPort() ports.APICredential {
 	return ports.APICredential{
-		TokenID: r.TokenID, PlatformID: r.PlatformID, Name: r.Name,
-		SecretHash: r.SecretHash, CreatedAt: storeTime(r.CreatedAt),
+		ClientID: r.ClientID, ID: r.ID, PlatformID: r.PlatformID, Name: r.Name, Permissions: r.Permissions,
+		SecretHash: r.SecretHash, CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		DeletedAt: storeTimePtr(r.DeletedAt),
 	}
 }
 

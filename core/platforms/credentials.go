@@ -30,40 +30,49 @@ var ErrCredentialTaken = errors.New("API token id is already registered with ano
 // token costs the same work as a wrong secret.
 var dummyHash = sha256.Sum256([]byte("corridor: no such API token"))
 
-// IssueCredential creates a new API credential for the platform and returns
-// its token id (the Basic user name) and secret. Only the secret's SHA-256
-// is stored, so the secret is shown this once.
-func (s *Service) IssueCredential(ctx context.Context, platformID, name string) (tokenID, secret string, err error) {
+// IssueCredential creates a new API credential with every permission for
+// the platform (the CLI's and the bootstrap's) and returns its client id
+// (the Basic user name) and secret. Only the secret's SHA-256 is stored, so
+// the secret is shown this once.
+func (s *Service) IssueCredential(ctx context.Context, platformID, name string) (clientID, secret string, err error) {
+	c, secret, err := s.issue(ctx, platformID, name, AllPermissions)
+	return c.ClientID, secret, err
+}
+
+// issue makes a token with a fresh client id and secret and stores it.
+func (s *Service) issue(ctx context.Context, platformID, name string, perms []string) (ports.APICredential, string, error) {
 	raw := make([]byte, secretBytes)
 	if _, err := rand.Read(raw); err != nil {
-		return "", "", fmt.Errorf("generate client secret: %w", err)
+		return ports.APICredential{}, "", fmt.Errorf("generate client secret: %w", err)
 	}
-	secret = base64.RawURLEncoding.EncodeToString(raw)
+	secret := base64.RawURLEncoding.EncodeToString(raw)
 	idRaw := make([]byte, 16)
 	if _, err := rand.Read(idRaw); err != nil {
-		return "", "", fmt.Errorf("generate token id: %w", err)
+		return ports.APICredential{}, "", fmt.Errorf("generate client id: %w", err)
 	}
-	// A Basic user name cannot contain ':', so the token id is not a
-	// "<Type>:<uuid>" identifier.
-	tokenID = "tok_" + hex.EncodeToString(idRaw)
-	err = s.store.InTx(ctx, func(tx ports.Tx) error {
+	// A Basic user name cannot contain ':', so the client id is not the
+	// token's "Token:<uuid>" id.
+	c := s.credential(platformID, name, "tok_"+hex.EncodeToString(idRaw), secret)
+	c.Permissions = perms
+	err := s.store.InTx(ctx, func(tx ports.Tx) error {
 		if _, err := tx.Platforms().Get(ctx, platformID); err != nil {
 			if errors.Is(err, ports.ErrNotFound) {
 				return fault.NotFound("NOT_FOUND", "platform not found")
 			}
 			return fmt.Errorf("get platform %s: %w", platformID, err)
 		}
-		return tx.Platforms().CreateCredential(ctx, s.credential(platformID, name, tokenID, secret))
+		return tx.Platforms().CreateCredential(ctx, c)
 	})
 	if err != nil {
-		return "", "", fmt.Errorf("issue credential: %w", err)
+		return ports.APICredential{}, "", fmt.Errorf("issue credential: %w", err)
 	}
-	return tokenID, secret, nil
+	return c, secret, nil
 }
 
-// AddCredential registers a fixed credential (from configuration) for the
-// platform. Adding the same token id and secret to the same platform again
-// is a no-op; a token id already registered otherwise is ErrCredentialTaken.
+// AddCredential registers a fixed credential (from configuration), with
+// every permission, for the platform. Adding the same client id and secret
+// to the same platform again is a no-op; a client id already registered
+// otherwise (or deleted through the API) is ErrCredentialTaken.
 func (s *Service) AddCredential(ctx context.Context, platformID, name, tokenID, secret string) error {
 	if err := validTokenID(tokenID); err != nil {
 		return err
@@ -79,7 +88,7 @@ func (s *Service) AddCredential(ctx context.Context, platformID, name, tokenID, 
 			}
 			return fmt.Errorf("get platform %s: %w", platformID, err)
 		}
-		old, err := tx.Platforms().CredentialByTokenID(ctx, tokenID)
+		old, err := tx.Platforms().CredentialByClientID(ctx, tokenID)
 		switch {
 		case err == nil:
 			return sameCredential(old, c)
@@ -90,7 +99,7 @@ func (s *Service) AddCredential(ctx context.Context, platformID, name, tokenID, 
 	})
 	if errors.Is(err, ports.ErrConflict) {
 		// Lost a race with a concurrent registration: compare with the winner.
-		old, gerr := s.store.Read().Platforms().CredentialByTokenID(ctx, tokenID)
+		old, gerr := s.store.Read().Platforms().CredentialByClientID(ctx, tokenID)
 		if gerr != nil {
 			return fmt.Errorf("add credential %s: %w", tokenID, gerr)
 		}
@@ -103,20 +112,27 @@ func (s *Service) AddCredential(ctx context.Context, platformID, name, tokenID, 
 }
 
 func sameCredential(old, c ports.APICredential) error {
+	if old.DeletedAt != nil {
+		return fmt.Errorf("token %s was deleted: %w", c.ClientID, ErrCredentialTaken)
+	}
 	if old.PlatformID != c.PlatformID || subtle.ConstantTimeCompare(old.SecretHash, c.SecretHash) != 1 {
-		return fmt.Errorf("token %s: %w", c.TokenID, ErrCredentialTaken)
+		return fmt.Errorf("token %s: %w", c.ClientID, ErrCredentialTaken)
 	}
 	return nil
 }
 
 func (s *Service) credential(platformID, name, tokenID, secret string) ports.APICredential {
 	h := sha256.Sum256([]byte(secret))
+	now := s.clock.Now().UTC()
 	return ports.APICredential{
-		TokenID:    tokenID,
-		PlatformID: platformID,
-		Name:       name,
-		SecretHash: h[:],
-		CreatedAt:  s.clock.Now().UTC(),
+		ID:          s.ids.New(tokenType),
+		ClientID:    tokenID,
+		PlatformID:  platformID,
+		Name:        name,
+		Permissions: AllPermissions,
+		SecretHash:  h[:],
+		CreatedAt:   now,
+		UpdatedAt:   now,
 	}
 }
 
@@ -134,7 +150,8 @@ func validTokenID(id string) error {
 	return nil
 }
 
-// Authenticate checks a token id and secret and returns the credential.
+// Authenticate checks a token id and secret and returns the credential; a
+// deleted token is refused as an unknown one.
 // Hashes are compared in constant time, and an unknown token id does the
 // same comparison against a dummy hash, so timing does not reveal which
 // token ids exist. An unknown token id and a wrong secret are the same 401
@@ -148,8 +165,8 @@ func (s *Service) Authenticate(ctx context.Context, tokenID, secret string) (por
 	if tokenID == "" {
 		return unknown()
 	}
-	c, err := s.store.Read().Platforms().CredentialByTokenID(ctx, tokenID)
-	if errors.Is(err, ports.ErrNotFound) {
+	c, err := s.store.Read().Platforms().CredentialByClientID(ctx, tokenID)
+	if errors.Is(err, ports.ErrNotFound) || err == nil && c.DeletedAt != nil {
 		return unknown()
 	}
 	if err != nil {

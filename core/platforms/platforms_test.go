@@ -154,7 +154,7 @@ func TestIssueCredentialAndAuthenticate(t *testing.T) {
 	assert.Len(t, raw, 32)
 
 	// Only the hash is stored.
-	stored, err := e.store.Read().Platforms().CredentialByTokenID(ctx, tokenID)
+	stored, err := e.store.Read().Platforms().CredentialByClientID(ctx, tokenID)
 	require.NoError(t, err)
 	sum := sha256.Sum256([]byte(secret))
 	assert.Equal(t, sum[:], stored.SecretHash)
@@ -164,7 +164,7 @@ func TestIssueCredentialAndAuthenticate(t *testing.T) {
 	c, err := e.svc.Authenticate(ctx, tokenID, secret)
 	require.NoError(t, err)
 	assert.Equal(t, p.ID, c.PlatformID)
-	assert.Equal(t, tokenID, c.TokenID)
+	assert.Equal(t, tokenID, c.ClientID)
 
 	// A second credential is distinct and works too.
 	tokenID2, secret2, err := e.svc.IssueCredential(ctx, p.ID, "other")

@@ -44,6 +44,10 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Platforms", testPlatforms},
 		{"PlatformUpdate", testPlatformUpdate},
 		{"Credentials", testCredentials},
+		{"CredentialDelete", testCredentialDelete},
+		{"CredentialListFilters", testCredentialListFilters},
+		{"CredentialPagination", testCredentialPagination},
+		{"CredentialLockSerialises", testCredentialLockSerialises},
 		{"CustomerRoundTrip", testCustomerRoundTrip},
 		{"CustomerCopies", testCustomerCopies},
 		{"CustomerPlatformIsolation", testCustomerPlatformIsolation},
@@ -439,35 +443,6 @@ func platformWithID(id string) ports.Platform {
 	p := platform(t0)
 	p.ID = id
 	return p
-}
-
-func testCredentials(t *testing.T, s ports.Store, _ LedgerReader) {
-	ctx := context.Background()
-	p := createPlatform(t, s, at(0))
-	c := ports.APICredential{
-		TokenID: "tok_" + uuid.NewString(), PlatformID: p.ID, Name: "default",
-		SecretHash: []byte{0x00, 0x01, 0xfe, 0xff, 0x80}, CreatedAt: at(1),
-	}
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Platforms().CreateCredential(ctx, c) })
-
-	got, err := s.Read().Platforms().CredentialByTokenID(ctx, c.TokenID)
-	require.NoError(t, err)
-	want := c
-	want.CreatedAt = norm(c.CreatedAt)
-	assert.Equal(t, want, got)
-
-	got.SecretHash[0] = 0x42
-	again, err := s.Read().Platforms().CredentialByTokenID(ctx, c.TokenID)
-	require.NoError(t, err)
-	assert.Equal(t, want.SecretHash, again.SecretHash)
-
-	_, err = s.Read().Platforms().CredentialByTokenID(ctx, "tok_absent")
-	require.ErrorIs(t, err, ports.ErrNotFound)
-
-	dup := c
-	dup.Name = "other"
-	err = s.InTx(ctx, func(tx ports.Tx) error { return tx.Platforms().CreateCredential(ctx, dup) })
-	requireConflict(t, err, ports.UniqueCredentialTokenID)
 }
 
 // ---- customers ----
@@ -1128,7 +1103,7 @@ func testReadOwnWrites(t *testing.T, s ports.Store, _ LedgerReader) {
 	a := account(p.ID, c.ID, "INTERNAL_FIAT", "USD", at(1))
 	m := authMethod(p.ID, a.ID, "EMAIL_OTP", at(1))
 	p2 := platform(at(1))
-	cred := ports.APICredential{TokenID: "tok_" + uuid.NewString(), PlatformID: p2.ID, SecretHash: []byte{1}, CreatedAt: at(1)}
+	cred := credential(p2.ID, "rollback", at(1))
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
 		require.NoError(t, tx.Platforms().Create(ctx, p2))
 		require.NoError(t, tx.Platforms().CreateCredential(ctx, cred))
@@ -1142,7 +1117,7 @@ func testReadOwnWrites(t *testing.T, s ports.Store, _ LedgerReader) {
 		ps, err := tx.Platforms().List(ctx)
 		require.NoError(t, err)
 		assert.Len(t, ps, 2)
-		_, err = tx.Platforms().CredentialByTokenID(ctx, cred.TokenID)
+		_, err = tx.Platforms().CredentialByClientID(ctx, cred.ClientID)
 		require.NoError(t, err)
 		got, err := tx.Customers().Get(ctx, p.ID, c.ID)
 		require.NoError(t, err)
@@ -1181,7 +1156,7 @@ func testReadOwnWrites(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Equal(t, "in-tx@example.com", got.Email)
 	_, err = s.Read().AuthMethods().Get(ctx, p.ID, m.ID)
 	require.NoError(t, err)
-	_, err = s.Read().Platforms().CredentialByTokenID(ctx, cred.TokenID)
+	_, err = s.Read().Platforms().CredentialByClientID(ctx, cred.ClientID)
 	require.NoError(t, err)
 }
 
@@ -1192,7 +1167,7 @@ func testRollback(t *testing.T, s ports.Store, l LedgerReader) {
 	createCustomers(t, s, kept)
 
 	p2 := platform(at(1))
-	cred := ports.APICredential{TokenID: "tok_" + uuid.NewString(), PlatformID: p2.ID, SecretHash: []byte{1}, CreatedAt: at(1)}
+	cred := credential(p2.ID, "rollback", at(1))
 	c := customer(p.ID, at(1))
 	a := account(p.ID, c.ID, "INTERNAL_FIAT", "USD", at(1))
 	m := authMethod(p.ID, a.ID, "EMAIL_OTP", at(1))
@@ -1214,7 +1189,7 @@ func testRollback(t *testing.T, s ports.Store, l LedgerReader) {
 
 	_, err = s.Read().Platforms().Get(ctx, p2.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
-	_, err = s.Read().Platforms().CredentialByTokenID(ctx, cred.TokenID)
+	_, err = s.Read().Platforms().CredentialByClientID(ctx, cred.ClientID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
 	_, err = s.Read().Customers().Get(ctx, p.ID, c.ID)
 	require.ErrorIs(t, err, ports.ErrNotFound)
@@ -1326,7 +1301,7 @@ func testReadIsReadOnly(t *testing.T, s ports.Store, _ LedgerReader) {
 	createCustomers(t, s, c)
 	r := s.Read()
 	assert.Error(t, r.Platforms().Create(ctx, platform(at(1))))
-	assert.Error(t, r.Platforms().CreateCredential(ctx, ports.APICredential{TokenID: "tok_" + uuid.NewString(), PlatformID: p.ID}))
+	assert.Error(t, r.Platforms().CreateCredential(ctx, credential(p.ID, "read", at(1))))
 	assert.Error(t, r.Customers().Create(ctx, customer(p.ID, at(1))))
 	c2 := c
 	c2.Email = "nope@example.com"
