@@ -161,6 +161,11 @@ func TestLedgerPostAndRead(t *testing.T) {
 	require.NoError(t, db.NewRaw(`SELECT credits_posted - debits_posted - debits_pending FROM ledger_postings
 		WHERE account_id = ? ORDER BY id`, alice).Scan(ctx, &available))
 	assert.Equal(t, []int64{10_000, 7_500}, available)
+	// Events live in the one events outbox: the ledger's own outbox table
+	// is gone (0024_drop_ledger_outbox.sql).
+	var outbox *string
+	require.NoError(t, db.NewRaw(`SELECT to_regclass('outbox')::text`).Scan(ctx, &outbox))
+	assert.Nil(t, outbox, "the ledger outbox table is dropped")
 	verify(t, l, db)
 }
 
