@@ -31,8 +31,9 @@ import (
 // prefixed, so no two different entries encode alike. Transfers are hashed
 // as recorded (a post or void carries the accounts, currency and amount it
 // resolved). Seq is not hashed: the store assigns it after the hash is
-// computed, and the links already fix the order. Outbox messages are not
-// part of the money record and are not hashed.
+// computed, and the links already fix the order. Events about the money
+// movement (ports.Records.Events, the events outbox) are not part of the
+// entry and are not hashed.
 const hashVersion = "corridor.ledger.entry.v1"
 
 // ZeroHash is the PrevHash of the first entry of a chain, and the Hash of

@@ -288,6 +288,5 @@ func entriesEqual(a, b ledger.Entry) bool {
 func cloneEntry(e ledger.Entry) ledger.Entry {
 	c := e
 	c.Transfers = append([]ledger.Transfer(nil), e.Transfers...)
-	c.Outbox = append([]ledger.OutboxMessage(nil), e.Outbox...)
 	return c
 }

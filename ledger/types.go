@@ -121,31 +121,13 @@ type Entry struct {
 	// Reverses is the id of the entry this one reverses (see Reversal).
 	Reverses  string
 	Transfers []Transfer
-	// Outbox messages are written in the same database transaction as the
-	// entry, for events delivered after commit.
-	Outbox []OutboxMessage
 }
 
-// Clone returns a copy of e that shares no slice (transfers, outbox
-// messages, payloads) with it.
+// Clone returns a copy of e that shares no slice (its transfers) with it.
 func (e Entry) Clone() Entry {
 	c := e
 	c.Transfers = append([]Transfer(nil), e.Transfers...)
-	if e.Outbox != nil {
-		c.Outbox = make([]OutboxMessage, len(e.Outbox))
-		for i, m := range e.Outbox {
-			m.Payload = append([]byte(nil), m.Payload...)
-			c.Outbox[i] = m
-		}
-	}
 	return c
-}
-
-// OutboxMessage is an event recorded atomically with money movement.
-type OutboxMessage struct {
-	Topic   string
-	Key     string
-	Payload []byte
 }
 
 // JournalEntry is an entry as recorded: immutable, append-only.

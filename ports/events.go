@@ -7,10 +7,11 @@ import (
 )
 
 // Event is a state change a platform hears of by webhook, recorded in the
-// same database transaction as the change (the outbox): for money changes
-// inside the ledger's group-commit write (Records.Events,
-// TransactionStatusChange.Event), for the rest in the unit of work
-// (Tx.Events). Recording an event also queues its delivery (a job of kind
+// same database transaction as the change (the outbox, the only one: the
+// ledger keeps none of its own): for money changes inside the ledger's
+// group-commit write (Records.Events; a transaction's status events are
+// recorded by the store as the transaction is created or changes status,
+// see TransactionEventType), for the rest in the unit of work (Tx.Events). Recording an event also queues its delivery (a job of kind
 // EventDeliveryJob keyed by the event id), so an event is delivered if
 // and only if its change committed.
 type Event struct {

@@ -92,8 +92,8 @@ type Tx interface {
 	Parties() PartyReader
 	// Quotes keeps quotes; GetForUpdate serialises executions of one quote.
 	Quotes() QuoteRepo
-	// KYC/KYB (kyc.go): beneficial owners, verifications, documents, and
-	// the outbox of status-change events.
+	// KYC/KYB (kyc.go): beneficial owners, verifications, documents;
+	// then Events (events.go), the one outbox of every webhook event.
 	BeneficialOwners() BeneficialOwnerRepo
 	Verifications() VerificationRepo
 	Documents() DocumentRepo

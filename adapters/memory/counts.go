@@ -16,11 +16,12 @@ func (s *Store) Counts() map[string]int {
 	}
 }
 
-// Counts returns the number of journal entries and outbox messages.
+// Counts returns the number of journal entries (events, the one outbox,
+// are the Store's).
 func (l *Ledger) Counts() map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return map[string]int{"journal_entries": len(l.journal), "outbox": len(l.outbox)}
+	return map[string]int{"journal_entries": len(l.journal)}
 }
 
 // Len returns the number of idempotency records held.

@@ -13,10 +13,10 @@ import (
 	"github.com/corridorpay/corridor/ports"
 )
 
-// Ledger is the in-memory ports.LedgerStore: one ledger.Book behind a mutex,
-// an append-only journal, and the outbox messages of every posted entry.
-// Values are copied on the way in and out, so callers never share its
-// state. The zero value is not usable; call NewLedger.
+// Ledger is the in-memory ports.LedgerStore: one ledger.Book behind a mutex
+// and an append-only journal. Values are copied on the way in and out, so
+// callers never share its state. The zero value is not usable; call
+// NewLedger.
 type Ledger struct {
 	clock ports.Clock
 
@@ -24,7 +24,6 @@ type Ledger struct {
 	book    *ledger.Book
 	journal []ledger.JournalEntry // journal[i].Seq == i+1
 	byID    map[string]int        // entry id -> index in journal
-	outbox  []ledger.OutboxMessage
 
 	// store receives PostWith's records; NewStore attaches itself.
 	store *Store
@@ -290,7 +289,6 @@ func (l *Ledger) postLocked(e ledger.Entry, now time.Time) (ledger.JournalEntry,
 	l.chainLocked(&je)
 	l.byID[rec.ID] = len(l.journal)
 	l.journal = append(l.journal, je)
-	l.outbox = append(l.outbox, rec.Outbox...)
 	return ledgerCopyJournalEntry(je), nil
 }
 
@@ -426,30 +424,8 @@ func (l *Ledger) Snapshot(ctx context.Context) ([]ledger.Account, []ledger.Pendi
 	return l.book.Accounts(), l.book.PendingTransfers(), nil
 }
 
-// Outbox returns copies of the outbox messages of every posted entry, in
-// posting order.
-func (l *Ledger) Outbox() []ledger.OutboxMessage {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return ledgerCopyOutbox(l.outbox)
-}
-
 func ledgerCopyJournalEntry(je ledger.JournalEntry) ledger.JournalEntry {
 	c := je
 	c.Entry = je.Entry.Clone()
 	return c
-}
-
-func ledgerCopyOutbox(ms []ledger.OutboxMessage) []ledger.OutboxMessage {
-	if ms == nil {
-		return nil
-	}
-	out := make([]ledger.OutboxMessage, len(ms))
-	for i, m := range ms {
-		out[i] = m
-		if m.Payload != nil {
-			out[i].Payload = append([]byte(nil), m.Payload...)
-		}
-	}
-	return out
 }

@@ -31,7 +31,7 @@ func TestLedgerRecordsContract(t *testing.T) {
 // A ledger no store is attached to has nowhere to write records.
 func TestLedgerRecordsNeedAStore(t *testing.T) {
 	l, _ := newTestLedger(t)
-	_, err := l.PostWith(context.Background(), fundingEntry("f1", 100, ""), ports.Records{Jobs: []ports.Job{{Kind: "k"}}})
+	_, err := l.PostWith(context.Background(), fundingEntry("f1", 100), ports.Records{Jobs: []ports.Job{{Kind: "k"}}})
 	require.Error(t, err)
 	_, err = l.Account(context.Background(), ledgerAlice)
 	require.NoError(t, err)
@@ -59,11 +59,10 @@ func newTestLedger(t *testing.T) (*memory.Ledger, *testkit.FakeClock) {
 	return l, clock
 }
 
-func fundingEntry(id string, amount int64, payload string) ledger.Entry {
+func fundingEntry(id string, amount int64) ledger.Entry {
 	return ledger.Entry{
 		ID: id, Ref: "Test:" + id,
 		Transfers: []ledger.Transfer{{ID: id, DebitAccountID: ledger.SandboxFundingID("USD"), CreditAccountID: ledgerAlice, Amount: amount}},
-		Outbox:    []ledger.OutboxMessage{{Topic: "test.funded", Key: id, Payload: []byte(payload)}},
 	}
 }
 
@@ -71,64 +70,34 @@ func TestLedgerCopiesValuesInAndOut(t *testing.T) {
 	ctx := context.Background()
 	l, _ := newTestLedger(t)
 
-	e := fundingEntry("e1", 100, `{"n":1}`)
+	e := fundingEntry("e1", 100)
 	je, err := l.Post(ctx, e)
 	require.NoError(t, err)
 
 	// Changing what was passed in or handed out changes nothing inside.
 	e.Transfers[0].Amount = 999
-	e.Outbox[0].Payload[0] = 'X'
 	je.Transfers[0].Amount = 999
-	je.Outbox[0].Payload[0] = 'Y'
 	page, err := l.Journal(ctx, 0, 10)
 	require.NoError(t, err)
 	require.Len(t, page, 1)
 	page[0].Transfers[0].CreditAccountID = ledgerBob
-	out := l.Outbox()
-	out[0].Payload[0] = 'Z'
 
 	page, err = l.Journal(ctx, 0, 10)
 	require.NoError(t, err)
 	assert.Equal(t, int64(100), page[0].Transfers[0].Amount)
 	assert.Equal(t, ledgerAlice, page[0].Transfers[0].CreditAccountID)
-	assert.Equal(t, `{"n":1}`, string(page[0].Outbox[0].Payload))
-	assert.Equal(t, `{"n":1}`, string(l.Outbox()[0].Payload))
 
-	stored, err := l.Post(ctx, fundingEntry("e1", 100, `{"n":1}`))
+	stored, err := l.Post(ctx, fundingEntry("e1", 100))
 	require.ErrorIs(t, err, ledger.ErrExists)
 	assert.Equal(t, int64(100), stored.Transfers[0].Amount)
-	assert.Equal(t, `{"n":1}`, string(stored.Outbox[0].Payload))
+	stored.Transfers[0].Amount = 999
+	page, err = l.Journal(ctx, 0, 10)
+	require.NoError(t, err)
+	assert.Equal(t, int64(100), page[0].Transfers[0].Amount, "the stored entry handed back is a copy")
 
 	a, err := l.Account(ctx, ledgerAlice)
 	require.NoError(t, err)
 	assert.Equal(t, int64(100), a.CreditsPosted)
-}
-
-func TestLedgerKeepsOutboxOfPostedEntriesOnly(t *testing.T) {
-	ctx := context.Background()
-	l, clock := newTestLedger(t)
-
-	_, err := l.Post(ctx, fundingEntry("e1", 100, "one"))
-	require.NoError(t, err)
-	clock.Advance(time.Second)
-	_, err = l.Post(ctx, fundingEntry("e2", 50, "two"))
-	require.NoError(t, err)
-
-	refused := ledger.Entry{
-		ID:        "e3",
-		Transfers: []ledger.Transfer{{ID: "e3", DebitAccountID: ledgerBob, CreditAccountID: ledgerAlice, Amount: 1}},
-		Outbox:    []ledger.OutboxMessage{{Topic: "test.refused", Key: "e3"}},
-	}
-	_, err = l.Post(ctx, refused)
-	require.ErrorIs(t, err, ledger.ErrExceedsCredits)
-	_, err = l.Post(ctx, fundingEntry("e1", 100, "one"))
-	require.ErrorIs(t, err, ledger.ErrExists, "a replay adds no outbox message")
-
-	var keys []string
-	for _, m := range l.Outbox() {
-		keys = append(keys, m.Key+":"+string(m.Payload))
-	}
-	assert.Equal(t, []string{"e1:one", "e2:two"}, keys)
 }
 
 func TestLedgerEdges(t *testing.T) {
@@ -156,9 +125,9 @@ func TestLedgerEdges(t *testing.T) {
 
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = l.Post(canceled, fundingEntry("late", 1, ""))
+	_, err = l.Post(canceled, fundingEntry("late", 1))
 	require.ErrorIs(t, err, context.Canceled)
-	_, err = l.Post(ctx, fundingEntry("late", 1, ""))
+	_, err = l.Post(ctx, fundingEntry("late", 1))
 	require.NoError(t, err, "a canceled post recorded nothing")
 
 	accts, pend, err := l.Snapshot(ctx)

@@ -98,7 +98,7 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 //     does not affect its neighbours; chain the accepted entries' hashes
 //     (ledger.Chain) after the loaded head;
 //  3. one simple query of several statements ending in COMMIT: the
-//     accepted entries, their transfers, holds and outbox messages, the
+//     accepted entries, their transfers and holds, the
 //     unflagged accounts locked in id order, each touched account's summed
 //     delta added once and the per-account postings (the counters after
 //     each posting) from its RETURNING values, all in one statement; then

@@ -111,9 +111,7 @@ UNION ALL ` + loadSelect("e", map[string]string{"s1": "id", "s2": "ref", "s3": "
 		"b1": "hash", "b2": "prev_hash"}, "FROM e") + `
 UNION ALL ` + loadSelect("t", map[string]string{"s1": "entry_id", "s2": "id", "s3": "kind", "s4": "debit_account_id",
 		"s5": "credit_account_id", "s6": "currency", "s7": "pending_id", "s8": "code", "n1": "idx", "n2": "amount", "n3": "timeout_ns"},
-		"FROM ledger_transfers WHERE entry_id = ANY(ARRAY(SELECT id FROM e))") + `
-UNION ALL ` + loadSelect("o", map[string]string{"s1": "entry_id", "s2": "topic", "s3": "key", "n1": "id", "b1": "payload"},
-		"FROM outbox WHERE entry_id = ANY(ARRAY(SELECT id FROM e))")
+		"FROM ledger_transfers WHERE entry_id = ANY(ARRAY(SELECT id FROM e))")
 }
 
 var loadAccountCols = map[string]string{"s1": "id", "s2": "currency", "s3": "kind", "s4": "platform_id",
@@ -166,12 +164,11 @@ func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*bat
 }
 
 // loadReader reads the load statement's rows (loadCols) into a batchLoad;
-// an entry's transfers and outbox messages come as rows of their own and
-// are attached to it at the end.
+// an entry's transfers come as rows of their own and are attached to it
+// at the end.
 type loadReader struct {
 	ld        *batchLoad
 	transfers []loadTransfer
-	outbox    []loadOutbox
 
 	kind   string
 	s      [8]sql.NullString
@@ -184,12 +181,6 @@ type loadTransfer struct {
 	entry string
 	idx   int64
 	t     ledger.Transfer
-}
-
-type loadOutbox struct {
-	entry string
-	id    int64
-	m     ledger.OutboxMessage
 }
 
 // row reads the current row by its kind.
@@ -229,9 +220,6 @@ func (r *loadReader) row() error {
 			return fmt.Errorf("transfer %s: %w", tr.ID, err)
 		}
 		r.transfers = append(r.transfers, loadTransfer{entry: s[0].String, idx: n[0].Int64, t: tr})
-	case "o":
-		r.outbox = append(r.outbox, loadOutbox{entry: s[0].String, id: n[0].Int64,
-			m: ledger.OutboxMessage{Topic: s[1].String, Key: s[2].String, Payload: slices.Clone(r.b1)}})
 	default:
 		return fmt.Errorf("%w: load row of kind %q", errLedgerInternal, r.kind)
 	}
@@ -252,7 +240,7 @@ func (r *loadReader) entry() error {
 }
 
 // assemble orders the entries by seq and attaches their transfers (by
-// index) and outbox messages (by id).
+// index).
 func (r *loadReader) assemble() *batchLoad {
 	ld := r.ld
 	slices.SortFunc(ld.entries, func(a, b ledger.JournalEntry) int { return cmp.Compare(a.Seq, b.Seq) })
@@ -266,11 +254,6 @@ func (r *loadReader) assemble() *batchLoad {
 	for _, tr := range r.transfers {
 		e := &ld.entries[entryAt[tr.entry]]
 		e.Transfers = append(e.Transfers, tr.t)
-	}
-	slices.SortFunc(r.outbox, func(a, b loadOutbox) int { return cmp.Compare(a.id, b.id) })
-	for _, o := range r.outbox {
-		e := &ld.entries[entryAt[o.entry]]
-		e.Outbox = append(e.Outbox, o.m)
 	}
 	return ld
 }

@@ -134,9 +134,6 @@ type batchWrites struct {
 	newPending, updPending []ledger.PendingTransfer
 	resolvedBy             map[string]string
 
-	obTopic, obKey, obEntry []string
-	obPayload               [][]byte
-
 	// Account deltas, by account id (sorted), the unflagged accounts among
 	// them (not locked yet), and the postings in batch order.
 	deltaIDs []string
@@ -194,12 +191,6 @@ func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[stri
 			dr, cr := ledger.TransferEffect(t, held)
 			post(t.DebitAccountID, e.ID, t.ID, dr)
 			post(t.CreditAccountID, e.ID, t.ID, cr)
-		}
-		for _, m := range e.Outbox {
-			w.obTopic = append(w.obTopic, m.Topic)
-			w.obKey = append(w.obKey, m.Key)
-			w.obPayload = append(w.obPayload, nonNilBytes(m.Payload))
-			w.obEntry = append(w.obEntry, e.ID)
 		}
 	}
 
@@ -259,7 +250,7 @@ func (w *batchWrites) chain(head [32]byte) map[string]ledger.JournalEntry {
 }
 
 // appendJournal appends the statement that writes the accepted entries
-// (with their hashes), transfers, holds and outbox messages, then locks
+// (with their hashes), transfers and holds, then locks
 // the touched accounts that are not locked yet (the unflagged ones) in id
 // order, adds each touched account's summed delta once, and writes the
 // postings with the counters after each; it returns the entries' Seq. The
@@ -288,7 +279,7 @@ t AS (
 	FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::text[])
 		AS u(entry_id, idx, id, kind, dr, cr, amount, currency, pending_id, timeout_ns, code))`)
 
-	args = w.appendHoldsAndOutbox(&q, args)
+	args = w.appendHolds(&q, args)
 
 	n := len(w.deltaIDs)
 	dp, dpo, cp, cpo := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
@@ -339,10 +330,10 @@ WHERE CASE WHEN c.updated = ? AND c.posted = ? THEN true
 	return gen.AppendQuery(b, q.String(), args...)
 }
 
-// appendHoldsAndOutbox appends the CTEs that insert the batch's new holds,
-// resolve the loaded ones, and queue the outbox messages (each only when
-// there is any), with their arguments.
-func (w *batchWrites) appendHoldsAndOutbox(q *strings.Builder, args []any) []any {
+// appendHolds appends the CTEs that insert the batch's new holds and
+// resolve the loaded ones (each only when there is any), with their
+// arguments.
+func (w *batchWrites) appendHolds(q *strings.Builder, args []any) []any {
 	if len(w.newPending) > 0 {
 		n := len(w.newPending)
 		id, entry, dr, cr, cur, code, status, expires, resolved := make([]string, n), make([]string, n), make([]string, n),
@@ -380,16 +371,6 @@ pu AS (
 	WHERE hp.id = u.id)`)
 		args = append(args, pgdialect.Array(id), pgdialect.Array(status), pgdialect.Array(posted), pgdialect.Array(resolved))
 	}
-	if len(w.obTopic) > 0 {
-		q.WriteString(`,
-o AS (
-	INSERT INTO outbox (topic, key, payload, entry_id, created_at)
-	SELECT u.topic, u.key, u.payload, u.entry_id, ?::timestamptz
-	FROM unnest(?::text[], ?::text[], ?::bytea[], ?::text[]) WITH ORDINALITY AS u(topic, key, payload, entry_id, ord)
-	ORDER BY u.ord)`)
-		args = append(args, w.now, pgdialect.Array(w.obTopic), pgdialect.Array(w.obKey), pgdialect.Array(w.obPayload), pgdialect.Array(w.obEntry))
-	}
-
 	return args
 }
 

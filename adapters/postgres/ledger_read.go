@@ -285,8 +285,8 @@ func queryPending(ctx context.Context, db bun.IDB, query string, args ...any) ([
 	return out, rows.Err()
 }
 
-// loadEntries reads journal entries (with their transfers and outbox
-// messages) selected by tail, a WHERE … ORDER BY … clause over
+// loadEntries reads journal entries (with their transfers) selected by
+// tail, a WHERE … ORDER BY … clause over
 // ledger_entries.
 func loadEntries(ctx context.Context, db bun.IDB, tail string, args ...any) ([]ledger.JournalEntry, error) {
 	rows, err := db.QueryContext(ctx, `SELECT id, seq, ref, COALESCE(reverses, ''), posted_at, hash, prev_hash FROM ledger_entries `+tail, args...)
@@ -327,6 +327,7 @@ func loadEntries(ctx context.Context, db bun.IDB, tail string, args ...any) ([]l
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var entryID, kind string
 		var idx int
@@ -334,36 +335,14 @@ func loadEntries(ctx context.Context, db bun.IDB, tail string, args ...any) ([]l
 		var t ledger.Transfer
 		if err := rows.Scan(&entryID, &idx, &t.ID, &kind, &t.DebitAccountID, &t.CreditAccountID, &t.Amount,
 			&t.Currency, &t.PendingID, &timeout, &t.Code); err != nil {
-			rows.Close()
 			return nil, err
 		}
 		if t.Kind, err = parseTransferKind(kind); err != nil {
-			rows.Close()
 			return nil, err
 		}
 		t.Timeout = time.Duration(timeout)
 		e := &out[index[entryID]]
 		e.Transfers = append(e.Transfers, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-
-	rows, err = db.QueryContext(ctx, `SELECT entry_id, topic, key, payload FROM outbox
-		WHERE entry_id = ANY(?::text[]) ORDER BY id`, pgdialect.Array(ids))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var entryID string
-		var m ledger.OutboxMessage
-		if err := rows.Scan(&entryID, &m.Topic, &m.Key, &m.Payload); err != nil {
-			return nil, err
-		}
-		e := &out[index[entryID]]
-		e.Outbox = append(e.Outbox, m)
 	}
 	return out, rows.Err()
 }

@@ -85,8 +85,35 @@ func (f *recFixture) job(txID string) ports.Job {
 	return ports.Job{Kind: "ledgertest.submit", Key: "ledgertest.submit:" + txID, Payload: []byte(`{"tx":"` + txID + `"}`), RunAt: f.clock.Now()}
 }
 
+// recs are the records of transaction txID's hold: the transaction, its
+// job and its money-linked event (which brings its delivery job).
 func (f *recFixture) recs(txID string, amount int64) ports.Records {
-	return ports.Records{Transactions: []ports.Transaction{f.txn(txID, amount)}, Jobs: []ports.Job{f.job(txID)}}
+	return ports.Records{Transactions: []ports.Transaction{f.txn(txID, amount)}, Jobs: []ports.Job{f.job(txID)},
+		Events: []ports.Event{f.event(txID)}}
+}
+
+// eventID is the id of the event recs(txID) carries.
+func eventID(txID string) string { return "Webhook:ledgertest-" + txID }
+
+// event is the balance event of transaction txID's hold on alice.
+func (f *recFixture) event(txID string) ports.Event {
+	return ports.Event{ID: eventID(txID), PlatformID: recPlatform, Type: "INTERNAL_ACCOUNT.BALANCE_UPDATED",
+		ResourceID: alice, Resource: []byte(`{"transaction":"` + txID + `"}`), CreatedAt: f.clock.Now().UTC()}
+}
+
+// recorded reports whether the event of transaction txID is stored, and
+// requires its delivery job to be queued exactly when it is: the outbox
+// holds an event if and only if it will be delivered.
+func (f *recFixture) recorded(txID string) bool {
+	f.t.Helper()
+	_, err := f.store.Read().Events().Get(f.ctx, recPlatform, eventID(txID))
+	if errors.Is(err, ports.ErrNotFound) {
+		require.False(f.t, f.queued("Job:"+eventID(txID)), "event of %s not recorded, but its delivery is queued", txID)
+		return false
+	}
+	require.NoError(f.t, err, "get event of %s", txID)
+	require.True(f.t, f.queued("Job:"+eventID(txID)), "event of %s recorded without its delivery job", txID)
+	return true
 }
 
 // stored reports whether transaction id exists.
@@ -121,8 +148,9 @@ func testRecordsAccepted(f *recFixture) {
 	t := f.t
 	f.fund("fund", alice, 1_000)
 	want := f.txn("Transaction:rec-1", 300)
+	ev := f.event(want.ID)
 	je, err := f.s.PostWith(f.ctx, holdFor(want.ID, alice, 300), ports.Records{
-		Transactions: []ports.Transaction{want}, Jobs: []ports.Job{f.job(want.ID)}})
+		Transactions: []ports.Transaction{want}, Jobs: []ports.Job{f.job(want.ID)}, Events: []ports.Event{ev}})
 	require.NoError(t, err)
 	assert.Equal(t, "hold:"+want.ID, je.ID)
 	assert.Equal(t, int64(700), f.account(alice).Available())
@@ -142,6 +170,28 @@ func testRecordsAccepted(f *recFixture) {
 	assert.JSONEq(t, `{"tx":"`+want.ID+`"}`, string(j.Payload))
 	assert.NotEmpty(t, j.ID, "the queue assigns an id")
 
+	// The event is in the outbox, pending, with its delivery job: written
+	// with the money movement, in the same commit.
+	gotEv, err := f.store.Read().Events().Get(f.ctx, recPlatform, ev.ID)
+	require.NoError(t, err)
+	assert.Equal(t, ev.Type, gotEv.Type)
+	assert.Equal(t, ev.ResourceID, gotEv.ResourceID)
+	assert.JSONEq(t, string(ev.Resource), string(gotEv.Resource))
+	assert.True(t, ev.CreatedAt.Equal(gotEv.CreatedAt), "CreatedAt %v, want %v", gotEv.CreatedAt, ev.CreatedAt)
+	assert.Equal(t, ports.EventPending, gotEv.Status)
+	assert.Zero(t, gotEv.Attempts)
+	ds, err := f.store.Read().Jobs().Claim(f.ctx, f.clock.Now(), 100, time.Hour, ports.JobKinds{Only: []string{ports.EventDeliveryJob}})
+	require.NoError(t, err)
+	var delivery *ports.Job
+	for i := range ds {
+		if ds[i].Key == ev.ID {
+			delivery = &ds[i]
+		}
+	}
+	require.NotNil(t, delivery, "the event's delivery job is queued with it")
+	assert.Equal(t, ports.EventDeliveryJobFor(ev).ID, delivery.ID)
+	assert.Equal(t, string(ports.EventDeliveryJobFor(ev).Payload), string(delivery.Payload))
+
 	// No records: PostWith is Post.
 	_, err = f.s.PostWith(f.ctx, entry("plain", single("plain", alice, bob, 100)), ports.Records{})
 	require.NoError(t, err)
@@ -156,6 +206,7 @@ func testRecordsRefused(f *recFixture) {
 	require.ErrorIs(t, err, ledger.ErrExceedsCredits)
 	assert.False(t, f.stored("Transaction:rec-big"), "a refused entry writes no transaction")
 	assert.Empty(t, f.jobs(), "a refused entry enqueues no job")
+	assert.False(t, f.recorded("Transaction:rec-big"), "a refused entry records no event")
 	assert.Equal(t, int64(100), f.account(alice).Available())
 	f.verify()
 }
@@ -173,6 +224,8 @@ func testRecordsExisting(f *recFixture) {
 	assert.Equal(t, first.Seq, again.Seq, "the stored entry comes back")
 	assert.True(t, f.stored("Transaction:rec-1"))
 	assert.False(t, f.stored("Transaction:rec-other"), "an entry that already exists writes no records")
+	assert.True(t, f.recorded("Transaction:rec-1"))
+	assert.False(t, f.recorded("Transaction:rec-other"), "an entry that already exists records no event")
 	js := f.jobs()
 	assert.Len(t, js, 1)
 	assert.Contains(t, js, "ledgertest.submit:Transaction:rec-1")
@@ -188,10 +241,11 @@ func testRecordsConflict(f *recFixture) {
 
 	_, err := f.s.PostWith(f.ctx, holdFor("Transaction:rec-new", alice, 300), ports.Records{
 		Transactions: []ports.Transaction{f.txn("Transaction:rec-new", 300), f.txn(taken.ID, 300)},
-		Jobs:         []ports.Job{f.job("Transaction:rec-new")}})
+		Jobs:         []ports.Job{f.job("Transaction:rec-new")}, Events: []ports.Event{f.event("Transaction:rec-new")}})
 	require.ErrorIs(t, err, ports.ErrConflict)
 	assert.False(t, f.stored("Transaction:rec-new"), "nothing of a failed post is written")
 	assert.Empty(t, f.jobs())
+	assert.False(t, f.recorded("Transaction:rec-new"), "a failed post records no event")
 	assert.Equal(t, int64(1_000), f.account(alice).Available(), "the entry is not recorded")
 	_, err = f.s.Pending(f.ctx, "hold:Transaction:rec-new")
 	require.ErrorIs(t, err, ports.ErrNotFound)
@@ -203,6 +257,7 @@ func testRecordsConflict(f *recFixture) {
 	_, err = f.s.PostWith(f.ctx, holdFor("Transaction:rec-new", alice, 300), f.recs("Transaction:rec-new", 300))
 	require.NoError(t, err)
 	assert.True(t, f.stored("Transaction:rec-new"))
+	assert.True(t, f.recorded("Transaction:rec-new"))
 	f.verify()
 }
 
@@ -223,7 +278,7 @@ func testRecordsJobKey(f *recFixture) {
 
 // testRecordsConcurrent races 40 holds of 100 against a balance of 1,500
 // (group-committing stores put them in shared batches): exactly the 15
-// accepted holds have their transaction and job.
+// accepted holds have their transaction, job and event (with its delivery).
 func testRecordsConcurrent(f *recFixture) {
 	t := f.t
 	f.fund("fund", alice, 1_500)
@@ -247,14 +302,19 @@ func testRecordsConcurrent(f *recFixture) {
 			require.ErrorIs(t, err, ledger.ErrExceedsCredits, "post %d", i)
 			assert.False(t, f.stored(id), "refused %s has no transaction", id)
 			assert.NotContains(t, js, "ledgertest.submit:"+id)
+			assert.False(t, f.recorded(id), "refused %s has no event", id)
 			continue
 		}
 		accepted++
 		assert.True(t, f.stored(id), "accepted %s has its transaction", id)
 		assert.Contains(t, js, "ledgertest.submit:"+id)
+		assert.True(t, f.recorded(id), "accepted %s has its event", id)
 	}
 	assert.Equal(t, 15, accepted)
 	assert.Len(t, js, 15)
+	_, total, err := f.store.Read().Events().List(f.ctx, ports.EventFilter{PlatformID: recPlatform, Type: "INTERNAL_ACCOUNT.BALANCE_UPDATED"}, ports.Page{Limit: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 15, total, "exactly the accepted holds' events are recorded")
 	assert.Equal(t, int64(0), f.account(alice).Available())
 	// The list's counts follow transactions written many to a statement.
 	for _, filter := range []ports.TransactionFilter{
@@ -275,7 +335,7 @@ func testRecordsConcurrent(f *recFixture) {
 		}
 	}
 	f.fund("fund-bulk", bob, 1)
-	_, err := f.s.PostWith(f.ctx, entry("bulk-status", single("bulk-status", bob, alice, 1)), ports.Records{StatusChanges: changes})
+	_, err = f.s.PostWith(f.ctx, entry("bulk-status", single("bulk-status", bob, alice, 1)), ports.Records{StatusChanges: changes})
 	require.NoError(t, err)
 	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, Status: "COMPLETED"}, 10)
 	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, CustomerID: "Customer:ledgertest", Status: "PENDING"}, 5)
@@ -402,9 +462,11 @@ func testRecordsWithoutEntry(f *recFixture) {
 
 	// A transaction id already stored fails the call and writes nothing.
 	err = w.WriteRecords(f.ctx, ports.Records{Transactions: []ports.Transaction{f.txn(id, 1)},
-		Jobs: []ports.Job{{Kind: "ledgertest.other", Key: "ledgertest.other:" + id, RunAt: now}}})
+		Jobs:   []ports.Job{{Kind: "ledgertest.other", Key: "ledgertest.other:" + id, RunAt: now}},
+		Events: []ports.Event{f.event("Transaction:rec-alone-other")}})
 	require.ErrorIs(t, err, ports.ErrConflict)
 	assert.NotContains(t, f.jobs(), "ledgertest.other:"+id)
+	assert.False(t, f.recorded("Transaction:rec-alone-other"), "a failed write records no event")
 }
 
 // quote is a PENDING quote of transaction txID expiring in five minutes.
