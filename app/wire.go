@@ -336,6 +336,7 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		KYC:            s.kyc,
 		Quotes:         s.quotes,
 		Invitations:    s.invitations,
+		Approvals:      s.approvals,
 		Reports:        s.reports,
 		Operator:       cfg.Operator,
 		WalletAuth:     s.walletauth,
