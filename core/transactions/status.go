@@ -97,11 +97,3 @@ func AwaitsApproval(t ports.Transaction) bool {
 	return t.Type == TypeIncoming && t.Details.Approval != nil && Status(t.Status).CanBecome(StatusCompleted) &&
 		t.Status == StatusPending
 }
-
-// Cancellable reports whether t may be cancelled (POST …/cancel): a
-// transfer-in pull that has not settled (PENDING or PROCESSING on its rail,
-// no approval involved) becomes FAILED.
-func Cancellable(t ports.Transaction) bool {
-	return t.Type == TypeIncoming && t.Details.Approval == nil && t.QuoteID == "" &&
-		(t.Status == StatusPending || t.Status == StatusProcessing) && Status(t.Status).CanBecome(StatusFailed)
-}
