@@ -169,10 +169,14 @@ func TestCrashDuringKeyedLoad(t *testing.T) {
 	assert.Zero(t, orphans, "an event of a transaction that does not exist")
 	assert.Zero(t, txnsWithout, "a transaction without its events")
 	require.Eventually(t, func() bool {
-		var pending int64
-		require.NoError(t, db.QueryRowContext(context.Background(), `SELECT count(*) FROM events WHERE status <> 'DELIVERED'`).Scan(&pending))
-		return pending == 0
-	}, 90*time.Second, 200*time.Millisecond, "every event delivered after the restarts")
+		// Settled payments first (their last events come with the
+		// settlement), then nothing left to deliver.
+		var open, pending int64
+		require.NoError(t, db.QueryRowContext(context.Background(), `SELECT
+			(SELECT count(*) FROM transactions WHERE status IN ('CREATED', 'PENDING', 'PROCESSING')),
+			(SELECT count(*) FROM events WHERE status <> 'DELIVERED')`).Scan(&open, &pending))
+		return open == 0 && pending == 0
+	}, 90*time.Second, 200*time.Millisecond, "every payment settled and every event delivered after the restarts")
 	got, _, _ := recv.received()
 	seen := map[string]bool{}
 	for _, e := range got {

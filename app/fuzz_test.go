@@ -260,6 +260,11 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/invitations/{invitationCode}/claim", "/invitations/" + inv.Code + "/claim", ct, []string{`{"inviteeUma":"$ben@other.example"}`}, ""},
 		{"POST", "/webhooks/events/{eventId}/redeliver", "/webhooks/events/" + evs[0].ID + "/redeliver", ct, []string{""}, ""},
 		{"POST", "/sandbox/webhooks/test", "/sandbox/webhooks/test", ct, []string{""}, ""},
+		// The event's transaction takes no approval: 409 (or 404, 400).
+		{"POST", "/transactions/{transactionId}/approve", "/transactions/" + evs[0].ResourceID + "/approve", ct,
+			[]string{"", `{"receiverCustomerInfo":{"FULL_NAME":"Ann"}}`}, ""},
+		{"POST", "/transactions/{transactionId}/reject", "/transactions/" + evs[0].ResourceID + "/reject", ct,
+			[]string{"", `{"reason":"RESTRICTED_JURISDICTION"}`}, ""},
 		{"POST", "/sandbox/send", "/sandbox/send", ct, []string{fmt.Sprintf(`{"quoteId":%q,"currencyCode":"USD"}`, funded)}, ""},
 		{"POST", "/sandbox/internal-accounts/{accountId}/fund", fund, ct, []string{`{"amount":100}`}, ""},
 		{"POST", "/sandbox/uma/receive", "/sandbox/uma/receive", ct, []string{fmt.Sprintf(

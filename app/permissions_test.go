@@ -85,6 +85,8 @@ var routePermissions = map[string]string{
 	"GET /webhooks/public-key":                                "VIEW",
 	"POST /webhooks/events/{eventId}/redeliver":               "MANAGE",
 	"POST /sandbox/webhooks/test":                             "MANAGE",
+	"POST /transactions/{transactionId}/approve":              "TRANSACT",
+	"POST /transactions/{transactionId}/reject":               "TRANSACT",
 	"GET /tokens":                                             "VIEW",
 	"POST /tokens":                                            "MANAGE",
 	"DELETE /tokens/{tokenId}":                                "MANAGE",

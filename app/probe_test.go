@@ -81,6 +81,8 @@ var probeExpect = map[string]int{
 	"POST /sandbox/send":                                   404,
 	"POST /sandbox/uma/receive":                            404,
 	"POST /transfer-in":                                    404,
+	"POST /transactions/{transactionId}/approve":           404,
+	"POST /transactions/{transactionId}/reject":            404,
 	"POST /transfer-out":                                   404,
 	"POST /verifications":                                  404,
 	"PUT /documents/{documentId}":                          404,

@@ -24,6 +24,7 @@ import (
 	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
 	"github.com/corridorpay/corridor/adapters/webhooks"
 	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/core/external"
@@ -211,6 +212,7 @@ type services struct {
 	// payments (sandbox).
 	exchangeRates *fx.Board
 	uma           *uma.Service
+	approvals     *approvals.Service
 	// kyc verifies customers (owners, documents, verifications).
 	kyc *kyc.Service
 	// quotes prices, executes and settles cross-currency payments.
@@ -267,6 +269,11 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.lookup = lookup.New(b.store, rates, clock, ids, lookup.WithRails(b.rails), lookup.WithUmaDirectory(b.uma))
 	s.exchangeRates = fx.NewBoard(rates, b.rails)
 	s.uma = uma.New(b.store, b.ledger, b.uma, b.rails, clock, ids, cfg.Sandbox)
+	// Incoming UMA payments wait for the platform's approval when it has
+	// a webhook endpoint; the decision's timeout runs on the job queue.
+	s.approvals = approvals.New(b.store, b.ledger, clock, events.PlatformEndpoints{Store: b.store})
+	s.uma.SetApprovals(s.approvals)
+	s.approvals.Register(s.runner)
 	// KYC/KYB: the sandbox provider decides by the spec's suffixes;
 	// without the sandbox every complete application waits for manual
 	// review (a real provider is a new adapters/kyc/<name> folder).
@@ -301,6 +308,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.signer = signer
 	deliverer := events.NewDeliverer(b.store, clock, webhooks.NewSender(events.AttemptTimeout), signer,
 		httpapi.NewEventRenderer(httpapi.Deps{Transfers: s.transfers}), events.PlatformEndpoints{Store: b.store}, b.log)
+	deliverer.SetApprovals(s.approvals)
 	s.events = events.NewService(b.store, clock, ids, deliverer)
 	hook.events = s.events
 	s.webhooks = jobs.NewRunner(b.store.Read().Jobs(), clock, b.log, jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}),
@@ -328,6 +336,7 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		KYC:            s.kyc,
 		Quotes:         s.quotes,
 		Invitations:    s.invitations,
+		Approvals:      s.approvals,
 		Reports:        s.reports,
 		Operator:       cfg.Operator,
 		WalletAuth:     s.walletauth,

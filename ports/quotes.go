@@ -117,6 +117,23 @@ type TransactionDetails struct {
 	Refund                *Refund
 	TransactionHash       string
 	ExpectedSettlementAt  *time.Time
+	// Approval is set on an incoming payment that waits for (or waited
+	// for) the platform's decision (core/approvals).
+	Approval *Approval
+}
+
+// Approval is an incoming payment's approval by the platform: the ledger
+// holds that carry its money until the decision, and when it times out.
+type Approval struct {
+	// Deadline ends the approval window: no decision by then fails the
+	// payment (PAYMENT_APPROVAL_TIMED_OUT).
+	Deadline time.Time
+	// HoldIDs are the pending ledger transfers posted on approval and
+	// voided otherwise.
+	HoldIDs []string
+	// RequestedFields are the receiver fields the webhook asks for
+	// (requestedReceiverCustomerInfoFields).
+	RequestedFields []CounterpartyField
 }
 
 // Refund is the return of a failed payment's funds (reference refund).

@@ -15,8 +15,9 @@ import (
 //
 //   - reading (GET) needs VIEW, which TRANSACT and MANAGE include;
 //   - moving money needs TRANSACT: the operations below, which place,
-//     execute or simulate payments, and the embedded-wallet session steps
-//     that authorise them (challenge, verify, refresh, revoke);
+//     execute, simulate or approve payments, and the embedded-wallet
+//     session steps that authorise them (challenge, verify, refresh,
+//     revoke);
 //   - every other write needs MANAGE: customers and their data, external
 //     accounts, tokens, wallet credentials, privacy and export.
 //
@@ -35,6 +36,8 @@ var transactOperations = map[string]bool{
 	"verifyAuthCredential":       true,
 	"refreshAuthSession":         true,
 	"revokeAuthSession":          true,
+	"approvePendingPayment":      true,
+	"rejectPendingPayment":       true,
 }
 
 // permissionExtension names an operation's required permission in the

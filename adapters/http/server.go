@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/core/external"
@@ -71,6 +72,9 @@ type Deps struct {
 	KYC *kyc.Service
 	// Invitations (/invitations…, UMA invitations) is registered when set.
 	Invitations *invitations.Service
+	// Approvals (POST /transactions/{id}/approve, /reject) is registered
+	// when set.
+	Approvals *approvals.Service
 	// Reports (/ledger/…, the ledger reports) is registered when set.
 	Reports *reports.Service
 	// WalletAuth (/auth/…, embedded-wallet credentials and sessions) is
@@ -220,6 +224,9 @@ func New(d Deps) http.Handler {
 	}
 	if d.Invitations != nil {
 		registerInvitations(s.api, d)
+	}
+	if d.Approvals != nil {
+		registerApprovals(s.api, d)
 	}
 	if d.Reports != nil {
 		registerLedgerReports(s.api, d)

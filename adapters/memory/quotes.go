@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/corridorpay/corridor/ports"
@@ -160,6 +161,13 @@ func storeCopyDetails(d ports.TransactionDetails, conv storeJSONConv) (ports.Tra
 		d.Refund = &rf
 	}
 	d.ExpectedSettlementAt = storeTimePtr(d.ExpectedSettlementAt)
+	if d.Approval != nil {
+		a := *d.Approval
+		a.Deadline = storeTime(a.Deadline)
+		a.HoldIDs = slices.Clone(a.HoldIDs)
+		a.RequestedFields = slices.Clone(a.RequestedFields)
+		d.Approval = &a
+	}
 	return d, nil
 }
 

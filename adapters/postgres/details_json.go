@@ -73,6 +73,41 @@ type storeDetails struct {
 	Refund                *storeRefund       `json:"refund,omitempty"`
 	TransactionHash       string             `json:"transactionHash,omitempty"`
 	ExpectedSettlementAt  *time.Time         `json:"expectedSettlementAt,omitempty"`
+	Approval              *storeApproval     `json:"approval,omitempty"`
+}
+
+// storeApproval is an incoming payment's approval (ports.Approval).
+type storeApproval struct {
+	Deadline        time.Time    `json:"deadline"`
+	HoldIDs         []string     `json:"holdIds,omitempty"`
+	RequestedFields []storeField `json:"requestedFields,omitempty"`
+}
+
+type storeField struct {
+	Name      string `json:"name"`
+	Mandatory bool   `json:"mandatory"`
+}
+
+func approvalToStore(a *ports.Approval) *storeApproval {
+	if a == nil {
+		return nil
+	}
+	out := &storeApproval{Deadline: storeTime(a.Deadline), HoldIDs: a.HoldIDs}
+	for _, f := range a.RequestedFields {
+		out.RequestedFields = append(out.RequestedFields, storeField{Name: f.Name, Mandatory: f.Mandatory})
+	}
+	return out
+}
+
+func (a *storeApproval) toPort() *ports.Approval {
+	if a == nil {
+		return nil
+	}
+	out := &ports.Approval{Deadline: storeTime(a.Deadline), HoldIDs: a.HoldIDs}
+	for _, f := range a.RequestedFields {
+		out.RequestedFields = append(out.RequestedFields, ports.CounterpartyField{Name: f.Name, Mandatory: f.Mandatory})
+	}
+	return out
 }
 
 // detailsToStore converts d, with its times as the timestamptz columns
@@ -82,7 +117,7 @@ func detailsToStore(d ports.TransactionDetails) storeDetails {
 	out := storeDetails{SourceType: d.SourceType, DestinationType: d.DestinationType,
 		SourceUmaAddress: d.SourceUmaAddress, DestinationUmaAddress: d.DestinationUmaAddress,
 		CounterpartyInfo: d.CounterpartyInfo, TransactionHash: d.TransactionHash,
-		ExpectedSettlementAt: storeTimePtr(d.ExpectedSettlementAt)}
+		ExpectedSettlementAt: storeTimePtr(d.ExpectedSettlementAt), Approval: approvalToStore(d.Approval)}
 	if d.RateDetails != nil {
 		rd := rateDetailsToStore(*d.RateDetails)
 		out.RateDetails = &rd
@@ -102,7 +137,7 @@ func (d storeDetails) toPort() ports.TransactionDetails {
 		SourceUmaAddress: d.SourceUmaAddress, DestinationUmaAddress: d.DestinationUmaAddress,
 		CounterpartyInfo: d.CounterpartyInfo, TransactionHash: d.TransactionHash,
 		PaymentInstructions:  instructionsFromStore(d.PaymentInstructions),
-		ExpectedSettlementAt: storeTimePtr(d.ExpectedSettlementAt)}
+		ExpectedSettlementAt: storeTimePtr(d.ExpectedSettlementAt), Approval: d.Approval.toPort()}
 	if d.RateDetails != nil {
 		rd := d.RateDetails.toPort()
 		out.RateDetails = &rd

@@ -80,9 +80,23 @@ type Endpoints interface {
 	DisableWebhookEndpoint(ctx context.Context, platformID, url string) error
 }
 
+// TypeIncomingPending is the event whose answer may decide a payment.
+const TypeIncomingPending = "INCOMING_PAYMENT.PENDING"
+
+// ApprovalReplies takes the endpoint's answer to an INCOMING_PAYMENT.PENDING
+// event (core/approvals): decided is true when the event's payment awaited
+// (or awaited) the platform's approval, so the answer was its decision and
+// the event is not retried (DELIVERED when an answer came, FAILED when
+// none did). Otherwise the event is an acknowledgement like any other.
+// Reply must be idempotent: a delivery job that dies after it runs again.
+type ApprovalReplies interface {
+	Reply(ctx context.Context, e ports.Event, a Answer) (decided bool, err error)
+}
+
 // Deliverer delivers events: its Handle is the EventDeliveryJob handler
 // of a job runner that claims only those jobs.
 type Deliverer struct {
+	replies   ApprovalReplies
 	store     ports.Store
 	clock     ports.Clock
 	sender    Sender
@@ -113,6 +127,10 @@ func NewDeliverer(store ports.Store, clock ports.Clock, sender Sender, signer Si
 	return &Deliverer{store: store, clock: clock, sender: sender, signer: signer, render: render, endpoints: endpoints,
 		log: log, jitter: rand.Float64, inFlight: map[string]int{}, slow: map[string]time.Time{}, resources: map[string]*resourceLock{}}
 }
+
+// SetApprovals passes the answers to INCOMING_PAYMENT.PENDING events to r
+// (call before delivering).
+func (d *Deliverer) SetApprovals(r ApprovalReplies) { d.replies = r }
 
 // Envelope is the body of a webhook (the reference's): timestamp is the
 // send time; data is absent for TEST.
@@ -181,11 +199,30 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 			return err
 		}
 	}
-	a, _, err := d.attempt(ctx, e, url)
+	a, ans, err := d.attempt(ctx, e, url)
 	if err != nil {
 		return err
 	}
-	return d.settle(ctx, e, url, a, j.ID)
+	return d.finish(ctx, e, url, a, ans, j.ID)
+}
+
+// finish hands an incoming payment's answer to the approvals (which may
+// decide the payment with it: then the event is not retried), and settles
+// the attempt otherwise.
+func (d *Deliverer) finish(ctx context.Context, e ports.Event, url string, a ports.EventAttempt, ans Answer, jobID string) error {
+	if d.replies != nil && e.Type == TypeIncomingPending {
+		if a.Error != "" && a.StatusCode == 0 {
+			ans = Answer{} // no answer: whatever came with the error is not one
+		}
+		decided, err := d.replies.Reply(ctx, e, ans)
+		if err != nil {
+			return fmt.Errorf("webhook %s: approval: %w", e.ID, err)
+		}
+		if decided {
+			return d.record(ctx, e, a)
+		}
+	}
+	return d.settle(ctx, e, url, a, jobID)
 }
 
 // deliverEarlier delivers, in order, the pending events of e's resource
@@ -201,11 +238,11 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 		if prev.ID == e.ID || !prev.CreatedAt.Before(e.CreatedAt) && !(prev.CreatedAt.Equal(e.CreatedAt) && prev.ID < e.ID) {
 			break
 		}
-		a, _, err := d.attempt(ctx, prev, url)
+		a, ans, err := d.attempt(ctx, prev, url)
 		if err != nil {
 			return false, err
 		}
-		if err := d.settle(ctx, prev, url, a, ""); err != nil {
+		if err := d.finish(ctx, prev, url, a, ans, ""); err != nil {
 			if _, later := jobs.IsRetryAt(err); !later {
 				return false, err
 			}
@@ -235,6 +272,22 @@ func (d *Deliverer) lockResource(key string) (unlock func()) {
 		}
 		d.mu.Unlock()
 	}
+}
+
+// record records the attempt a of an event whose answer decided a payment:
+// no retry (the decision is made), DELIVERED when an answer came.
+func (d *Deliverer) record(ctx context.Context, e ports.Event, a ports.EventAttempt) error {
+	status := ports.EventDelivered
+	if a.StatusCode == 0 {
+		status = ports.EventFailed
+	}
+	err := d.store.InTx(ctx, func(tx ports.Tx) error { return tx.Events().RecordAttempt(ctx, e.PlatformID, a, status) })
+	if err != nil {
+		return fmt.Errorf("webhook %s: record attempt: %w", e.ID, err)
+	}
+	d.log.Debug("webhook answer decided an incoming payment", "event", e.ID, "transaction", e.ResourceID,
+		"status_code", a.StatusCode)
+	return nil
 }
 
 // attempt builds, signs and sends e's envelope to url now: the attempt

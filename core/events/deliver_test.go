@@ -328,3 +328,45 @@ func TestPerPlatformCap(t *testing.T) {
 	clock.Advance(SlowFor + AttemptTimeout)
 	assert.True(t, d.acquire("s"), "fast again after SlowFor")
 }
+
+// replies is a fake approval use case: the payments it decides, by
+// resource id, and the answers it got.
+type replies struct {
+	decides map[string]bool
+	got     []Answer
+}
+
+func (r *replies) Reply(_ context.Context, e ports.Event, a Answer) (bool, error) {
+	r.got = append(r.got, a)
+	return r.decides[e.ResourceID], nil
+}
+
+// An INCOMING_PAYMENT.PENDING answer goes to the approval port; when it
+// decided a payment the event is not retried (FAILED when no answer came),
+// otherwise it is acknowledged like any event.
+func TestApprovalAnswersGoToThePort(t *testing.T) {
+	e := newEnv(t, coretest.Memory())
+	r := &replies{decides: map[string]bool{"Transaction:held": true, "Transaction:gone": true}}
+	// The deliverer of newEnv, reached through its service.
+	e.svc.deliver.SetApprovals(r)
+	e.recv.script = []int{403, 0, 500}
+	rejected := e.record(TypeIncomingPending, "Transaction:held")
+	e.run()
+	unanswered := e.record(TypeIncomingPending, "Transaction:gone")
+	e.run()
+	bank := e.record(TypeIncomingPending, "Transaction:pull")
+	e.run()
+	require.Len(t, r.got, 3)
+	assert.Equal(t, 403, r.got[0].StatusCode)
+	assert.Equal(t, 0, r.got[1].StatusCode)
+	stored, _ := e.event(rejected.ID)
+	assert.Equal(t, ports.EventDelivered, stored.Status, "the 403 decided the payment")
+	stored, _ = e.event(unanswered.ID)
+	assert.Equal(t, ports.EventFailed, stored.Status, "no answer failed the payment: nothing to retry")
+	stored, _ = e.event(bank.ID)
+	assert.Equal(t, ports.EventPending, stored.Status, "a payment without approval: a 500 is retried")
+	e.advance(Schedule[0])
+	stored, _ = e.event(bank.ID)
+	assert.Equal(t, ports.EventDelivered, stored.Status)
+	assert.Len(t, r.got, 4)
+}

@@ -75,3 +75,25 @@ func StatusChange(platformID, id string, to Status, now time.Time) ports.Transac
 	return ports.TransactionStatusChange{PlatformID: platformID, TransactionID: id,
 		From: transitions.OpenSources(to, Terminal), Status: string(to), UpdatedAt: now}
 }
+
+// Approval outcomes: an incoming payment on an approval-capable rail is
+// created PENDING with its money on hold (ports.Approval) and leaves
+// PENDING by the platform's decision, through the table above:
+//
+//	approved (webhook 200, or POST …/approve)        → COMPLETED
+//	rejected (webhook 403, or POST …/reject)         → REJECTED
+//	data asked for (webhook 422)                     → FAILED, MISSING_MANDATORY_PAYEE_DATA
+//	no decision within the window                    → FAILED, PAYMENT_APPROVAL_TIMED_OUT
+//	no answer, another status, required info missing → FAILED, PAYMENT_APPROVAL_WEBHOOK_ERROR
+const (
+	ReasonApprovalTimedOut     = "PAYMENT_APPROVAL_TIMED_OUT"
+	ReasonApprovalWebhookError = "PAYMENT_APPROVAL_WEBHOOK_ERROR"
+	ReasonMissingPayeeData     = "MISSING_MANDATORY_PAYEE_DATA"
+)
+
+// AwaitsApproval reports whether t is an incoming payment waiting for the
+// platform's decision: PENDING with an approval (its money held).
+func AwaitsApproval(t ports.Transaction) bool {
+	return t.Type == TypeIncoming && t.Details.Approval != nil && Status(t.Status).CanBecome(StatusCompleted) &&
+		t.Status == StatusPending
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
@@ -60,7 +61,14 @@ type Service struct {
 	clock   ports.Clock
 	ids     ports.IDs
 	sandbox bool
+	// approvals, when set, holds a payment for the platform's decision
+	// when the platform has a webhook endpoint (core/approvals).
+	approvals *approvals.Service
 }
+
+// SetApprovals makes payments to a platform with a webhook endpoint wait
+// for its approval (held, PENDING) instead of crediting them at once.
+func (s *Service) SetApprovals(a *approvals.Service) { s.approvals = a }
 
 // New builds a Service; the simulation answers 403 unless sandbox is set.
 func New(store ports.Store, led ports.LedgerStore, dir ports.UmaDirectory, rails Rails, clock ports.Clock, ids ports.IDs, sandbox bool) *Service {
@@ -79,10 +87,15 @@ type Receive struct {
 	// IdempotencyKey, when set, fixes the transaction id, so a retried
 	// request finds the credit it already made.
 	IdempotencyKey string
+	// RequestedReceiverFields are the receiver fields the sender asks
+	// for: the webhook's requestedReceiverCustomerInfoFields.
+	RequestedReceiverFields []ports.CounterpartyField
 }
 
 // SimulateReceive credits a customer with a payment from a sandbox UMA
-// sender and returns its INCOMING transaction, COMPLETED. The ledger entry
+// sender and returns its INCOMING transaction, COMPLETED; when the
+// platform has a webhook endpoint the credit is a hold and the
+// transaction PENDING until the platform decides (core/approvals). The ledger entry
 // (UMA settlement → the customer's internal account, or → the default
 // deposit account's payout rail) and the transaction are written together,
 // and the entry id is derived from the transaction id, so a retry never
@@ -153,7 +166,17 @@ func (s *Service) SimulateReceive(ctx context.Context, platformID string, r Rece
 		Kind:            ledger.Single,
 		Code:            CodeReceive,
 	}}}
-	_, err = s.post(ctx, entry, ports.Records{Transactions: []ports.Transaction{t}})
+	recs := ports.Records{}
+	asks, err := s.approvals.Asks(ctx, platformID)
+	if err != nil {
+		return ports.Transaction{}, err
+	}
+	if asks {
+		// The platform decides (core/approvals): the credit is held.
+		recs.Jobs = []ports.Job{approvals.Hold(&t, &entry, r.RequestedReceiverFields, now)}
+	}
+	recs.Transactions = []ports.Transaction{t}
+	_, err = s.post(ctx, entry, recs)
 	switch {
 	case err == nil:
 		return t, nil
