@@ -7,7 +7,9 @@
 #     all through one hot account.
 #  3. POST /sandbox/internal-accounts/{id}/fund over HTTP (memory, PostgreSQL).
 #  4. POST /transfer-out over HTTP (memory, PostgreSQL; with and without the
-#     job loop running the rail outcomes alongside).
+#     job loop running the rail outcomes alongside; and with webhook
+#     delivery on to a local receiver: events delivered per second and the
+#     outbox lag, change to the receiver's 2xx).
 #  4b. POST /quotes + POST /quotes/{id}/execute round trips over HTTP
 #     (memory, PostgreSQL; job loop off/on), and immediatelyExecute for
 #     reference.
@@ -94,7 +96,14 @@ awk '
     if (name ~ /LedgerPost\/store=postgres\/accounts=spread/) spread[conc] = ops
     if (name ~ /LedgerPost\/store=postgres\/accounts=hot/) hot[conc] = ops
     if (name ~ /HTTPTransferOut\/postgres\/workers=off/) xfer[conc] = ops
-    if (name ~ /HTTPTransferOut\/postgres\/workers=on/) xferw[conc] = ops
+    if (name ~ /HTTPTransferOut\/postgres\/workers=on\/c=/) xferw[conc] = ops
+    if (name ~ /HTTPTransferOut\/postgres\/workers=on\/webhooks=on/) {
+      xferh[conc] = ops
+      for (i = 2; i <= NF; i++) {
+        if ($i == "events/s") evs[conc] = $(i-1)
+        if ($i == "lag_p99_ms") lag[conc] = $(i-1)
+      }
+    }
     if (name ~ /HTTPQuote\/postgres\/workers=off/) quote[conc] = ops
     if (name ~ /HTTPQuote\/postgres\/workers=on/) quotew[conc] = ops
     if (name ~ /TransactionList\/rows=/) {
@@ -108,6 +117,7 @@ awk '
   END {
     for (k in hot) if (spread[k] > 0) printf "postgres hot/spread at c=%s: %.2f\n", k, hot[k] / spread[k]
     if (pg[64] > 0 && xfer[64] > 0) printf "transfer-out over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx pgbench c=64 (aim: >= 2x); with the job loop: %.0f/s = %.2fx\n", xfer[64], xfer[64] / pg[64], xferw[64], xferw[64] / pg[64]
+    for (k in xferh) if (xferw[k] > 0) printf "webhooks on, transfer-out c=%s: %.0f/s = %.2fx without delivery (aim: >= 0.9x); %.0f events/s delivered, outbox lag p99 %.0f ms (aim: < 1000)\n", k, xferh[k], xferh[k] / xferw[k], evs[k], lag[k]
     if (xfer[64] > 0 && quote[64] > 0) printf "quote create+execute round trips over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx transfer-out c=64 (aim: >= 0.6x); with the job loop: %.0f/s = %.2fx\n", quote[64], quote[64] / xfer[64], quotew[64], (xferw[64] > 0 ? quotew[64] / xferw[64] : 0)
     for (p in pages) if (listp99["100000|" p] != "" && listp99["1000000|" p] != "")
       printf "GET /transactions %-40s p99 %7.3f ms at 100k, %7.3f ms at 1M\n", p, listp99["100000|" p], listp99["1000000|" p]
