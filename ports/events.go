@@ -11,9 +11,10 @@ import (
 // ledger keeps none of its own): for money changes inside the ledger's
 // group-commit write (Records.Events; a transaction's status events are
 // recorded by the store as the transaction is created or changes status,
-// see TransactionEventType), for the rest in the unit of work (Tx.Events). Recording an event also queues its delivery (a job of kind
-// EventDeliveryJob keyed by the event id), so an event is delivered if
-// and only if its change committed.
+// see TransactionEventType), for the rest in the unit of work
+// (Tx.Events). Recording an event also queues its delivery (a job of kind
+// EventDeliveryJob keyed by the event id) when its platform has a webhook
+// endpoint, so an event is delivered if and only if its change committed.
 type Event struct {
 	ID         string // "Webhook:<uuid>": the envelope's id
 	PlatformID string
@@ -69,7 +70,9 @@ type EventFilter struct {
 
 // EventRepo is the outbox.
 type EventRepo interface {
-	// Append records e (Status EventPending) and queues its delivery job.
+	// Append records e (Status EventPending) and, when its platform has a
+	// webhook endpoint, queues its delivery job (without one the event
+	// waits: setting an endpoint queues the backlog).
 	Append(ctx context.Context, e Event) error
 	Get(ctx context.Context, platformID, id string) (Event, error)
 	// List pages events by (CreatedAt, ID), oldest first.

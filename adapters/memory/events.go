@@ -13,7 +13,8 @@ import (
 
 type storeEvents struct{ tx *storeTx }
 
-// Append records e pending and queues its delivery job in the same unit.
+// Append records e pending and, when its platform has a webhook endpoint,
+// queues its delivery job in the same unit.
 func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
 	done, err := r.tx.begin(true)
 	if err != nil {
@@ -25,7 +26,11 @@ func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
 	}
 	e.Status, e.Attempts, e.LastAttemptAt, e.DeliveredAt = ports.EventPending, 0, nil, nil
 	r.tx.w.state.kyc.events[e.ID] = storeCopyEvent(e)
+	p, _ := storeLookup(r.tx, pickPlatforms, e.PlatformID)
 	done()
+	if p.WebhookEndpoint == "" {
+		return nil
+	}
 	return r.tx.Jobs().Enqueue(ctx, ports.EventDeliveryJobFor(e))
 }
 

@@ -114,15 +114,18 @@ func storeEventsToPort(ctx context.Context, db bun.IDB, rows []storeEventRow) ([
 
 type storeEvents struct{ tx *storeTx }
 
-// Append inserts the event and its delivery job, without a savepoint:
-// event ids are unique by construction.
+// Append inserts the event and, when its platform has a webhook
+// endpoint, its delivery job, without a savepoint: event ids are unique by
+// construction.
 func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
 	row, job := storeEventToRow(e), storeJobToRow(ports.EventDeliveryJobFor(e))
 	_, err := r.tx.execPlain(ctx, "append event "+e.ID, func(ctx context.Context) (sql.Result, error) {
 		if _, err := r.tx.db.NewInsert().Model(&row).Exec(ctx); err != nil {
 			return nil, err
 		}
-		return r.tx.db.NewInsert().Model(&job).On("CONFLICT DO NOTHING").Exec(ctx)
+		return r.tx.db.NewRaw(`INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
+	SELECT ?, ?, ?, ?, ?, 0, '' WHERE EXISTS (SELECT 1 FROM platforms WHERE id = ? AND webhook_endpoint <> '')
+	ON CONFLICT DO NOTHING`, job.ID, job.Kind, job.Key, job.Payload, job.RunAt, e.PlatformID).Exec(ctx)
 	})
 	return err
 }

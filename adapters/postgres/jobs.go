@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -85,14 +84,14 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 		return nil, nil
 	}
 	now = storeTime(now)
+	kindFilter := storeKindFilter(kinds)
 	var rows []storeJobRow
 	_, err := q.run(ctx, "claim jobs", func(ctx context.Context) (sql.Result, error) {
 		rows = rows[:0]
 		err := q.tx.db.NewRaw(`
 			WITH due AS (
 				SELECT id FROM jobs
-				WHERE run_at <= ? AND (locked_until IS NULL OR locked_until <= ?)
-					AND (cardinality(?::text[]) = 0 OR kind = ANY(?::text[])) AND kind <> ALL(?::text[])
+				WHERE run_at <= ? AND (locked_until IS NULL OR locked_until <= ?)`+kindFilter+`
 				ORDER BY run_at, id
 				LIMIT ?
 				FOR UPDATE SKIP LOCKED
@@ -100,8 +99,7 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 			UPDATE jobs SET locked_until = ?, attempts = jobs.attempts + 1
 			FROM due WHERE jobs.id = due.id
 			RETURNING jobs.id, jobs.kind, jobs.key, jobs.payload, jobs.run_at, jobs.attempts, jobs.last_error, jobs.locked_until`,
-			now, now, pgdialect.Array(nonNil(kinds.Only)), pgdialect.Array(nonNil(kinds.Only)), pgdialect.Array(nonNil(kinds.Except)),
-			n, storeTime(now.Add(lease))).Scan(ctx, &rows)
+			now, now, n, storeTime(now.Add(lease))).Scan(ctx, &rows)
 		return nil, err
 	})
 	if err != nil {
@@ -119,6 +117,32 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 	}
 	return out, nil
 }
+
+// storeKindFilter is the claim's kind condition as literal comparisons
+// (kind = 'a', kind <> 'a' AND …): the planner matches them to the
+// partial due-indexes of migrations/0025 (one for webhook deliveries, one
+// for the rest), so a claim never walks the other lane's due jobs.
+func storeKindFilter(k ports.JobKinds) string {
+	var b strings.Builder
+	if len(k.Only) > 0 {
+		b.WriteString(" AND kind IN (")
+		for i, kind := range k.Only {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(storeQuote(kind))
+		}
+		b.WriteString(")")
+		return b.String()
+	}
+	for _, kind := range k.Except {
+		b.WriteString(" AND kind <> " + storeQuote(kind))
+	}
+	return b.String()
+}
+
+// storeQuote is s as an SQL string literal.
+func storeQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // Complete deletes a job; ErrNotFound when it is not queued.
 func (q storeJobs) Complete(ctx context.Context, id string) error {

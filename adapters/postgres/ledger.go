@@ -334,7 +334,6 @@ func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records
 		row := storeEventToRow(e)
 		row.Data = slices.Clone(row.Data)
 		r.events = append(r.events, row)
-		r.jobs = append(r.jobs, storeJobToRow(ports.EventDeliveryJobFor(e)))
 	}
 	for _, c := range recs.StatusChanges {
 		c.From = slices.Clone(c.From)

@@ -426,6 +426,17 @@ func appendRecords(db *bun.DB, b []byte, batch []*postRequest, outcomes []outcom
 			return nil, fmt.Errorf("write events: %w", err)
 		}
 		b = append(b, ";\n"...)
+		// Their delivery jobs, for the platforms with a webhook endpoint
+		// (as EventRepo.Append does).
+		ids := make([]string, len(events))
+		for i, e := range events {
+			ids[i] = e.ID
+		}
+		b = gen.AppendQuery(b, `INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
+SELECT 'Job:' || e.id, ?, e.id, convert_to(e.platform_id || chr(10) || e.id, 'UTF8'), e.created_at, 0, ''
+FROM events AS e JOIN platforms AS p ON p.id = e.platform_id AND p.webhook_endpoint <> ''
+WHERE e.id = ANY(?::text[]) ON CONFLICT DO NOTHING`, ports.EventDeliveryJob, pgdialect.Array(ids))
+		b = append(b, ";\n"...)
 	}
 	if len(jobs) > 0 {
 		if b, err = db.NewInsert().Model(&jobs).On("CONFLICT DO NOTHING").Returning("NULL").AppendQuery(gen, b); err != nil {

@@ -68,46 +68,45 @@ func (renderer) Render(_ context.Context, e ports.Event) (json.RawMessage, error
 	return e.Resource, nil
 }
 
-type endpoints struct {
-	mu   sync.Mutex
-	urls map[string]string
-}
-
-func (e *endpoints) WebhookEndpoint(_ context.Context, platformID string) (string, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.urls[platformID], nil
-}
-
-func (e *endpoints) DisableWebhookEndpoint(_ context.Context, platformID, url string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.urls[platformID] == url {
-		delete(e.urls, platformID)
-	}
-	return nil
-}
-
 type env struct {
 	t      *testing.T
 	b      coretest.Backend
 	recv   *receiver
-	ends   *endpoints
+	ends   PlatformEndpoints
 	svc    *Service
 	runner *jobs.Runner
 	pid    string
 }
 
 func newEnv(t *testing.T, b coretest.Backend) *env {
-	e := &env{t: t, b: b, recv: &receiver{}, ends: &endpoints{urls: map[string]string{}}, pid: "Platform:p1"}
+	e := &env{t: t, b: b, recv: &receiver{}, ends: PlatformEndpoints{Store: b.Store}, pid: "Platform:p1"}
+	now := b.Clock.Now()
+	require.NoError(t, b.Store.InTx(context.Background(), func(tx ports.Tx) error {
+		return tx.Platforms().Create(context.Background(), ports.Platform{ID: e.pid, Name: "p", Currencies: []string{"USD"},
+			CreatedAt: now, UpdatedAt: now})
+	}))
 	d := NewDeliverer(b.Store, b.Clock, e.recv, signer{}, renderer{}, e.ends, coretest.QuietLog())
 	d.jitter = func() float64 { return 0.5 } // no jitter: the schedule exactly
 	e.svc = NewService(b.Store, b.Clock, system.IDs{}, d)
 	e.runner = jobs.NewRunner(b.Store.Read().Jobs(), b.Clock, coretest.QuietLog(),
 		jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}))
 	e.runner.Handle(ports.EventDeliveryJob, d.Handle)
-	e.ends.urls[e.pid] = "https://hooks.example/in"
+	e.setEndpoint("https://hooks.example/in")
 	return e
+}
+
+// setEndpoint stores the platform's webhook endpoint ("" removes it).
+func (e *env) setEndpoint(url string) {
+	e.t.Helper()
+	ctx := context.Background()
+	require.NoError(e.t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
+		p, err := tx.Platforms().GetForUpdate(ctx, e.pid)
+		if err != nil {
+			return err
+		}
+		p.WebhookEndpoint = url
+		return tx.Platforms().Update(ctx, p)
+	}))
 }
 
 func (e *env) record(typ, resourceID string) ports.Event {
@@ -235,7 +234,7 @@ func TestOrderPerResource(t *testing.T) {
 // sends the backlog. A 410 removes the endpoint.
 func TestNoEndpointThenResumeAnd410(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
-		delete(e.ends.urls, e.pid)
+		e.setEndpoint("")
 		a := e.record("CUSTOMER.KYC_APPROVED", "Customer:1")
 		b := e.record("CUSTOMER.KYB_APPROVED", "Customer:2")
 		e.advance(time.Hour)
@@ -243,7 +242,7 @@ func TestNoEndpointThenResumeAnd410(t *testing.T) {
 		stored, _ := e.event(a.ID)
 		assert.Equal(t, ports.EventPending, stored.Status)
 
-		e.ends.urls[e.pid] = "https://hooks.example/new"
+		e.setEndpoint("https://hooks.example/new")
 		e.recv.script = []int{410}
 		n, err := e.svc.Resume(context.Background(), e.pid)
 		require.NoError(t, err)
@@ -252,7 +251,7 @@ func TestNoEndpointThenResumeAnd410(t *testing.T) {
 		assert.Equal(t, 1, e.recv.answers, "the 410 removed the endpoint: the next waits")
 		url, _ := e.ends.WebhookEndpoint(context.Background(), e.pid)
 		assert.Empty(t, url)
-		e.ends.urls[e.pid] = "https://hooks.example/newer"
+		e.setEndpoint("https://hooks.example/newer")
 		_, err = e.svc.Resume(context.Background(), e.pid)
 		require.NoError(t, err)
 		e.run()
@@ -275,7 +274,7 @@ func TestSandboxTestWebhook(t *testing.T) {
 		e.advance(Schedule[0])
 		assert.Len(t, e.recv.got, 2, "a test not taken is retried like any event")
 
-		delete(e.ends.urls, e.pid)
+		e.setEndpoint("")
 		_, err = e.svc.Test(context.Background(), e.pid)
 		var fe *fault.Error
 		require.ErrorAs(t, err, &fe)

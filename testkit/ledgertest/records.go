@@ -53,6 +53,13 @@ func RunRecords(t *testing.T, newStores NewStores) {
 			require.NotNil(t, s, "newStores returned no store")
 			f := &recFixture{fixture: fixture{t: t, s: l, clock: clock, ctx: context.Background()}, store: s}
 			f.chart()
+			// The platform has a webhook endpoint: its events get
+			// delivery jobs.
+			now := clock.Now()
+			require.NoError(t, s.InTx(f.ctx, func(tx ports.Tx) error {
+				return tx.Platforms().Create(f.ctx, ports.Platform{ID: recPlatform, Name: "ledgertest", Currencies: []string{"USD"},
+					WebhookEndpoint: "https://hooks.example/in", CreatedAt: now, UpdatedAt: now})
+			}))
 			tt.run(f)
 		})
 	}

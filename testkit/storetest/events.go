@@ -22,6 +22,9 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	ctx := context.Background()
 	p := createPlatform(t, s, at(0))
 	q := createPlatform(t, s, at(0))
+	// p has a webhook endpoint (its events get delivery jobs), q none.
+	p.WebhookEndpoint = "https://hooks.example/in"
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Platforms().Update(ctx, p) })
 	var evs []ports.Event
 	for i := range 5 {
 		evs = append(evs, ports.Event{
@@ -68,6 +71,9 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 			assert.Equal(t, e, r)
 		}
 	}
+	// An event of q (no endpoint) is kept, with no delivery job.
+	held := ports.Event{ID: newID("Webhook"), PlatformID: q.ID, Type: "CUSTOMER.KYC_APPROVED", ResourceID: "Customer:q", CreatedAt: at(3)}
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Events().Append(ctx, held) })
 	for _, f := range []struct {
 		filter ports.EventFilter
 		want   int
@@ -76,7 +82,7 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 		{ports.EventFilter{PlatformID: p.ID, Type: "CUSTOMER.KYC_1"}, 2},
 		{ports.EventFilter{PlatformID: p.ID, Status: ports.EventPending}, 5},
 		{ports.EventFilter{PlatformID: p.ID, Status: ports.EventDelivered}, 0},
-		{ports.EventFilter{PlatformID: q.ID}, 0},
+		{ports.EventFilter{PlatformID: q.ID}, 1},
 	} {
 		_, total, err = s.Read().Events().List(ctx, f.filter, ports.Page{Limit: 10})
 		require.NoError(t, err)
