@@ -8,6 +8,7 @@ package external
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -329,7 +330,8 @@ func (s *Service) Delete(ctx context.Context, platformID, id string, scope Scope
 			return errNotFound(id)
 		}
 		now := s.now()
-		if a.Status != StatusInactive {
+		moved := a.Status != StatusInactive
+		if moved {
 			if err := Move(&a, StatusInactive, now); err != nil {
 				return err
 			}
@@ -339,6 +341,9 @@ func (s *Service) Delete(ctx context.Context, platformID, id string, scope Scope
 		a.UpdatedAt = now
 		if err := tx.ExternalAccounts().Update(ctx, a); err != nil {
 			return fmt.Errorf("delete external account %s: %w", id, err)
+		}
+		if moved {
+			return s.statusEvent(ctx, tx, a)
 		}
 		return nil
 	})
@@ -370,9 +375,30 @@ func (s *Service) SetStatus(ctx context.Context, platformID, id, status string) 
 			return fmt.Errorf("update external account %s: %w", id, err)
 		}
 		out = a
-		return nil
+		return s.statusEvent(ctx, tx, a)
 	})
 	return out, err
+}
+
+// EventStatusUpdated is the webhook type of an external account's status
+// change.
+const EventStatusUpdated = "EXTERNAL_ACCOUNT.STATUS_UPDATED"
+
+// statusEvent records, in the unit of work that changed it, the event of
+// a's new status (a as it now is). (Built here rather than with
+// core/events.New: core/events' tests use the rail registry, which uses
+// this package.)
+func (s *Service) statusEvent(ctx context.Context, tx ports.Tx, a ports.ExternalAccount) error {
+	snapshot, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("event of %s: %w", a.ID, err)
+	}
+	e := ports.Event{ID: s.ids.New("Webhook"), PlatformID: a.PlatformID, Type: EventStatusUpdated, ResourceID: a.ID,
+		Resource: snapshot, CreatedAt: a.UpdatedAt}
+	if err := tx.Events().Append(ctx, e); err != nil {
+		return fmt.Errorf("record %s of %s: %w", EventStatusUpdated, a.ID, err)
+	}
+	return nil
 }
 
 // externalTx is what this package's helpers use of a unit of work (ports.Tx

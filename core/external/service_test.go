@@ -2,6 +2,7 @@ package external_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -284,12 +285,27 @@ func TestVerification(t *testing.T) {
 		act, err := e.svc.SetStatus(ctx, e.platform, a.ID, "ACTIVE")
 		require.NoError(t, err)
 		assert.Equal(t, "ACTIVE", act.Status)
+		e.clock.Advance(time.Millisecond)
 		_, err = e.svc.SetStatus(ctx, e.platform, a.ID, "UNDER_REVIEW")
 		require.NoError(t, err)
+		e.clock.Advance(time.Millisecond)
 		_, err = e.svc.SetStatus(ctx, e.platform, a.ID, "INACTIVE")
 		require.NoError(t, err)
 		testkit.RequireFault(t, mustFail(e.svc.SetStatus(ctx, e.platform, a.ID, "ACTIVE")), fault.KindConflict, "CONFLICT")
 		testkit.RequireFault(t, mustFail(e.svc.SetStatus(ctx, e.platform, a.ID, "GONE")), fault.KindInvalid, "INVALID_INPUT")
+
+		// Each move recorded its EXTERNAL_ACCOUNT.STATUS_UPDATED with the
+		// account as it then was; the refused ones none.
+		evs, _, err := e.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: e.platform, ResourceID: a.ID}, ports.Page{Limit: 10})
+		require.NoError(t, err)
+		var statuses []string
+		for _, ev := range evs {
+			assert.Equal(t, external.EventStatusUpdated, ev.Type)
+			var snap ports.ExternalAccount
+			require.NoError(t, json.Unmarshal(ev.Resource, &snap))
+			statuses = append(statuses, snap.Status)
+		}
+		assert.Equal(t, []string{"ACTIVE", "UNDER_REVIEW", "INACTIVE"}, statuses)
 	})
 }
 
