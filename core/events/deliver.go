@@ -37,14 +37,14 @@ const (
 	chainMax = 20
 	// BusyWait is how long an event waits when its platform already has
 	// its share of deliveries in flight on this instance.
-	BusyWait = time.Second
+	BusyWait = 200 * time.Millisecond
 	// PerPlatform bounds one platform's deliveries in flight on one
-	// instance while its endpoint answers well (most of the delivery
+	// instance while its endpoint answers well (all of the delivery
 	// runner's 64 handlers: a busy platform is not throttled); SlowPerPlatform
 	// while it is slow (an attempt that failed, timed out or took over
 	// SlowAttempt, within SlowFor), so a slow or dead endpoint holds at
 	// most that many handlers and other platforms' deliveries go on.
-	PerPlatform     = 48
+	PerPlatform     = 64
 	SlowPerPlatform = 2
 	SlowAttempt     = time.Second
 	SlowFor         = time.Minute
