@@ -110,6 +110,18 @@ func TestWebhooksDeliveredSignedInOrder(t *testing.T) {
 				}
 			}
 			assert.Equal(t, []string{"OUTGOING_PAYMENT.PENDING", "OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.COMPLETED"}, order)
+			// The last event's data is the transaction as GET returns it
+			// (a response checked against the reference's schema): the
+			// webhook carries the API's own form.
+			var last json.RawMessage
+			for _, e := range got {
+				if e.Type == "OUTGOING_PAYMENT.COMPLETED" {
+					last = e.Data
+				}
+			}
+			now := a.do(t, 0, "GET", "/transactions/"+tx, "")
+			require.Equal(t, 200, now.status)
+			assert.JSONEq(t, string(now.body), string(last), "COMPLETED's data is the settled transaction")
 
 			// The outbox shows each delivery and its attempt.
 			list := a.do(t, 0, "GET", "/webhooks/events?resourceId="+tx, "").json(t)
