@@ -10,6 +10,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -250,6 +251,12 @@ func (r EventRenderer) Render(_ context.Context, e ports.Event) (json.RawMessage
 			return nil, fmt.Errorf("event %s: invitation: %w", e.ID, err)
 		}
 		out = invitationOut(inv)
+	case "INTERNAL_ACCOUNT":
+		var a accounts.Account
+		if err := json.Unmarshal(e.Resource, &a); err != nil {
+			return nil, fmt.Errorf("event %s: internal account: %w", e.ID, err)
+		}
+		out = internalAccountOut(a)
 	case "EXTERNAL_ACCOUNT":
 		var a ports.ExternalAccount
 		if err := json.Unmarshal(e.Resource, &a); err != nil {

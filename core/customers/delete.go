@@ -2,6 +2,7 @@ package customers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -55,6 +56,9 @@ func (s *Service) Delete(ctx context.Context, platformID, id string) (ports.Cust
 			}
 			if err := tx.InternalAccounts().Update(ctx, a); err != nil {
 				return fmt.Errorf("delete customer %s: close %s: %w", id, a.ID, err)
+			}
+			if err := s.closedEvent(ctx, tx, a); err != nil {
+				return err
 			}
 		}
 		out = c
@@ -137,4 +141,25 @@ func paymentsInFlight(ctx context.Context, tx customerTx, c ports.Customer) ([]s
 		}
 	}
 	return ids, nil
+}
+
+// EventAccountStatus is the webhook type of an internal account's status
+// change.
+const EventAccountStatus = "INTERNAL_ACCOUNT.STATUS_UPDATED"
+
+// closedEvent records the INTERNAL_ACCOUNT.STATUS_UPDATED of account a,
+// just closed, with a as it now is: its balances are zero (a customer
+// whose accounts hold anything is not deleted). (Built here rather than
+// with core/events.New, whose tests build customers.)
+func (s *Service) closedEvent(ctx context.Context, tx ports.Tx, a ports.InternalAccount) error {
+	snapshot, err := json.Marshal(accounts.Account{InternalAccount: a})
+	if err != nil {
+		return fmt.Errorf("event of %s: %w", a.ID, err)
+	}
+	e := ports.Event{ID: s.ids.New("Webhook"), PlatformID: a.PlatformID, Type: EventAccountStatus, ResourceID: a.ID,
+		Resource: snapshot, CreatedAt: a.UpdatedAt}
+	if err := tx.Events().Append(ctx, e); err != nil {
+		return fmt.Errorf("record %s of %s: %w", EventAccountStatus, a.ID, err)
+	}
+	return nil
 }

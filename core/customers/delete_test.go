@@ -2,6 +2,7 @@ package customers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -37,6 +38,20 @@ func TestCustomerDeleteAndGet(t *testing.T) {
 	_, err = e.svc.Delete(ctx, e.platform, c.ID)
 	testkit.RequireFault(t, err, fault.KindGone, "CUSTOMER_DELETED")
 	assert.Len(t, e.accounts(t, c.ID), 2, "accounts are kept")
+
+	// Each account's closing is an INTERNAL_ACCOUNT.STATUS_UPDATED event,
+	// with the account as it then was (CLOSED, nothing in it).
+	for _, a := range e.accounts(t, c.ID) {
+		evs, _, err := e.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: e.platform, ResourceID: a.ID}, ports.Page{Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, evs, 1, a.ID)
+		assert.Equal(t, customers.EventAccountStatus, evs[0].Type)
+		var snap accounts.Account
+		require.NoError(t, json.Unmarshal(evs[0].Resource, &snap))
+		assert.Equal(t, "CLOSED", snap.Status)
+		assert.Zero(t, snap.Balance)
+		assert.Equal(t, t0.Add(time.Minute), evs[0].CreatedAt.UTC())
+	}
 }
 
 func TestCustomerMissingAndForeignCustomers(t *testing.T) {
