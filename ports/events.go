@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -114,4 +115,19 @@ func TransactionEventType(txType, status string) string {
 		}
 	}
 	return ""
+}
+
+// NewEvent is the event id of a change of type typ to the resource
+// resourceID of platformID at at: resource is its port value after the
+// change (its JSON is the snapshot), nil for none.
+func NewEvent(id, platformID, typ, resourceID string, resource any, at time.Time) (Event, error) {
+	e := Event{ID: id, PlatformID: platformID, Type: typ, ResourceID: resourceID, CreatedAt: at}
+	if resource != nil {
+		b, err := json.Marshal(resource)
+		if err != nil {
+			return Event{}, fmt.Errorf("event %s of %s: %w", typ, resourceID, err)
+		}
+		e.Resource = b
+	}
+	return e, nil
 }

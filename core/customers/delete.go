@@ -2,7 +2,6 @@ package customers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -149,15 +148,12 @@ const EventAccountStatus = "INTERNAL_ACCOUNT.STATUS_UPDATED"
 
 // closedEvent records the INTERNAL_ACCOUNT.STATUS_UPDATED of account a,
 // just closed, with a as it now is: its balances are zero (a customer
-// whose accounts hold anything is not deleted). (Built here rather than
-// with core/events.New, whose tests build customers.)
+// whose accounts hold anything is not deleted).
 func (s *Service) closedEvent(ctx context.Context, tx ports.Tx, a ports.InternalAccount) error {
-	snapshot, err := json.Marshal(accounts.Account{InternalAccount: a})
+	e, err := ports.NewEvent(s.ids.New("Webhook"), a.PlatformID, EventAccountStatus, a.ID, accounts.Account{InternalAccount: a}, a.UpdatedAt)
 	if err != nil {
-		return fmt.Errorf("event of %s: %w", a.ID, err)
+		return err
 	}
-	e := ports.Event{ID: s.ids.New("Webhook"), PlatformID: a.PlatformID, Type: EventAccountStatus, ResourceID: a.ID,
-		Resource: snapshot, CreatedAt: a.UpdatedAt}
 	if err := tx.Events().Append(ctx, e); err != nil {
 		return fmt.Errorf("record %s of %s: %w", EventAccountStatus, a.ID, err)
 	}

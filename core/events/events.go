@@ -6,8 +6,6 @@
 package events
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/corridorpay/corridor/ports"
@@ -20,13 +18,5 @@ const TypeTest = "TEST"
 // platformID at at: resource is its port value after the change (what the
 // webhook's data shows, rendered as the API would).
 func New(ids ports.IDs, platformID, typ, resourceID string, resource any, at time.Time) (ports.Event, error) {
-	e := ports.Event{ID: ids.New("Webhook"), PlatformID: platformID, Type: typ, ResourceID: resourceID, CreatedAt: at}
-	if resource != nil {
-		b, err := json.Marshal(resource)
-		if err != nil {
-			return ports.Event{}, fmt.Errorf("event %s of %s: %w", typ, resourceID, err)
-		}
-		e.Resource = b
-	}
-	return e, nil
+	return ports.NewEvent(ids.New("Webhook"), platformID, typ, resourceID, resource, at)
 }

@@ -8,7 +8,6 @@ package external
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -385,16 +384,12 @@ func (s *Service) SetStatus(ctx context.Context, platformID, id, status string) 
 const EventStatusUpdated = "EXTERNAL_ACCOUNT.STATUS_UPDATED"
 
 // statusEvent records, in the unit of work that changed it, the event of
-// a's new status (a as it now is). (Built here rather than with
-// core/events.New: core/events' tests use the rail registry, which uses
-// this package.)
+// a's new status (a as it now is).
 func (s *Service) statusEvent(ctx context.Context, tx ports.Tx, a ports.ExternalAccount) error {
-	snapshot, err := json.Marshal(a)
+	e, err := ports.NewEvent(s.ids.New("Webhook"), a.PlatformID, EventStatusUpdated, a.ID, a, a.UpdatedAt)
 	if err != nil {
-		return fmt.Errorf("event of %s: %w", a.ID, err)
+		return err
 	}
-	e := ports.Event{ID: s.ids.New("Webhook"), PlatformID: a.PlatformID, Type: EventStatusUpdated, ResourceID: a.ID,
-		Resource: snapshot, CreatedAt: a.UpdatedAt}
 	if err := tx.Events().Append(ctx, e); err != nil {
 		return fmt.Errorf("record %s of %s: %w", EventStatusUpdated, a.ID, err)
 	}
