@@ -26,7 +26,9 @@ CREATE TABLE event_attempts (
 -- A transaction's events are recorded by the database itself, in the
 -- statement that creates it or changes its status, whichever path does it
 -- (the ledger's group commit, a unit of work): none can be forgotten and
--- none outlives a rollback. data is then the row as stored (data_format
+-- none outlives a rollback. Only a platform with a webhook endpoint gets a
+-- delivery job (without one the event waits; setting an endpoint queues
+-- the backlog). data is then the row as stored (data_format
 -- 'transactions'), which the store reads back as the transaction.
 ALTER TABLE events ADD COLUMN data_format text NOT NULL DEFAULT 'port';
 
@@ -54,9 +56,11 @@ BEGIN
     eid := 'Webhook:' || gen_random_uuid();
     INSERT INTO events (id, platform_id, type, resource_id, data, data_format, created_at, status)
     VALUES (eid, NEW.platform_id, typ, NEW.id, to_jsonb(NEW), 'transactions', NEW.updated_at, 'PENDING');
-    INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
-    VALUES ('Job:' || eid, 'webhook.deliver', eid, convert_to(NEW.platform_id || chr(10) || eid, 'UTF8'), NEW.updated_at, 0, '')
-    ON CONFLICT DO NOTHING;
+    IF EXISTS (SELECT 1 FROM platforms WHERE id = NEW.platform_id AND webhook_endpoint <> '') THEN
+        INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
+        VALUES ('Job:' || eid, 'webhook.deliver', eid, convert_to(NEW.platform_id || chr(10) || eid, 'UTF8'), NEW.updated_at, 0, '')
+        ON CONFLICT DO NOTHING;
+    END IF;
     RETURN NULL;
 END
 $$;

@@ -176,8 +176,7 @@ func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.P
 func (r storeEvents) RecordAttempt(ctx context.Context, platformID string, a ports.EventAttempt, status string) error {
 	what := "record attempt of " + a.EventID
 	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewRaw(`WITH async AS (SELECT set_config('synchronous_commit', 'off', true) AS off),
-e AS (
+		return r.tx.db.NewRaw(idemAsync+`, e AS (
 	UPDATE events SET status = ?, attempts = attempts + 1, last_attempt_at = ?::timestamptz,
 		delivered_at = CASE WHEN ? = 'DELIVERED' THEN ?::timestamptz ELSE delivered_at END
 	WHERE id = ? AND platform_id = ? AND (SELECT off FROM async) IS NOT NULL RETURNING id, attempts)

@@ -84,7 +84,7 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 		return nil, nil
 	}
 	now = storeTime(now)
-	kindFilter := storeKindFilter(kinds)
+	kindFilter, kindArgs := storeKindFilter(kinds)
 	var rows []storeJobRow
 	_, err := q.run(ctx, "claim jobs", func(ctx context.Context) (sql.Result, error) {
 		rows = rows[:0]
@@ -99,7 +99,7 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 			UPDATE jobs SET locked_until = ?, attempts = jobs.attempts + 1
 			FROM due WHERE jobs.id = due.id
 			RETURNING jobs.id, jobs.kind, jobs.key, jobs.payload, jobs.run_at, jobs.attempts, jobs.last_error, jobs.locked_until`,
-			now, now, n, storeTime(now.Add(lease))).Scan(ctx, &rows)
+			slices.Concat([]any{now, now}, kindArgs, []any{n, storeTime(now.Add(lease))})...).Scan(ctx, &rows)
 		return nil, err
 	})
 	if err != nil {
@@ -118,31 +118,23 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 	return out, nil
 }
 
-// storeKindFilter is the claim's kind condition as literal comparisons
-// (kind = 'a', kind <> 'a' AND …): the planner matches them to the
-// partial due-indexes of migrations/0025 (one for webhook deliveries, one
-// for the rest), so a claim never walks the other lane's due jobs.
-func storeKindFilter(k ports.JobKinds) string {
-	var b strings.Builder
+// storeKindFilter is the claim's kind condition, kind IN (…) or
+// kind <> … AND …, with its arguments: bun writes them into the statement
+// as literals, so the planner matches the partial due-indexes of
+// migrations/0025 (one for webhook deliveries, one for the rest) and a
+// claim never walks the other lane's due jobs.
+func storeKindFilter(k ports.JobKinds) (string, []any) {
 	if len(k.Only) > 0 {
-		b.WriteString(" AND kind IN (")
-		for i, kind := range k.Only {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(storeQuote(kind))
-		}
-		b.WriteString(")")
-		return b.String()
+		return " AND kind IN ?", []any{bun.Tuple(k.Only)}
 	}
-	for _, kind := range k.Except {
-		b.WriteString(" AND kind <> " + storeQuote(kind))
+	var b strings.Builder
+	args := make([]any, len(k.Except))
+	for i, kind := range k.Except {
+		b.WriteString(" AND kind <> ?")
+		args[i] = kind
 	}
-	return b.String()
+	return b.String(), args
 }
-
-// storeQuote is s as an SQL string literal.
-func storeQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // Complete deletes a job; ErrNotFound when it is not queued.
 func (q storeJobs) Complete(ctx context.Context, id string) error {
