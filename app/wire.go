@@ -313,7 +313,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	hook.events = s.events
 	s.webhooks = jobs.NewRunner(b.store.Read().Jobs(), clock, b.log, jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}),
 		jobs.WithLease(2*events.AttemptTimeout))
-	s.webhooks.Handle(ports.EventDeliveryJob, deliverer.Handle)
+	s.webhooks.HandleBatch(ports.EventDeliveryJob, deliverer.HandleBatch)
 	// The orphan-hold reaper is a self-rescheduling job; each start asks
 	// for the current slot (a no-op when another instance already did).
 	if err := s.transfers.ScheduleReaper(context.Background(), b.store.Read().Jobs(), clock.Now()); err != nil && b.log != nil {

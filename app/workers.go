@@ -27,7 +27,7 @@ func startWorkers(ctx context.Context, b *backend, runner, webhooks *jobs.Runner
 	if webhooks != nil {
 		webhooks.SetConcurrency(webhookConcurrency)
 		for range webhookLoops {
-			w.every(ctx, cfg.JobInterval, func(ctx context.Context) {
+			w.every(ctx, min(cfg.JobInterval, webhookInterval), func(ctx context.Context) {
 				for range maxJobBatchesPerTick {
 					n, err := webhooks.RunDue(ctx)
 					if err != nil && ctx.Err() == nil {
@@ -94,10 +94,15 @@ func startWorkers(ctx context.Context, b *backend, runner, webhooks *jobs.Runner
 }
 
 // webhookLoops and webhookConcurrency shape the delivery loop of one
-// instance: up to 2 × 32 deliveries in flight.
+// instance: up to 2 × 32 deliveries in flight (each loop's claim is one
+// batch, see events.Deliverer.HandleBatch). The loops look for due
+// deliveries every webhookInterval (or CORRIDOR_JOB_INTERVAL when shorter):
+// the wait is most of an event's lag, and a look that finds nothing is a
+// cheap read of the deliveries' due-index.
 const (
 	webhookLoops       = 2
 	webhookConcurrency = 32
+	webhookInterval    = 50 * time.Millisecond
 )
 
 // maxJobBatchesPerTick bounds one tick of a job loop, so a queue that

@@ -62,6 +62,14 @@ type EventAttempt struct {
 	Error      string
 }
 
+// AttemptRecord is an attempt to record, with the status it moves its
+// event to.
+type AttemptRecord struct {
+	PlatformID string
+	Attempt    EventAttempt
+	Status     string
+}
+
 type EventFilter struct {
 	PlatformID string // always set
 	ResourceID string
@@ -76,17 +84,21 @@ type EventRepo interface {
 	// waits: setting an endpoint queues the backlog).
 	Append(ctx context.Context, e Event) error
 	Get(ctx context.Context, platformID, id string) (Event, error)
+	// GetMany reads the events of ids (any platform's: the delivery
+	// worker's batch read), in no order; unknown ids are left out.
+	GetMany(ctx context.Context, ids []string) ([]Event, error)
 	// List pages events by (CreatedAt, ID), oldest first.
 	List(ctx context.Context, f EventFilter, page Page) (rows []Event, total int, err error)
-	// RecordAttempt stores an attempt and moves the event to status
-	// (EventDelivered sets DeliveredAt).
-	RecordAttempt(ctx context.Context, platformID string, a EventAttempt, status string) error
+	// RecordAttempts stores attempts, each moving its event to its status
+	// (EventDelivered sets DeliveredAt), in one step; ErrNotFound when an
+	// event is not its platform's.
+	RecordAttempts(ctx context.Context, rs []AttemptRecord) error
 	// Attempts are an event's attempts, oldest first.
 	Attempts(ctx context.Context, platformID, eventID string) ([]EventAttempt, error)
-	// PendingBefore reports whether an event of e's platform and resource
-	// recorded before e is still pending (deliveries about one resource go
-	// in order).
-	PendingBefore(ctx context.Context, e Event) (bool, error)
+	// PendingBefore is the ids of the events of es that have an earlier
+	// event of their platform and resource still pending (deliveries about
+	// one resource go in order), in one read.
+	PendingBefore(ctx context.Context, es []Event) (map[string]bool, error)
 	// Requeue sets a delivered or failed event pending again and queues
 	// its delivery job at runAt (redelivery).
 	Requeue(ctx context.Context, platformID, id string, runAt time.Time) error

@@ -32,6 +32,9 @@ type JobQueue interface {
 	Claim(ctx context.Context, now time.Time, n int, lease time.Duration, kinds JobKinds) ([]Job, error)
 	// Complete removes a finished job.
 	Complete(ctx context.Context, id string) error
+	// CompleteAll removes finished jobs in one step; ids no longer queued
+	// are skipped (a batch handler ends its jobs with its work).
+	CompleteAll(ctx context.Context, ids []string) error
 	// Retry puts a failed job back for runAt, recording the error.
 	Retry(ctx context.Context, id string, runAt time.Time, lastError string) error
 }

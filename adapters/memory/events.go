@@ -47,6 +47,21 @@ func (r storeEvents) Get(_ context.Context, platformID, id string) (ports.Event,
 	return storeCopyEvent(e), nil
 }
 
+func (r storeEvents) GetMany(_ context.Context, ids []string) ([]ports.Event, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	out := make([]ports.Event, 0, len(ids))
+	for _, id := range ids {
+		if e, ok := storeLookup(r.tx, pickEvents, id); ok {
+			out = append(out, storeCopyEvent(e))
+		}
+	}
+	return out, nil
+}
+
 func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
 	return storeListCopies(r.tx, pickEvents, func(e ports.Event) bool {
 		switch {
@@ -60,25 +75,32 @@ func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Pag
 	}, func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }, storeCopyEvent, page)
 }
 
-func (r storeEvents) RecordAttempt(_ context.Context, platformID string, a ports.EventAttempt, status string) error {
+// RecordAttempts applies rs in order, all or none (an unknown event is
+// ErrNotFound and records nothing).
+func (r storeEvents) RecordAttempts(_ context.Context, rs []ports.AttemptRecord) error {
 	done, err := r.tx.begin(true)
 	if err != nil {
 		return err
 	}
 	defer done()
-	e, ok := storeLookup(r.tx, pickEvents, a.EventID)
-	if !ok || e.PlatformID != platformID {
-		return ports.ErrNotFound
+	for _, rec := range rs {
+		if e, ok := storeLookup(r.tx, pickEvents, rec.Attempt.EventID); !ok || e.PlatformID != rec.PlatformID {
+			return ports.ErrNotFound
+		}
 	}
-	at := storeTime(a.At)
-	e.Status, e.Attempts, e.LastAttemptAt = status, e.Attempts+1, &at
-	if status == ports.EventDelivered {
-		e.DeliveredAt = &at
+	for _, rec := range rs {
+		a := rec.Attempt
+		e, _ := storeLookup(r.tx, pickEvents, a.EventID)
+		at := storeTime(a.At)
+		e.Status, e.Attempts, e.LastAttemptAt = rec.Status, e.Attempts+1, &at
+		if rec.Status == ports.EventDelivered {
+			e.DeliveredAt = &at
+		}
+		r.tx.w.state.kyc.events[e.ID] = storeCopyEvent(e)
+		a.At = at
+		prev, _ := storeLookup(r.tx, pickAttempts, e.ID)
+		r.tx.w.state.kyc.attempts[e.ID] = append(slices.Clone(prev), a)
 	}
-	r.tx.w.state.kyc.events[e.ID] = storeCopyEvent(e)
-	a.At = at
-	prev, _ := storeLookup(r.tx, pickAttempts, e.ID)
-	r.tx.w.state.kyc.attempts[e.ID] = append(slices.Clone(prev), a)
 	return nil
 }
 
@@ -96,18 +118,24 @@ func (r storeEvents) Attempts(_ context.Context, platformID, eventID string) ([]
 	return slices.Clone(prev), nil
 }
 
-func (r storeEvents) PendingBefore(_ context.Context, e ports.Event) (bool, error) {
+func (r storeEvents) PendingBefore(_ context.Context, es []ports.Event) (map[string]bool, error) {
 	done, err := r.tx.begin(false)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer done()
-	e.CreatedAt = storeTime(e.CreatedAt)
-	earlier := storeAll(r.tx, pickEvents, func(o ports.Event) bool {
-		return o.PlatformID == e.PlatformID && o.ResourceID == e.ResourceID && o.Status == ports.EventPending &&
-			(o.CreatedAt.Before(e.CreatedAt) || o.CreatedAt.Equal(e.CreatedAt) && o.ID < e.ID)
-	})
-	return len(earlier) > 0, nil
+	out := map[string]bool{}
+	for _, e := range es {
+		e.CreatedAt = storeTime(e.CreatedAt)
+		earlier := storeAll(r.tx, pickEvents, func(o ports.Event) bool {
+			return o.PlatformID == e.PlatformID && o.ResourceID == e.ResourceID && o.Status == ports.EventPending &&
+				(o.CreatedAt.Before(e.CreatedAt) || o.CreatedAt.Equal(e.CreatedAt) && o.ID < e.ID)
+		})
+		if len(earlier) > 0 {
+			out[e.ID] = true
+		}
+	}
+	return out, nil
 }
 
 func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {

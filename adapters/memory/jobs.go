@@ -3,6 +3,7 @@ package memory
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -136,6 +137,16 @@ func (q storeJobs) Complete(_ context.Context, id string) error {
 			delete(st.jobKeys, sj.job.Key)
 		}
 	})
+}
+
+// CompleteAll removes the jobs of ids still queued.
+func (q storeJobs) CompleteAll(ctx context.Context, ids []string) error {
+	for _, id := range ids {
+		if err := q.Complete(ctx, id); err != nil && !errors.Is(err, ports.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Retry makes a job due again at runAt with lastError, ending its lease.

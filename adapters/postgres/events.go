@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -142,6 +143,17 @@ func (r storeEvents) Get(ctx context.Context, platformID, id string) (ports.Even
 	return out[0], nil
 }
 
+func (r storeEvents) GetMany(ctx context.Context, ids []string) ([]ports.Event, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []storeEventRow
+	if err := r.tx.db.NewSelect().Model(&rows).Where("id = ANY(?)", pgdialect.Array(ids)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("get %d events: %w", len(ids), err)
+	}
+	return storeEventsToPort(ctx, r.tx.db, rows)
+}
+
 func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
 	filter := func(q *bun.SelectQuery) *bun.SelectQuery {
 		q = q.Where("platform_id = ?", f.PlatformID)
@@ -169,26 +181,46 @@ func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.P
 	return out, int(total), err
 }
 
-// RecordAttempt numbers the attempt after the event's count, in one
-// statement with the event's update, committed asynchronously (as the
+// RecordAttempts numbers each attempt after its event's count, in one
+// statement with the events' updates, committed asynchronously (as the
 // idempotency records are): a crash may forget the last attempts of the
-// moment, and the event is then sent again (at least once), never lost.
-func (r storeEvents) RecordAttempt(ctx context.Context, platformID string, a ports.EventAttempt, status string) error {
-	what := "record attempt of " + a.EventID
+// moment, and their events are then sent again (at least once), never
+// lost.
+func (r storeEvents) RecordAttempts(ctx context.Context, rs []ports.AttemptRecord) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	n := len(rs)
+	ids, platforms, statuses, ats, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	codes, latencies := make([]int64, n), make([]int64, n)
+	for i, rec := range rs {
+		a := rec.Attempt
+		ids[i], platforms[i], statuses[i], errs[i] = a.EventID, rec.PlatformID, rec.Status, a.Error
+		ats[i] = storeTime(a.At).Format(pgTimeLayout)
+		codes[i], latencies[i] = int64(a.StatusCode), a.Latency.Microseconds()
+	}
+	what := fmt.Sprintf("record %d attempts", n)
 	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewRaw(idemAsync+`, e AS (
-	UPDATE events SET status = ?, attempts = attempts + 1, last_attempt_at = ?::timestamptz,
-		delivered_at = CASE WHEN ? = 'DELIVERED' THEN ?::timestamptz ELSE delivered_at END
-	WHERE id = ? AND platform_id = ? AND (SELECT off FROM async) IS NOT NULL RETURNING id, attempts)
+		return r.tx.db.NewRaw(idemAsync+`, v AS (
+	SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[])
+		AS v(id, platform_id, status, at, status_code, latency_us, error)),
+e AS (
+	UPDATE events SET status = v.status, attempts = events.attempts + 1, last_attempt_at = v.at::timestamptz,
+		delivered_at = CASE WHEN v.status = 'DELIVERED' THEN v.at::timestamptz ELSE events.delivered_at END
+	FROM v WHERE events.id = v.id AND events.platform_id = v.platform_id AND (SELECT off FROM async) IS NOT NULL
+	RETURNING events.id, events.attempts, v.at, v.status_code, v.latency_us, v.error)
 INSERT INTO event_attempts (event_id, attempt, at, status_code, latency_us, error)
-SELECT e.id, e.attempts, ?::timestamptz, ?, ?, ? FROM e`,
-			status, storeTime(a.At), status, storeTime(a.At), a.EventID, platformID,
-			storeTime(a.At), a.StatusCode, a.Latency.Microseconds(), a.Error).Exec(ctx)
+SELECT e.id, e.attempts, e.at::timestamptz, e.status_code, e.latency_us, e.error FROM e`,
+			pgdialect.Array(ids), pgdialect.Array(platforms), pgdialect.Array(statuses), pgdialect.Array(ats),
+			pgdialect.Array(codes), pgdialect.Array(latencies), pgdialect.Array(errs)).Exec(ctx)
 	})
 	if err != nil {
 		return err
 	}
-	return storeUpdated(res, what)
+	if got, err := res.RowsAffected(); err != nil || got != int64(n) {
+		return fmt.Errorf("%s: %d recorded: %w", what, got, ports.ErrNotFound)
+	}
+	return nil
 }
 
 func (r storeEvents) Attempts(ctx context.Context, platformID, eventID string) ([]ports.EventAttempt, error) {
@@ -207,14 +239,27 @@ func (r storeEvents) Attempts(ctx context.Context, platformID, eventID string) (
 	return out, nil
 }
 
-func (r storeEvents) PendingBefore(ctx context.Context, e ports.Event) (bool, error) {
-	exists, err := r.tx.db.NewSelect().Model((*storeEventRow)(nil)).
-		Where("platform_id = ? AND resource_id = ? AND status = 'PENDING' AND (created_at, id) < (?::timestamptz, ?)",
-			e.PlatformID, e.ResourceID, storeTime(e.CreatedAt), e.ID).Exists(ctx)
-	if err != nil {
-		return false, fmt.Errorf("events before %s: %w", e.ID, err)
+func (r storeEvents) PendingBefore(ctx context.Context, es []ports.Event) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(es) == 0 {
+		return out, nil
 	}
-	return exists, nil
+	ids, platforms, resources, ats := make([]string, len(es)), make([]string, len(es)), make([]string, len(es)), make([]string, len(es))
+	for i, e := range es {
+		ids[i], platforms[i], resources[i], ats[i] = e.ID, e.PlatformID, e.ResourceID, storeTime(e.CreatedAt).Format(pgTimeLayout)
+	}
+	var got []string
+	err := r.tx.db.NewRaw(`SELECT v.id FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS v(id, platform_id, resource_id, created_at)
+	WHERE EXISTS (SELECT 1 FROM events AS e WHERE e.platform_id = v.platform_id AND e.resource_id = v.resource_id
+		AND e.status = 'PENDING' AND (e.created_at, e.id) < (v.created_at::timestamptz, v.id))`,
+		pgdialect.Array(ids), pgdialect.Array(platforms), pgdialect.Array(resources), pgdialect.Array(ats)).Scan(ctx, &got)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("events pending before %d events: %w", len(es), err)
+	}
+	for _, id := range got {
+		out[id] = true
+	}
+	return out, nil
 }
 
 func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {

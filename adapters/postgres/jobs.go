@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -146,6 +147,17 @@ func (q storeJobs) Complete(ctx context.Context, id string) error {
 		return err
 	}
 	return storeUpdated(res, what)
+}
+
+// CompleteAll deletes the jobs of ids still queued, in one statement.
+func (q storeJobs) CompleteAll(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := q.run(ctx, fmt.Sprintf("complete %d jobs", len(ids)), func(ctx context.Context) (sql.Result, error) {
+		return q.tx.db.NewDelete().Model((*storeJobRow)(nil)).Where("id = ANY(?)", pgdialect.Array(ids)).Exec(ctx)
+	})
+	return err
 }
 
 // Retry makes a job due again at runAt with lastError, ending its lease.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -181,11 +182,11 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 	// Events of the resource still pending before e go first, in order
 	// (a later event never overtakes an earlier one); their own jobs then
 	// find them delivered.
-	before, err := d.store.Read().Events().PendingBefore(ctx, e)
+	before, err := d.store.Read().Events().PendingBefore(ctx, []ports.Event{e})
 	if err != nil {
 		return fmt.Errorf("webhook %s: %w", eventID, err)
 	}
-	if before {
+	if before[e.ID] {
 		ok, err := d.deliverEarlier(ctx, e, url)
 		if err != nil {
 			return err
@@ -204,6 +205,204 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 		return err
 	}
 	return d.finish(ctx, e, url, a, ans, j.ID)
+}
+
+// batchParallel bounds the resources one batch sends to at once.
+const batchParallel = 32
+
+// batchItem is an event of a batch and the index of its job.
+type batchItem struct {
+	e   ports.Event
+	job int
+}
+
+// batchSent is an attempt of a batch, recorded with the others.
+type batchSent struct {
+	batchItem
+	a      ports.EventAttempt
+	status string
+	next   time.Time
+}
+
+// HandleBatch delivers the events of a claimed batch of EventDeliveryJob
+// jobs (the delivery runner's batch handler): one read of the events, one
+// of their resources' earlier pending events, one endpoint read per
+// platform, the POSTs about different resources at once and those about
+// one resource in order, and one unit of work that records every attempt
+// and ends every job it finished. An event that may decide a payment, and
+// the events of a resource with an earlier one pending outside the batch,
+// go Handle's way, one by one.
+func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.BatchResult {
+	res := make([]jobs.BatchResult, len(js))
+	ids := make([]string, 0, len(js))
+	jobOf := make(map[string]int, len(js))
+	platformOf := make(map[string]string, len(js))
+	for i, j := range js {
+		platformID, eventID, ok := strings.Cut(string(j.Payload), "\n")
+		if !ok {
+			res[i].Err = fmt.Errorf("webhook job %s: payload is not platform and event id", j.ID)
+			continue
+		}
+		ids = append(ids, eventID)
+		jobOf[eventID], platformOf[eventID] = i, platformID
+	}
+	evs, err := d.store.Read().Events().GetMany(ctx, ids)
+	if err != nil {
+		for _, i := range jobOf {
+			res[i].Err = fmt.Errorf("webhook batch: %w", err)
+		}
+		return res
+	}
+	urls := map[string]string{}
+	groups := map[string][]batchItem{}
+	var one []int // jobs that go Handle's way
+	for _, e := range evs {
+		i := jobOf[e.ID]
+		if e.PlatformID != platformOf[e.ID] || e.Status != ports.EventPending {
+			continue // nothing to send: done
+		}
+		url, ok := urls[e.PlatformID]
+		if !ok {
+			if url, err = d.endpoints.WebhookEndpoint(ctx, e.PlatformID); err != nil {
+				res[i].Err = fmt.Errorf("webhook %s: endpoint of %s: %w", e.ID, e.PlatformID, err)
+				continue
+			}
+			urls[e.PlatformID] = url
+		}
+		switch {
+		case url == "":
+			// Kept: setting an endpoint queues the platform's pending
+			// events again (Resume).
+		case d.replies != nil && e.Type == TypeIncomingPending:
+			one = append(one, i)
+		default:
+			key := e.PlatformID + "\n" + e.ResourceID
+			groups[key] = append(groups[key], batchItem{e: e, job: i})
+		}
+	}
+	firsts := make([]ports.Event, 0, len(groups))
+	for _, g := range groups {
+		slices.SortFunc(g, func(a, b batchItem) int {
+			if c := a.e.CreatedAt.Compare(b.e.CreatedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.e.ID, b.e.ID)
+		})
+		firsts = append(firsts, g[0].e)
+	}
+	earlier, err := d.store.Read().Events().PendingBefore(ctx, firsts)
+	for key, g := range groups {
+		// Handle checks again, one by one, what could not be read here.
+		if err != nil || earlier[g[0].e.ID] {
+			for _, it := range g {
+				one = append(one, it.job)
+			}
+			delete(groups, key)
+		}
+	}
+
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		sent []batchSent
+		sem  = make(chan struct{}, batchParallel)
+	)
+	spawn := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			f()
+		}()
+	}
+	for _, i := range one {
+		spawn(func() {
+			tracked, removed := jobs.Tracked(ctx)
+			err := d.Handle(tracked, js[i])
+			res[i] = jobs.BatchResult{Err: err, Removed: removed()}
+		})
+	}
+	for _, g := range groups {
+		spawn(func() {
+			out := d.sendInOrder(ctx, g, urls[g[0].e.PlatformID], res)
+			mu.Lock()
+			sent = append(sent, out...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	d.recordBatch(ctx, js, sent, res)
+	return res
+}
+
+// sendInOrder sends the events of one resource (g, in order) until one is
+// not taken; the events after it wait for it (res). It returns the
+// attempts to record.
+func (d *Deliverer) sendInOrder(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) []batchSent {
+	platformID := g[0].e.PlatformID
+	unlock := d.lockResource(platformID + "\n" + g[0].e.ResourceID)
+	defer unlock()
+	var out []batchSent
+	for k, it := range g {
+		now := d.clock.Now()
+		if !d.acquire(platformID) {
+			for _, rest := range g[k:] {
+				res[rest.job].Err = jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
+			}
+			return out
+		}
+		a, _, err := d.attempt(ctx, it.e, url)
+		d.release(platformID)
+		var status string
+		var next time.Time
+		if err == nil {
+			status, next, err = d.outcome(ctx, it.e, url, a)
+		}
+		if err != nil {
+			res[it.job].Err = err
+		} else {
+			out = append(out, batchSent{batchItem: it, a: a, status: status, next: next})
+		}
+		if err != nil || a.Error != "" {
+			for _, rest := range g[k+1:] {
+				res[rest.job].Err = jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, it.e.ResourceID))
+			}
+			return out
+		}
+	}
+	return out
+}
+
+// recordBatch records a batch's attempts and ends the jobs of those that
+// need no retry, in one unit of work, and sets their results.
+func (d *Deliverer) recordBatch(ctx context.Context, js []ports.Job, sent []batchSent, res []jobs.BatchResult) {
+	if len(sent) == 0 {
+		return
+	}
+	recs := make([]ports.AttemptRecord, len(sent))
+	var done []string
+	for k, s := range sent {
+		recs[k] = ports.AttemptRecord{PlatformID: s.e.PlatformID, Attempt: s.a, Status: s.status}
+		if s.next.IsZero() {
+			done = append(done, js[s.job].ID)
+		}
+	}
+	err := d.store.InTx(ctx, func(tx ports.Tx) error {
+		if err := tx.Events().RecordAttempts(ctx, recs); err != nil {
+			return err
+		}
+		return tx.Jobs().CompleteAll(ctx, done)
+	})
+	for _, s := range sent {
+		switch {
+		case err != nil:
+			res[s.job].Err = fmt.Errorf("webhook %s: record attempt: %w", s.e.ID, err)
+		default:
+			res[s.job].Err = d.logged(s.e, s.a, s.status, s.next)
+			res[s.job].Removed = s.next.IsZero()
+		}
+	}
 }
 
 // finish hands an incoming payment's answer to the approvals (which may
@@ -281,7 +480,9 @@ func (d *Deliverer) record(ctx context.Context, e ports.Event, a ports.EventAtte
 	if a.StatusCode == 0 {
 		status = ports.EventFailed
 	}
-	err := d.store.InTx(ctx, func(tx ports.Tx) error { return tx.Events().RecordAttempt(ctx, e.PlatformID, a, status) })
+	err := d.store.InTx(ctx, func(tx ports.Tx) error {
+		return recordAttempt(ctx, tx, e.PlatformID, a, status)
+	})
 	if err != nil {
 		return fmt.Errorf("webhook %s: record attempt: %w", e.ID, err)
 	}
@@ -336,29 +537,13 @@ func (d *Deliverer) Body(ctx context.Context, e ports.Event) ([]byte, error) {
 // settle records attempt a of e and decides what comes next. A handler's
 // own job (jobID) ends in the same unit of work when nothing follows.
 func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a ports.EventAttempt, jobID string) error {
-	d.observe(e.PlatformID, a)
-	status := ports.EventPending
-	var next time.Time
-	switch {
-	case a.Error == "":
-		status = ports.EventDelivered
-	case a.StatusCode == 410:
-		// Gone: the endpoint is removed and the event waits for the next.
-		if err := d.endpoints.DisableWebhookEndpoint(ctx, e.PlatformID, url); err != nil {
-			return fmt.Errorf("webhook %s: disable endpoint: %w", e.ID, err)
-		}
-		d.log.Warn("webhook endpoint answered 410 Gone: removed; the platform's events wait for a new one",
-			"platform", e.PlatformID, "event", e.ID)
-	case e.Attempts >= len(Schedule):
-		status = ports.EventFailed
-	default:
-		wait := Schedule[e.Attempts]
-		wait += time.Duration((d.jitter()*0.2 - 0.1) * float64(wait))
-		next = a.At.Add(wait)
+	status, next, err := d.outcome(ctx, e, url, a)
+	if err != nil {
+		return err
 	}
 	done := jobID != "" && next.IsZero()
-	err := d.store.InTx(ctx, func(tx ports.Tx) error {
-		if err := tx.Events().RecordAttempt(ctx, e.PlatformID, a, status); err != nil {
+	err = d.store.InTx(ctx, func(tx ports.Tx) error {
+		if err := recordAttempt(ctx, tx, e.PlatformID, a, status); err != nil {
 			return err
 		}
 		if done {
@@ -374,6 +559,42 @@ func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a por
 	if done {
 		jobs.Completed(ctx)
 	}
+	return d.logged(e, a, status, next)
+}
+
+// recordAttempt records one attempt, moving its event to status.
+func recordAttempt(ctx context.Context, tx ports.Tx, platformID string, a ports.EventAttempt, status string) error {
+	return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{{PlatformID: platformID, Attempt: a, Status: status}})
+}
+
+// outcome is where attempt a of e leads: the event's status and, when it
+// is retried, when (a 410 removes the endpoint first).
+func (d *Deliverer) outcome(ctx context.Context, e ports.Event, url string, a ports.EventAttempt) (status string, next time.Time, err error) {
+	d.observe(e.PlatformID, a)
+	status = ports.EventPending
+	switch {
+	case a.Error == "":
+		status = ports.EventDelivered
+	case a.StatusCode == 410:
+		// Gone: the endpoint is removed and the event waits for the next.
+		if err := d.endpoints.DisableWebhookEndpoint(ctx, e.PlatformID, url); err != nil {
+			return "", time.Time{}, fmt.Errorf("webhook %s: disable endpoint: %w", e.ID, err)
+		}
+		d.log.Warn("webhook endpoint answered 410 Gone: removed; the platform's events wait for a new one",
+			"platform", e.PlatformID, "event", e.ID)
+	case e.Attempts >= len(Schedule):
+		status = ports.EventFailed
+	default:
+		wait := Schedule[e.Attempts]
+		wait += time.Duration((d.jitter()*0.2 - 0.1) * float64(wait))
+		next = a.At.Add(wait)
+	}
+	return status, next, nil
+}
+
+// logged logs the recorded attempt a of e and returns what its job
+// answers the runner: nil, or a retry at next.
+func (d *Deliverer) logged(e ports.Event, a ports.EventAttempt, status string, next time.Time) error {
 	log := d.log.With("event", e.ID, "type", e.Type, "platform", e.PlatformID, "attempt", e.Attempts+1,
 		"status_code", a.StatusCode, "latency_ms", a.Latency.Milliseconds())
 	switch {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -76,10 +78,13 @@ type env struct {
 	svc    *Service
 	runner *jobs.Runner
 	pid    string
+	batch  bool
 }
 
-func newEnv(t *testing.T, b coretest.Backend) *env {
-	e := &env{t: t, b: b, recv: &receiver{}, ends: PlatformEndpoints{Store: b.Store}, pid: "Platform:p1"}
+// newEnv delivers with Handle, job by job, or with HandleBatch (batch),
+// as the service does.
+func newEnv(t *testing.T, b coretest.Backend, batch bool) *env {
+	e := &env{t: t, b: b, recv: &receiver{}, ends: PlatformEndpoints{Store: b.Store}, pid: "Platform:p1", batch: batch}
 	now := b.Clock.Now()
 	require.NoError(t, b.Store.InTx(context.Background(), func(tx ports.Tx) error {
 		return tx.Platforms().Create(context.Background(), ports.Platform{ID: e.pid, Name: "p", Currencies: []string{"USD"},
@@ -90,7 +95,11 @@ func newEnv(t *testing.T, b coretest.Backend) *env {
 	e.svc = NewService(b.Store, b.Clock, system.IDs{}, d)
 	e.runner = jobs.NewRunner(b.Store.Read().Jobs(), b.Clock, coretest.QuietLog(),
 		jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}))
-	e.runner.Handle(ports.EventDeliveryJob, d.Handle)
+	if batch {
+		e.runner.HandleBatch(ports.EventDeliveryJob, d.HandleBatch)
+	} else {
+		e.runner.Handle(ports.EventDeliveryJob, d.Handle)
+	}
 	e.setEndpoint("https://hooks.example/in")
 	return e
 }
@@ -135,9 +144,14 @@ func (e *env) event(id string) (ports.Event, []ports.EventAttempt) {
 	return ev, attempts
 }
 
+// onBoth runs f on memory and PostgreSQL, delivering job by job and in
+// batches.
 func onBoth(t *testing.T, f func(t *testing.T, e *env)) {
-	t.Run("memory", func(t *testing.T) { f(t, newEnv(t, coretest.Memory())) })
-	t.Run("postgres", func(t *testing.T) { f(t, newEnv(t, coretest.Postgres(t))) })
+	for _, batch := range []bool{false, true} {
+		name := map[bool]string{false: "one", true: "batch"}[batch]
+		t.Run("memory/"+name, func(t *testing.T) { f(t, newEnv(t, coretest.Memory(), batch)) })
+		t.Run("postgres/"+name, func(t *testing.T) { f(t, newEnv(t, coretest.Postgres(t), batch)) })
+	}
 }
 
 func TestDeliveredOnce(t *testing.T) {
@@ -230,6 +244,36 @@ func TestOrderPerResource(t *testing.T) {
 	})
 }
 
+// A batch of several resources' events: each delivered once, in order
+// per resource, in one run.
+func TestBatchOfResources(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		var want []ports.Event
+		for i := range 9 {
+			want = append(want, e.record("OUTGOING_PAYMENT.PENDING", fmt.Sprintf("Transaction:%d", i%3)))
+			e.b.Clock.Advance(time.Millisecond)
+		}
+		e.run()
+		require.Len(t, e.recv.got, 9)
+		pos := map[string]int{}
+		for i, env := range e.recv.got {
+			_, dup := pos[env.ID]
+			require.False(t, dup, "sent once: %s", env.ID)
+			pos[env.ID] = i
+		}
+		for i := 3; i < 9; i++ {
+			assert.Less(t, pos[want[i-3].ID], pos[want[i].ID], "order of %s", want[i].ResourceID)
+		}
+		for _, ev := range want {
+			stored, attempts := e.event(ev.ID)
+			assert.Equal(t, ports.EventDelivered, stored.Status)
+			assert.Len(t, attempts, 1)
+		}
+		e.advance(time.Hour)
+		assert.Len(t, e.recv.got, 9, "nothing left to send")
+	})
+}
+
 // No endpoint: events wait (nothing dropped); setting one and resuming
 // sends the backlog. A 410 removes the endpoint.
 func TestNoEndpointThenResumeAnd410(t *testing.T) {
@@ -243,12 +287,20 @@ func TestNoEndpointThenResumeAnd410(t *testing.T) {
 		assert.Equal(t, ports.EventPending, stored.Status)
 
 		e.setEndpoint("https://hooks.example/new")
-		e.recv.script = []int{410}
+		// One by one, the 410 removes the endpoint before the next event
+		// is sent; in a batch both were in flight and both are answered
+		// 410. Either way neither is delivered and both wait.
+		sent := map[bool]int{false: 1, true: 2}[e.batch]
+		e.recv.script = slices.Repeat([]int{410}, sent)
 		n, err := e.svc.Resume(context.Background(), e.pid)
 		require.NoError(t, err)
 		assert.Equal(t, 2, n)
 		e.run()
-		assert.Equal(t, 1, e.recv.answers, "the 410 removed the endpoint: the next waits")
+		assert.Equal(t, sent, e.recv.answers, "the 410 removed the endpoint: the next waits")
+		for _, id := range []string{a.ID, b.ID} {
+			stored, _ := e.event(id)
+			assert.Equal(t, ports.EventPending, stored.Status)
+		}
 		url, _ := e.ends.WebhookEndpoint(context.Background(), e.pid)
 		assert.Empty(t, url)
 		e.setEndpoint("https://hooks.example/newer")
@@ -283,7 +335,7 @@ func TestSandboxTestWebhook(t *testing.T) {
 }
 
 func TestListFiltersAndUnknownValues(t *testing.T) {
-	e := newEnv(t, coretest.Memory())
+	e := newEnv(t, coretest.Memory(), false)
 	e.record("CUSTOMER.KYC_APPROVED", "Customer:1")
 	e.record("VERIFICATION.APPROVED", "Verification:1")
 	page, err := e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid, Type: "VERIFICATION.APPROVED"}, ports.Page{Limit: 10})
@@ -344,7 +396,13 @@ func (r *replies) Reply(_ context.Context, e ports.Event, a Answer) (bool, error
 // decided a payment the event is not retried (FAILED when no answer came),
 // otherwise it is acknowledged like any event.
 func TestApprovalAnswersGoToThePort(t *testing.T) {
-	e := newEnv(t, coretest.Memory())
+	for _, batch := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one", true: "batch"}[batch], func(t *testing.T) { testApprovalAnswers(t, batch) })
+	}
+}
+
+func testApprovalAnswers(t *testing.T, batch bool) {
+	e := newEnv(t, coretest.Memory(), batch)
 	r := &replies{decides: map[string]bool{"Transaction:held": true, "Transaction:gone": true}}
 	// The deliverer of newEnv, reached through its service.
 	e.svc.deliver.SetApprovals(r)

@@ -182,7 +182,7 @@ func (s *Service) Test(ctx context.Context, platformID string) (TestResult, erro
 		if err := tx.Events().Append(ctx, e); err != nil {
 			return err
 		}
-		return tx.Events().RecordAttempt(ctx, platformID, a, status)
+		return recordAttempt(ctx, tx, platformID, a, status)
 	})
 	if err != nil {
 		return TestResult{}, fmt.Errorf("record the test webhook: %w", err)

@@ -51,6 +51,7 @@ type Runner struct {
 
 	mu       sync.RWMutex
 	handlers map[string]Handler
+	batches  map[string]BatchHandler
 }
 
 // Option tunes a Runner.
@@ -91,7 +92,7 @@ func NewRunner(queue ports.JobQueue, clock ports.Clock, log *slog.Logger, opts .
 		queue: queue, clock: clock, log: log,
 		batch: DefaultBatch, lease: DefaultLease,
 		base: DefaultBackoffBase, cap: DefaultBackoffCap,
-		handlers: map[string]Handler{},
+		handlers: map[string]Handler{}, batches: map[string]BatchHandler{},
 	}
 	r.concurrency.Store(1)
 	for _, o := range opts {
@@ -106,6 +107,35 @@ func (r *Runner) Handle(kind string, h Handler) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.handlers[kind] = h
+}
+
+// BatchResult is one job's outcome in a batch: Err as a Handler's error
+// (nil: done), Removed when the handler removed the job with its work (as
+// Completed does for a Handler).
+type BatchResult struct {
+	Err     error
+	Removed bool
+}
+
+// BatchHandler runs the jobs of one kind that a claim took, together (so
+// it can read and record them in one step each); its results are in the
+// jobs' order.
+type BatchHandler func(ctx context.Context, js []ports.Job) []BatchResult
+
+// HandleBatch registers the batch handler of a job kind: the jobs of the
+// kind that one claim takes run in one call of h. Done jobs that h did not
+// remove are completed in one step.
+func (r *Runner) HandleBatch(kind string, h BatchHandler) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.batches[kind] = h
+}
+
+func (r *Runner) batchHandler(kind string) (BatchHandler, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	h, ok := r.batches[kind]
+	return h, ok
 }
 
 func (r *Runner) handler(kind string) (Handler, bool) {
@@ -148,7 +178,29 @@ func (r *Runner) RunDue(ctx context.Context) (ran int, err error) {
 		wg   sync.WaitGroup
 		sem  = make(chan struct{}, r.concurrency.Load())
 	)
+	var single []ports.Job
+	batched := map[string][]ports.Job{}
 	for _, j := range claimed {
+		if _, ok := r.batchHandler(j.Kind); ok {
+			batched[j.Kind] = append(batched[j.Kind], j)
+		} else {
+			single = append(single, j)
+		}
+	}
+	for kind, js := range batched {
+		h, _ := r.batchHandler(kind)
+		ran += len(js)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.runBatch(ctx, h, js); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range single {
 		sem <- struct{}{}
 		// Jobs not started when ctx ends stay leased and run after the
 		// lease, on this instance or another.
@@ -225,19 +277,73 @@ func Completed(ctx context.Context) {
 	}
 }
 
+// Tracked is ctx carrying the flag Completed sets, and its reader: the
+// runner runs each Handler with it, and a batch handler that runs a
+// Handler for one of its jobs does the same (its BatchResult.Removed).
+func Tracked(ctx context.Context) (context.Context, func() bool) {
+	var removed atomic.Bool
+	return context.WithValue(ctx, completedKey{}, &removed), removed.Load
+}
+
 // run runs one claimed job and records its outcome in the queue.
 func (r *Runner) run(ctx context.Context, j ports.Job) error {
 	h, ok := r.handler(j.Kind)
 	var herr error
-	var removed atomic.Bool
+	tracked, removed := Tracked(ctx)
 	if !ok {
 		herr = fmt.Errorf("no handler for job kind %q", j.Kind)
 	} else {
-		herr = r.call(context.WithValue(ctx, completedKey{}, &removed), h, j)
+		herr = r.call(tracked, func(ctx context.Context) error { return h(ctx, j) })
 	}
-	if herr == nil && removed.Load() {
+	if herr == nil && removed() {
 		return nil
 	}
+	return r.record(ctx, j, herr, ok)
+}
+
+// runBatch runs a batch handler and records its jobs' outcomes: the done
+// ones it did not remove completed in one step, the others one by one.
+func (r *Runner) runBatch(ctx context.Context, h BatchHandler, js []ports.Job) error {
+	var res []BatchResult
+	herr := r.call(ctx, func(ctx context.Context) error {
+		res = h(ctx, js)
+		if len(res) != len(js) {
+			return fmt.Errorf("batch handler of %s gave %d results for %d jobs", js[0].Kind, len(res), len(js))
+		}
+		return nil
+	})
+	if herr != nil {
+		res = make([]BatchResult, len(js))
+		for i := range res {
+			res[i].Err = herr
+		}
+	}
+	var done []string
+	var errs []error
+	for i, j := range js {
+		switch {
+		case res[i].Err == nil && !res[i].Removed:
+			done = append(done, j.ID)
+		case res[i].Err != nil:
+			if err := r.record(ctx, j, res[i].Err, true); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(done) > 0 {
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := r.queue.CompleteAll(bctx, done); err != nil {
+			r.log.Warn("jobs ran but could not be completed; they will run again", "kind", js[0].Kind, "count", len(done), "err", err)
+			errs = append(errs, fmt.Errorf("jobs: complete %d %s jobs: %w", len(done), js[0].Kind, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// record records the outcome herr of job j in the queue: done (nil) or
+// to retry; known is false when no handler took its kind.
+func (r *Runner) record(ctx context.Context, j ports.Job, herr error, known bool) error {
 	log := r.log.With("job", j.ID, "kind", j.Kind, "attempt", j.Attempts)
 	// Bookkeeping outlives a shutdown that cancelled the handler, so the
 	// job's state is recorded rather than left to its lease.
@@ -255,7 +361,7 @@ func (r *Runner) run(ctx context.Context, j ports.Job) error {
 	delay := r.Backoff(attempt)
 	runAt := r.clock.Now().Add(delay)
 	lvl := slog.LevelWarn
-	if !ok || delay >= r.cap {
+	if !known || delay >= r.cap {
 		lvl = slog.LevelError
 	}
 	var later *retryAt
@@ -274,7 +380,7 @@ func (r *Runner) run(ctx context.Context, j ports.Job) error {
 // call runs h, turning a panic into an error so one bad job cannot stop
 // the loop, and bounding it by the lease (a handler still running when its
 // lease ends could run twice at once).
-func (r *Runner) call(ctx context.Context, h Handler, j ports.Job) (err error) {
+func (r *Runner) call(ctx context.Context, h func(context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, r.lease)
 	defer cancel()
 	defer func() {
@@ -282,5 +388,5 @@ func (r *Runner) call(ctx context.Context, h Handler, j ports.Job) (err error) {
 			err = fmt.Errorf("handler panicked: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return h(ctx, j)
+	return h(ctx)
 }

@@ -472,3 +472,57 @@ func TestHandlerCompletesItsOwnJob(t *testing.T) {
 		jobs.Completed(ctx) // outside a runner: nothing happens
 	})
 }
+
+// A batch handler takes all of a claim's jobs of its kind in one call: its
+// done jobs are completed in one step (unless it removed them itself),
+// the failed ones retried one by one; other kinds still run one by one,
+// and a panicking batch handler retries its whole batch.
+func TestHandleBatch(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		r := f.runner()
+		for _, k := range []string{"a", "b", "c", "d"} {
+			f.enqueue(t, "batch", k, t0)
+		}
+		f.enqueue(t, "single", "s", t0)
+		var calls [][]string
+		r.HandleBatch("batch", func(ctx context.Context, js []ports.Job) []jobs.BatchResult {
+			var keys []string
+			res := make([]jobs.BatchResult, len(js))
+			for i, j := range js {
+				keys = append(keys, j.Key)
+				switch j.Key {
+				case "b": // removed with the handler's work
+					require.NoError(t, f.queue.Complete(ctx, j.ID))
+					res[i].Removed = true
+				case "c":
+					if j.Attempts > 1 {
+						break
+					}
+					res[i].Err = jobs.RetryAt(f.clock.Now().Add(time.Hour), errors.New("later"))
+				}
+			}
+			calls = append(calls, keys)
+			return res
+		})
+		var singles int
+		r.Handle("single", func(context.Context, ports.Job) error { singles++; return nil })
+		assert.Equal(t, 5, runDue(t, r))
+		require.Len(t, calls, 1, "one call for the batch")
+		assert.ElementsMatch(t, []string{"a", "b", "c", "d"}, calls[0])
+		assert.Equal(t, 1, singles)
+		assert.Zero(t, runDue(t, r), "a, b, d are done; c waits for its time")
+		f.clock.Advance(time.Hour)
+		assert.Equal(t, 1, runDue(t, r))
+		assert.Equal(t, []string{"c"}, calls[1])
+
+		f.enqueue(t, "batch", "p", f.clock.Now())
+		r.HandleBatch("batch", func(context.Context, []ports.Job) []jobs.BatchResult { panic("boom") })
+		assert.Equal(t, 1, runDue(t, r))
+		f.clock.Advance(time.Hour)
+		r.HandleBatch("batch", func(_ context.Context, js []ports.Job) []jobs.BatchResult {
+			return make([]jobs.BatchResult, len(js))
+		})
+		assert.Equal(t, 1, runDue(t, r), "the panicked batch runs again")
+		assert.Zero(t, runDue(t, r))
+	})
+}

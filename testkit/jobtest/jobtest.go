@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"LeaseHidesClaimedJob", testLeaseHidesClaimedJob},
 		{"Retry", testRetry},
 		{"Complete", testComplete},
+		{"CompleteAll", testCompleteAll},
 		{"CompleteAndRetryInTx", testCompleteAndRetryInTx},
 		{"ConcurrentClaimers", testConcurrentClaimers},
 		{"Backlog", testBacklog},
@@ -254,6 +255,27 @@ func testComplete(t *testing.T, s ports.Store) {
 	require.ErrorIs(t, s.Read().Jobs().Complete(ctx, a.ID), ports.ErrNotFound)
 	got := claim(t, s, t0.Add(time.Hour), 10)
 	assert.Equal(t, []string{b.ID}, jobIDs(got), "a completed job is gone for good")
+}
+
+// testCompleteAll: a batch ends its jobs in one step, in or out of a unit
+// of work; ids no longer queued are skipped.
+func testCompleteAll(t *testing.T, s ports.Store) {
+	ctx := context.Background()
+	a, b, c, d := job("k", t0), job("k", t0), job("k", t0), job("k", t0)
+	enqueue(t, s, a, b, c, d)
+	require.Len(t, claim(t, s, t0, 10), 4)
+	require.NoError(t, s.Read().Jobs().CompleteAll(ctx, []string{a.ID, "Job:" + uuid.NewString()}))
+	require.NoError(t, s.InTx(ctx, func(tx ports.Tx) error { return tx.Jobs().CompleteAll(ctx, []string{b.ID, a.ID}) }))
+	err := s.InTx(ctx, func(tx ports.Tx) error {
+		if err := tx.Jobs().CompleteAll(ctx, []string{c.ID}); err != nil {
+			return err
+		}
+		return errors.New("rolled back")
+	})
+	require.Error(t, err)
+	require.NoError(t, s.Read().Jobs().CompleteAll(ctx, nil))
+	got := claim(t, s, t0.Add(time.Hour), 10)
+	assert.ElementsMatch(t, []string{c.ID, d.ID}, jobIDs(got), "completed jobs are gone, a rolled-back completion is not")
 }
 
 // testCompleteAndRetryInTx: a worker may complete (or retry) a job in the

@@ -106,22 +106,41 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	_, err = s.Read().Events().Get(ctx, q.ID, evs[0].ID)
 	require.ErrorIs(t, err, ports.ErrNotFound, "another platform's event")
 
+	// The delivery worker's batch read: any platform's events, unknown ids
+	// left out.
+	many, err := s.Read().Events().GetMany(ctx, []string{evs[1].ID, held.ID, "Webhook:unknown", evs[0].ID})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{evs[0].ID, evs[1].ID, held.ID}, ids(many, func(e ports.Event) string { return e.ID }))
+	for _, e := range many {
+		if e.ID == held.ID {
+			assert.Equal(t, q.ID, e.PlatformID)
+			assert.Equal(t, ports.EventPending, e.Status)
+		}
+	}
+
 	// evs[0] and evs[3] are about Customer:0, evs[0] first.
-	before, err := s.Read().Events().PendingBefore(ctx, evs[3])
+	before, err := s.Read().Events().PendingBefore(ctx, []ports.Event{evs[3], evs[0], evs[1]})
 	require.NoError(t, err)
-	assert.True(t, before)
-	before, err = s.Read().Events().PendingBefore(ctx, evs[0])
-	require.NoError(t, err)
-	assert.False(t, before)
+	assert.Equal(t, map[string]bool{evs[3].ID: true}, before)
 
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
-		return tx.Events().RecordAttempt(ctx, p.ID, ports.EventAttempt{EventID: evs[0].ID, At: at(10), StatusCode: 500,
-			Latency: 1500 * time.Microsecond, Error: "server error"}, ports.EventPending)
+		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[0].ID,
+			At: at(10), StatusCode: 500, Latency: 1500 * time.Microsecond, Error: "server error"}, Status: ports.EventPending}})
 	})
+	// Two events' attempts in one step (the worker's batch).
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
-		return tx.Events().RecordAttempt(ctx, p.ID, ports.EventAttempt{EventID: evs[0].ID, At: at(11), StatusCode: 204,
-			Latency: 2 * time.Millisecond}, ports.EventDelivered)
+		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{
+			{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[0].ID, At: at(11), StatusCode: 204, Latency: 2 * time.Millisecond},
+				Status: ports.EventDelivered},
+			{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[1].ID, At: at(11), StatusCode: 503, Error: "busy"},
+				Status: ports.EventPending},
+		})
 	})
+	got1, err := s.Read().Events().Get(ctx, p.ID, evs[1].ID)
+	require.NoError(t, err)
+	assert.Equal(t, ports.EventPending, got1.Status)
+	assert.Equal(t, 1, got1.Attempts)
+	assert.Nil(t, got1.DeliveredAt)
 	got, err := s.Read().Events().Get(ctx, p.ID, evs[0].ID)
 	require.NoError(t, err)
 	assert.Equal(t, ports.EventDelivered, got.Status)
@@ -134,13 +153,20 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Equal(t, ports.EventAttempt{EventID: evs[0].ID, At: norm(at(10)), StatusCode: 500, Latency: 1500 * time.Microsecond,
 		Error: "server error"}, attempts[0])
 	assert.Equal(t, 204, attempts[1].StatusCode)
-	before, err = s.Read().Events().PendingBefore(ctx, evs[3])
+	before, err = s.Read().Events().PendingBefore(ctx, []ports.Event{evs[3]})
 	require.NoError(t, err)
-	assert.False(t, before, "the earlier event was delivered")
+	assert.Empty(t, before, "the earlier event was delivered")
 	err = s.InTx(ctx, func(tx ports.Tx) error {
-		return tx.Events().RecordAttempt(ctx, q.ID, ports.EventAttempt{EventID: evs[0].ID, At: at(12)}, ports.EventFailed)
+		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{
+			{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[2].ID, At: at(12)}, Status: ports.EventFailed},
+			{PlatformID: q.ID, Attempt: ports.EventAttempt{EventID: evs[0].ID, At: at(12)}, Status: ports.EventFailed},
+		})
 	})
 	require.ErrorIs(t, err, ports.ErrNotFound, "another platform's event")
+	got2, err := s.Read().Events().Get(ctx, p.ID, evs[2].ID)
+	require.NoError(t, err)
+	assert.Equal(t, ports.EventPending, got2.Status, "a refused batch records none of its attempts")
+	assert.Zero(t, got2.Attempts)
 
 	// Redelivery: pending again, with a new delivery job.
 	for _, j := range jobs {
