@@ -83,9 +83,10 @@ func StatusChange(platformID, id string, to Status, now time.Time) ports.Transac
 //
 //	approved (webhook 200, or POST …/approve)        → COMPLETED
 //	rejected (webhook 403, or POST …/reject)         → REJECTED
-//	data asked for (webhook 422)                     → FAILED, MISSING_MANDATORY_PAYEE_DATA
+//	data asked for (webhook 422), or a 200 without
+//	a mandatory requested receiver field             → FAILED, MISSING_MANDATORY_PAYEE_DATA
 //	no decision within the window                    → FAILED, PAYMENT_APPROVAL_TIMED_OUT
-//	no answer, another status, required info missing → FAILED, PAYMENT_APPROVAL_WEBHOOK_ERROR
+//	no answer, another status                        → FAILED, PAYMENT_APPROVAL_WEBHOOK_ERROR
 const (
 	ReasonApprovalTimedOut     = "PAYMENT_APPROVAL_TIMED_OUT"
 	ReasonApprovalWebhookError = "PAYMENT_APPROVAL_WEBHOOK_ERROR"
