@@ -75,6 +75,10 @@ func TestCancelTransferOut(t *testing.T) {
 			_, err = e.transfers.Cancel(ctx, pid, id, "")
 			requireNotCancellable(t, err)
 		}
+		for _, id := range []string{pending.ID, processing.ID} {
+			assert.Equal(t, 1, e.events(pid, id)["OUTGOING_PAYMENT.FAILED"], "the cancel's event, once")
+			assert.Zero(t, e.events(pid, id)["OUTGOING_PAYMENT.COMPLETED"])
+		}
 		la := e.LedgerAccount(acct.ID)
 		assert.Equal(t, int64(10_000), la.Available())
 		assert.Zero(t, la.DebitsPending, "no hold left open")
@@ -99,6 +103,8 @@ func TestCancelTransferIn(t *testing.T) {
 		e.Advance(time.Minute)
 		assert.Equal(t, "FAILED", e.txn(pid, tx.ID).Status)
 		assert.Zero(t, e.available(acct.ID), "never credited")
+		assert.Equal(t, 1, e.events(pid, tx.ID)["INCOMING_PAYMENT.FAILED"], "the cancel's event, once")
+		assert.Zero(t, e.events(pid, tx.ID)["INCOMING_PAYMENT.COMPLETED"])
 		assert.Zero(t, e.RunJobs(), "the rail's check is done with")
 		e.Verify()
 	})
@@ -196,6 +202,9 @@ func TestCancelRacesSettlement(t *testing.T) {
 		for i, tx := range all {
 			got := e.txn(pid, tx.ID)
 			won[got.Status]++
+			evs := e.events(pid, tx.ID)
+			prefix := map[string]string{"OUTGOING": "OUTGOING_PAYMENT.", "INCOMING": "INCOMING_PAYMENT."}[tx.Type]
+			assert.Equal(t, 1, evs[prefix+"COMPLETED"]+evs[prefix+"FAILED"], "%s: one ending, one event: %v", tx.ID, evs)
 			switch got.Status {
 			case "FAILED":
 				require.NoError(t, errs[i], tx.ID)
@@ -216,4 +225,17 @@ func TestCancelRacesSettlement(t *testing.T) {
 		assert.Zero(t, la.DebitsPending, "no hold left open")
 		e.Verify()
 	})
+}
+
+// events counts the webhook events recorded about resource id, by type.
+func (e *env) events(platformID, id string) map[string]int {
+	e.T.Helper()
+	evs, _, err := e.Store.Read().Events().List(context.Background(), ports.EventFilter{PlatformID: platformID, ResourceID: id},
+		ports.Page{Limit: 100})
+	require.NoError(e.T, err)
+	out := map[string]int{}
+	for _, ev := range evs {
+		out[ev.Type]++
+	}
+	return out
 }
