@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 
@@ -34,6 +35,19 @@ type apiEnv struct {
 func newAPIEnv(t testing.TB, backendName string) *apiEnv {
 	t.Helper()
 	return newAPIEnvWith(t, backendName, func(*Config) {})
+}
+
+// onAPIBackends runs test on memory and on PostgreSQL with Redis, each an
+// apiEnv served over HTTP and a target calling it as the platform.
+func onAPIBackends(t *testing.T, test func(t *testing.T, env *apiEnv, a apiTarget)) {
+	for _, backend := range []string{"memory", "postgres+redis"} {
+		t.Run(backend, func(t *testing.T) {
+			env := newAPIEnv(t, backend)
+			srv := httptest.NewServer(env.handler)
+			t.Cleanup(srv.Close)
+			test(t, env, apiTarget{bases: []string{srv.URL}, auth: env.auth})
+		})
+	}
 }
 
 // newAPIEnvWith is newAPIEnv with the configuration changed by configure.

@@ -23,62 +23,56 @@ func (deferringHooks) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 // or rejected (200 REJECTED) once; again, on another platform, on an
 // unknown id, or on a payment not awaiting approval: 409 / 404.
 func TestApprovalOperations(t *testing.T) {
-	for _, backend := range []string{"memory", "postgres+redis"} {
-		t.Run(backend, func(t *testing.T) {
-			env := newAPIEnv(t, backend)
-			srv := httptest.NewServer(env.handler)
-			t.Cleanup(srv.Close)
-			a := apiTarget{bases: []string{srv.URL}, auth: env.auth}
-			hooks := httptest.NewServer(deferringHooks{})
-			t.Cleanup(hooks.Close)
-			require.Equal(t, 200, a.do(t, 0, "PATCH", "/config", fmt.Sprintf(`{"webhookEndpoint":%q}`, hooks.URL)).status)
-			cust := a.created(t, "POST", "/customers", `{"customerType":"INDIVIDUAL","region":"US","umaAddress":"$carol@sandbox.local"}`)
+	onAPIBackends(t, func(t *testing.T, env *apiEnv, a apiTarget) {
+		hooks := httptest.NewServer(deferringHooks{})
+		t.Cleanup(hooks.Close)
+		require.Equal(t, 200, a.do(t, 0, "PATCH", "/config", fmt.Sprintf(`{"webhookEndpoint":%q}`, hooks.URL)).status)
+		cust := a.created(t, "POST", "/customers", `{"customerType":"INDIVIDUAL","region":"US","umaAddress":"$carol@sandbox.local"}`)
 
-			receive := func() string {
-				t.Helper()
-				r := a.do(t, 0, "POST", "/sandbox/uma/receive", fmt.Sprintf(
-					`{"senderUmaAddress":"$success.usd@sandbox.local","customerId":%q,"receivingCurrencyCode":"USD","receivingCurrencyAmount":1000}`, cust))
-				require.Contains(t, []int{200, 201}, r.status, "%s", r.body)
-				id, _ := r.json(t)["id"].(string)
-				require.NotEmpty(t, id, "%s", r.body)
-				// The INCOMING_PAYMENT.PENDING webhook, answered 202.
-				_, err := env.svc.webhooks.RunAll(t.Context(), 10)
-				require.NoError(t, err)
-				return id
-			}
-			approved, rejected := receive(), receive()
+		receive := func() string {
+			t.Helper()
+			r := a.do(t, 0, "POST", "/sandbox/uma/receive", fmt.Sprintf(
+				`{"senderUmaAddress":"$success.usd@sandbox.local","customerId":%q,"receivingCurrencyCode":"USD","receivingCurrencyAmount":1000}`, cust))
+			require.Contains(t, []int{200, 201}, r.status, "%s", r.body)
+			id, _ := r.json(t)["id"].(string)
+			require.NotEmpty(t, id, "%s", r.body)
+			// The INCOMING_PAYMENT.PENDING webhook, answered 202.
+			_, err := env.svc.webhooks.RunAll(t.Context(), 10)
+			require.NoError(t, err)
+			return id
+		}
+		approved, rejected := receive(), receive()
 
-			r := a.do(t, 0, "POST", "/transactions/"+approved+"/approve", `{}`)
-			require.Equal(t, 200, r.status, "%s", r.body)
-			assert.Equal(t, "COMPLETED", r.json(t)["status"])
-			r = a.do(t, 0, "POST", "/transactions/"+rejected+"/reject", `{"reason":"not ours"}`)
-			require.Equal(t, 200, r.status, "%s", r.body)
-			assert.Equal(t, "REJECTED", r.json(t)["status"])
+		r := a.do(t, 0, "POST", "/transactions/"+approved+"/approve", `{}`)
+		require.Equal(t, 200, r.status, "%s", r.body)
+		assert.Equal(t, "COMPLETED", r.json(t)["status"])
+		r = a.do(t, 0, "POST", "/transactions/"+rejected+"/reject", `{"reason":"not ours"}`)
+		require.Equal(t, 200, r.status, "%s", r.body)
+		assert.Equal(t, "REJECTED", r.json(t)["status"])
 
-			for _, c := range []struct{ path, body string }{
-				{"/transactions/" + approved + "/approve", `{}`},
-				{"/transactions/" + approved + "/reject", `{}`},
-				{"/transactions/" + rejected + "/approve", `{}`},
-			} {
-				r = a.do(t, 0, "POST", c.path, c.body)
-				assert.Equal(t, 409, r.status, "%s: %s", c.path, r.body)
-				assert.Equal(t, "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL", r.json(t)["code"], c.path)
-			}
-			r = a.do(t, 0, "POST", "/transactions/Transaction:00000000-0000-0000-0000-000000000000/approve", `{}`)
-			assert.Equal(t, 404, r.status, "%s", r.body)
-			_, otherAuth := env.newPlatform(t, "other")
-			other := apiTarget{bases: a.bases, auth: otherAuth}
-			pending := receive()
-			r = other.do(t, 0, "POST", "/transactions/"+pending+"/approve", `{}`)
-			assert.Equal(t, 404, r.status, "another platform's payment: %s", r.body)
-			r = a.do(t, 0, "POST", "/transactions/"+pending+"/reject", `{"reason":1}`)
-			assert.Equal(t, 400, r.status, "a reason of the wrong type: %s", r.body)
+		for _, c := range []struct{ path, body string }{
+			{"/transactions/" + approved + "/approve", `{}`},
+			{"/transactions/" + approved + "/reject", `{}`},
+			{"/transactions/" + rejected + "/approve", `{}`},
+		} {
+			r = a.do(t, 0, "POST", c.path, c.body)
+			assert.Equal(t, 409, r.status, "%s: %s", c.path, r.body)
+			assert.Equal(t, "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL", r.json(t)["code"], c.path)
+		}
+		r = a.do(t, 0, "POST", "/transactions/Transaction:00000000-0000-0000-0000-000000000000/approve", `{}`)
+		assert.Equal(t, 404, r.status, "%s", r.body)
+		_, otherAuth := env.newPlatform(t, "other")
+		other := apiTarget{bases: a.bases, auth: otherAuth}
+		pending := receive()
+		r = other.do(t, 0, "POST", "/transactions/"+pending+"/approve", `{}`)
+		assert.Equal(t, 404, r.status, "another platform's payment: %s", r.body)
+		r = a.do(t, 0, "POST", "/transactions/"+pending+"/reject", `{"reason":1}`)
+		assert.Equal(t, 400, r.status, "a reason of the wrong type: %s", r.body)
 
-			// The receiver was credited once, by the approved payment only.
-			list := a.do(t, 0, "GET", "/customers/internal-accounts?customerId="+cust+"&type=INTERNAL_FIAT&currency=USD", "")
-			require.Equal(t, 200, list.status, "%s", list.body)
-			acct := list.json(t)["data"].([]any)[0].(map[string]any)
-			assert.EqualValues(t, 1000, acct["balance"].(map[string]any)["amount"])
-		})
-	}
+		// The receiver was credited once, by the approved payment only.
+		list := a.do(t, 0, "GET", "/customers/internal-accounts?customerId="+cust+"&type=INTERNAL_FIAT&currency=USD", "")
+		require.Equal(t, 200, list.status, "%s", list.body)
+		acct := list.json(t)["data"].([]any)[0].(map[string]any)
+		assert.EqualValues(t, 1000, acct["balance"].(map[string]any)["amount"])
+	})
 }

@@ -242,6 +242,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	if rec := e.call("PATCH", "/config", "application/json", []byte(`{"webhookEndpoint":"`+hooks.URL+`/hooks"}`)); rec.Code != http.StatusOK {
 		e.t.Fatalf("fixture webhook endpoint: %d %s", rec.Code, rec.Body)
 	}
+	// A transfer-out on a batch rail, unsettled: cancellable.
+	cancellable := e.create("POST", "/transfer-out", transfer(acct, ext))
 	ct := "application/json"
 	return []fuzzOp{
 		{"POST", "/customers", "/customers", ct, []string{
@@ -265,6 +267,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 			[]string{"", `{"receiverCustomerInfo":{"FULL_NAME":"Ann"}}`}, ""},
 		{"POST", "/transactions/{transactionId}/reject", "/transactions/" + evs[0].ResourceID + "/reject", ct,
 			[]string{"", `{"reason":"RESTRICTED_JURISDICTION"}`}, ""},
+		{"POST", "/transactions/{transactionId}/cancel", "/transactions/" + cancellable + "/cancel", ct,
+			[]string{"", `{"reason":"REQUESTED_AFTER_HOURS"}`}, ""},
 		{"POST", "/sandbox/send", "/sandbox/send", ct, []string{fmt.Sprintf(`{"quoteId":%q,"currencyCode":"USD"}`, funded)}, ""},
 		{"POST", "/sandbox/internal-accounts/{accountId}/fund", fund, ct, []string{`{"amount":100}`}, ""},
 		{"POST", "/sandbox/uma/receive", "/sandbox/uma/receive", ct, []string{fmt.Sprintf(

@@ -87,6 +87,7 @@ var routePermissions = map[string]string{
 	"POST /sandbox/webhooks/test":                             "MANAGE",
 	"POST /transactions/{transactionId}/approve":              "TRANSACT",
 	"POST /transactions/{transactionId}/reject":               "TRANSACT",
+	"POST /transactions/{transactionId}/cancel":               "TRANSACT",
 	"GET /tokens":                                             "VIEW",
 	"POST /tokens":                                            "MANAGE",
 	"DELETE /tokens/{tokenId}":                                "MANAGE",

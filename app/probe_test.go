@@ -83,6 +83,7 @@ var probeExpect = map[string]int{
 	"POST /transfer-in":                                    404,
 	"POST /transactions/{transactionId}/approve":           404,
 	"POST /transactions/{transactionId}/reject":            404,
+	"POST /transactions/{transactionId}/cancel":            404,
 	"POST /transfer-out":                                   404,
 	"POST /verifications":                                  404,
 	"PUT /documents/{documentId}":                          404,

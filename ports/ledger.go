@@ -85,6 +85,12 @@ type Records struct {
 // TransactionStatusChange sets a transaction's status and the fields that
 // come with it, only while its stored status is one of From (checked under
 // the row's lock when the records are written; otherwise nothing changes).
+// A Required change is a precondition of the whole call, as
+// QuoteStatusChange.Required is: when the transaction is missing or its
+// stored status is not one of From, the call fails with ErrPrecondition and
+// nothing of it is written, the entry included. This is how two calls that
+// both move money and settle one transaction (a cancel and the rail's
+// settlement of a transfer-in) cannot both win.
 type TransactionStatusChange struct {
 	PlatformID    string
 	TransactionID string
@@ -94,6 +100,7 @@ type TransactionStatusChange struct {
 	UpdatedAt     time.Time
 	SettledAt     *time.Time // written when set
 	FailureReason string     // written when not empty
+	Required      bool
 }
 
 // Holds reports whether c may move a quote whose stored status and expiry
@@ -112,7 +119,7 @@ func (r Records) Empty() bool {
 }
 
 // ErrPrecondition is returned by PostWith (and WriteRecords) when a
-// Required QuoteStatusChange does not hold: nothing of that call is
+// Required QuoteStatusChange or TransactionStatusChange does not hold: nothing of that call is
 // written, the entry included; neighbours in the same group commit are
 // unaffected.
 var ErrPrecondition = errors.New("precondition failed")

@@ -50,11 +50,12 @@ type CurrencyPreference struct {
 	Max                   int64         `json:"max" format:"int64" exclusiveMinimum:"0" doc:"Largest amount the receiver can be paid, in this currency's smallest unit" example:"500000000"`
 }
 
-// CounterpartyFieldDefinition names one piece of payer information the
-// receiving side needs.
+// CounterpartyFieldDefinition names one piece of information about a
+// party that the other side of a payment needs (a lookup's payer fields,
+// an incoming payment's receiver fields).
 type CounterpartyFieldDefinition struct {
 	Name      string `json:"name" enum:"FULL_NAME,BIRTH_DATE,NATIONALITY,PHONE_NUMBER,EMAIL,POSTAL_ADDRESS,TAX_ID,REGISTRATION_NUMBER,USER_TYPE,COUNTRY_OF_RESIDENCE,ACCOUNT_IDENTIFIER,FI_LEGAL_ENTITY_NAME,FI_ADDRESS,PURPOSE_OF_PAYMENT,ULTIMATE_INSTITUTION_COUNTRY,IDENTIFIER,BUSINESS_TYPE,COMPANY_LEGAL_NAME,ID_TYPE,ID_NUMBER" doc:"The payer field"`
-	Mandatory bool   `json:"mandatory" doc:"Whether the quote must carry it"`
+	Mandatory bool   `json:"mandatory" doc:"Whether it must be given"`
 }
 
 // ReceiverExternalAccountLookupResponse is what an external account takes
@@ -188,4 +189,13 @@ func (h lookupAPI) lookupUma(ctx context.Context, in *lookupUmaInput) (*umaLooku
 		return nil, apiError(err)
 	}
 	return &umaLookupOutput{Body: umaLookupOut(l)}, nil
+}
+
+// counterpartyDefinitions are the wire form of fields (never null).
+func counterpartyDefinitions(fields []ports.CounterpartyField) []CounterpartyFieldDefinition {
+	out := make([]CounterpartyFieldDefinition, len(fields))
+	for i, f := range fields {
+		out[i] = CounterpartyFieldDefinition{Name: f.Name, Mandatory: f.Mandatory}
+	}
+	return out
 }

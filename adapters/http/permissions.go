@@ -15,7 +15,7 @@ import (
 //
 //   - reading (GET) needs VIEW, which TRANSACT and MANAGE include;
 //   - moving money needs TRANSACT: the operations below, which place,
-//     execute, simulate or approve payments, and the embedded-wallet
+//     execute, simulate, approve or cancel payments, and the embedded-wallet
 //     session steps that authorise them (challenge, verify, refresh,
 //     revoke);
 //   - every other write needs MANAGE: customers and their data, external
@@ -38,6 +38,7 @@ var transactOperations = map[string]bool{
 	"revokeAuthSession":          true,
 	"approvePendingPayment":      true,
 	"rejectPendingPayment":       true,
+	"cancelTransaction":          true,
 }
 
 // permissionExtension names an operation's required permission in the

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/corridorpay/corridor/core/uma"
+	"github.com/corridorpay/corridor/ports"
 )
 
 // SandboxUmaReceiveRequest simulates a payment arriving at a customer's UMA
@@ -17,6 +18,9 @@ type SandboxUmaReceiveRequest struct {
 	CustomerID              string `json:"customerId,omitempty" maxLength:"255" doc:"The receiving customer (optional if receiverUmaAddress is given)"`
 	ReceivingCurrencyCode   string `json:"receivingCurrencyCode" maxLength:"8" doc:"Currency the customer receives" example:"USD"`
 	ReceivingCurrencyAmount int64  `json:"receivingCurrencyAmount" format:"int64" doc:"Amount received, in the smallest unit of receivingCurrencyCode (> 0)" example:"10000"`
+	// An extension (the reference's sandbox request has no such field):
+	// what the simulated sender's VASP asks of the receiver.
+	RequestedReceiverCustomerInfoFields []CounterpartyFieldDefinition `json:"requestedReceiverCustomerInfoFields,omitempty" maxItems:"20" doc:"Extension: the receiver fields the simulated sender asks for. They travel in the INCOMING_PAYMENT.PENDING webhook's requestedReceiverCustomerInfoFields, and a 200 answer (or POST /transactions/{id}/approve) must carry every mandatory one in receiverCustomerInfo."`
 }
 
 type sandboxUmaReceiveInput struct {
@@ -42,8 +46,9 @@ func (sandboxUmaAPI) receiveOp() huma.Operation {
 		Summary:     "Simulate an incoming UMA payment (sandbox)",
 		Description: "Credits a customer, named by its UMA address or id, with a payment from a sandbox UMA " +
 			"address: into its default UMA deposit external account when one is set (paid straight out over " +
-			"that account's rail), else into its internal account in the currency. Returns the COMPLETED " +
-			"INCOMING transaction. Sandbox only: 403 elsewhere.",
+			"that account's rail), else into its internal account in the currency. Returns the INCOMING " +
+			"transaction: COMPLETED, or PENDING with the money held when the platform has a webhook endpoint " +
+			"(its answer to INCOMING_PAYMENT.PENDING decides). Sandbox only: 403 elsewhere.",
 		Tags:   []string{sandboxTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
 	}
@@ -52,15 +57,25 @@ func (sandboxUmaAPI) receiveOp() huma.Operation {
 func (h sandboxUmaAPI) receive(ctx context.Context, in *sandboxUmaReceiveInput) (*transactionOutput, error) {
 	pid := principal(ctx).PlatformID
 	t, err := h.d.Uma.SimulateReceive(ctx, pid, uma.Receive{
-		SenderUmaAddress:   in.Body.SenderUmaAddress,
-		ReceiverUmaAddress: in.Body.ReceiverUmaAddress,
-		CustomerID:         in.Body.CustomerID,
-		Currency:           in.Body.ReceivingCurrencyCode,
-		Amount:             in.Body.ReceivingCurrencyAmount,
-		IdempotencyKey:     in.IdempotencyKey,
+		SenderUmaAddress:        in.Body.SenderUmaAddress,
+		ReceiverUmaAddress:      in.Body.ReceiverUmaAddress,
+		CustomerID:              in.Body.CustomerID,
+		Currency:                in.Body.ReceivingCurrencyCode,
+		Amount:                  in.Body.ReceivingCurrencyAmount,
+		IdempotencyKey:          in.IdempotencyKey,
+		RequestedReceiverFields: counterpartyFields(in.Body.RequestedReceiverCustomerInfoFields),
 	})
 	if err != nil {
 		return nil, apiError(err)
 	}
 	return &transactionOutput{Body: transactionOut(h.d, pid, t)}, nil
+}
+
+// counterpartyFields are the port's fields of a request's definitions.
+func counterpartyFields(defs []CounterpartyFieldDefinition) []ports.CounterpartyField {
+	var out []ports.CounterpartyField
+	for _, d := range defs {
+		out = append(out, ports.CounterpartyField{Name: d.Name, Mandatory: d.Mandatory})
+	}
+	return out
 }

@@ -68,6 +68,7 @@ func registerTransfers(api huma.API, d Deps) {
 	registerAll(api,
 		func(api huma.API) { huma.Register(api, h.transferInOp(), h.transferIn) },
 		func(api huma.API) { huma.Register(api, h.transferOutOp(), h.transferOut) },
+		func(api huma.API) { huma.Register(api, h.cancelOp(), h.cancel) },
 	)
 }
 
@@ -132,4 +133,41 @@ func (h transfersAPI) transferOut(ctx context.Context, in *transferOutInput) (*t
 		return nil, apiError(err)
 	}
 	return &transferOutput{Body: transactionOut(h.d, pid, t)}, nil
+}
+
+// CancelTransactionRequest asks for a transfer's cancellation.
+type CancelTransactionRequest struct {
+	Reason string `json:"reason,omitempty" maxLength:"255" doc:"Why (logged for debugging; not stored)"`
+}
+
+type cancelTransactionInput struct {
+	TransactionID string `path:"transactionId" maxLength:"255" doc:"The transfer to cancel"`
+	Body          *CancelTransactionRequest
+}
+
+func (transfersAPI) cancelOp() huma.Operation {
+	return huma.Operation{
+		OperationID: "cancelTransaction", Method: http.MethodPost, Path: "/transactions/{transactionId}/cancel",
+		Summary: "Cancel a bank transfer that has not settled",
+		Description: "Cancels a transfer-out or transfer-in on a rail that is not instant (ACH, wire, SEPA, …) while it is " +
+			"PENDING or PROCESSING: it becomes FAILED and a transfer-out's held amount is released exactly; a " +
+			"transfer-in is never credited. A settled or failed transaction, one on an instant rail, a quote's payment " +
+			"or an incoming UMA payment is 409 TRANSACTION_NOT_CANCELLABLE; should the rail settle the transfer at the " +
+			"same moment, exactly one of the two wins.",
+		Tags:   []string{transactionsTag},
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusConflict},
+	}
+}
+
+func (h transfersAPI) cancel(ctx context.Context, in *cancelTransactionInput) (*transactionOutput, error) {
+	reason := ""
+	if in.Body != nil {
+		reason = in.Body.Reason
+	}
+	pid := principal(ctx).PlatformID
+	t, err := h.d.Transfers.Cancel(ctx, pid, in.TransactionID, reason)
+	if err != nil {
+		return nil, apiError(err)
+	}
+	return &transactionOutput{Body: transactionOut(h.d, pid, t)}, nil
 }

@@ -215,6 +215,15 @@ func (h webhooksAPI) sendTestWebhook(ctx context.Context, _ *struct{}) (*testWeb
 	return &testWebhookOutput{Body: TestWebhookResponse{URL: res.URL, ResponseStatus: res.StatusCode, ResponseBody: res.Body}}, nil
 }
 
+// IncomingPaymentWebhookData is the data of an INCOMING_PAYMENT.PENDING
+// webhook whose payment waits for approval: the transaction, and the
+// receiver fields the sender asks for (the answer's receiverCustomerInfo
+// must carry every mandatory one).
+type IncomingPaymentWebhookData struct {
+	Transaction
+	RequestedReceiverCustomerInfoFields []CounterpartyFieldDefinition `json:"requestedReceiverCustomerInfoFields,omitempty"`
+}
+
 // EventRenderer renders an event's data as the API returns its resource
 // (core/events' Renderer).
 type EventRenderer struct{ d Deps }
@@ -233,6 +242,10 @@ func (r EventRenderer) Render(_ context.Context, e ports.Event) (json.RawMessage
 			return nil, fmt.Errorf("event %s: transaction: %w", e.ID, err)
 		}
 		out = transactionOut(r.d, e.PlatformID, t)
+		if a := t.Details.Approval; e.Type == "INCOMING_PAYMENT.PENDING" && a != nil && len(a.RequestedFields) > 0 {
+			out = IncomingPaymentWebhookData{Transaction: out.(Transaction),
+				RequestedReceiverCustomerInfoFields: counterpartyDefinitions(a.RequestedFields)}
+		}
 	case "CUSTOMER":
 		var c ports.Customer
 		if err := json.Unmarshal(e.Resource, &c); err != nil {

@@ -174,7 +174,7 @@ func (l *Ledger) recorded(id string) bool {
 }
 
 // ledgerWriteRecords writes recs in tx (see ports.Records). A Required
-// quote change that does not hold fails it with ports.ErrPrecondition, and
+// quote or transaction change that does not hold fails it with ports.ErrPrecondition, and
 // the caller's unit of work rolls back whatever it wrote.
 func ledgerWriteRecords(ctx context.Context, tx ports.Tx, recs ports.Records) error {
 	for _, q := range recs.Quotes {
@@ -217,16 +217,17 @@ func ledgerWriteRecords(ctx context.Context, tx ports.Tx, recs ports.Records) er
 
 // ledgerChangeStatus applies a status change of PostWith's records: only
 // while the stored status is one of c.From; a missing transaction is left
-// alone like one that moved on.
+// alone like one that moved on, unless the change is Required (then the
+// call fails with ports.ErrPrecondition).
 func ledgerChangeStatus(ctx context.Context, tx ports.Tx, c ports.TransactionStatusChange) error {
 	t, err := tx.Transactions().GetForUpdate(ctx, c.PlatformID, c.TransactionID)
-	if errors.Is(err, ports.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, ports.ErrNotFound) {
 		return err
 	}
-	if !slices.Contains(c.From, t.Status) {
+	if err != nil || !slices.Contains(c.From, t.Status) {
+		if c.Required {
+			return fmt.Errorf("transaction %s: %w", c.TransactionID, ports.ErrPrecondition)
+		}
 		return nil
 	}
 	t.Status, t.UpdatedAt = c.Status, c.UpdatedAt

@@ -149,10 +149,14 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // their row lock just for the write and the commit: a hot settlement or
 // funding account is never held while a batch loads and decides. The load
 // statement tells them apart by their flags column (flags never change).
-// Locks are always taken in the same order — quotes by id, holds by id,
-// flagged accounts by id, the journal lock, unflagged accounts by id, then
-// the transactions the records change by id — so two writers cannot
-// deadlock on them. Because entries are inserted under the journal lock,
+// Locks are always taken in the same order — quotes by id, the
+// transactions a Required status change names by id, holds by id, flagged
+// accounts by id, the journal lock, unflagged accounts by id, then the
+// other transactions the records change by id — so two writers cannot
+// deadlock on them, with one exception: a transaction one instance's batch
+// requires while another instance's batch changes it without requiring it
+// (rare: a cancel against the same transfer's status check) may deadlock
+// the two, which the server breaks and the retry below re-runs. Because entries are inserted under the journal lock,
 // Seq follows commit order across instances: Journal(afterSeq) never skips
 // an entry that commits later with a lower Seq. The same lock orders the
 // hash chain: each batch links to the hash the batch before it committed.
@@ -169,6 +173,9 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // quotes created and changed by the calls accepted before it): a Required
 // change that does not hold refuses its call with ports.ErrPrecondition
 // before the Book sees the entry, so nothing of that call is written.
+// Required transaction status changes are decided the same way, under the
+// transactions' row locks (txnBook); the changes of one batch to one
+// transaction are then written in queue order (appendStatusChanges).
 //
 // # Callers and cancellation
 //

@@ -97,15 +97,15 @@ func (t *batchTx) rollback(ctx context.Context) error {
 	return nil
 }
 
-// begin opens the batch's transaction. With entries or quote
-// preconditions it runs the load statement; a batch of records alone that
-// changes no quote reads nothing: its BEGIN goes with its writes (returned
+// begin opens the batch's transaction. With entries, quote changes or
+// Required transaction changes it runs the load statement; a batch of
+// records alone without those reads nothing: its BEGIN goes with its writes (returned
 // as the start of the statement text), and the whole batch is one round
 // trip.
 func (l *Ledger) begin(ctx context.Context, conn bun.Conn, batch []*postRequest) (*batchLoad, []byte, error) {
 	keys := newBatchKeys(batch)
 	switch {
-	case len(keys.entries) > 0 || len(keys.quotes) > 0:
+	case len(keys.entries) > 0 || len(keys.quotes) > 0 || len(keys.txns) > 0:
 		ld, err := l.load(ctx, conn, keys)
 		return ld, nil, err
 	case createsRows(batch):

@@ -17,6 +17,7 @@ import (
 // batchLoad is what a batch reads before the Book decides.
 type batchLoad struct {
 	quotes   quoteBook
+	txns     txnBook
 	pending  []ledger.PendingTransfer
 	accounts []ledger.Account
 	entries  []ledger.JournalEntry
@@ -66,8 +67,9 @@ func loadSelect(kind string, cols map[string]string, tail string) string {
 // loadStatements[1] reads the reversals of the entries the batch reverses
 // too; loadStatements[0], for the usual batch that reverses nothing, leaves
 // that condition out (an OR over two indexes costs the planner more). They
-// are prepared statements: $1 quotes, $2 holds, $3 accounts, $4 the
-// journal lock, $5 entries, $6 reversed entries.
+// are prepared statements: $1 quotes, $2 transactions (those named by a
+// Required status change), $3 holds, $4 accounts, $5 the journal lock, $6
+// entries, $7 reversed entries.
 var loadStatements = [2]string{numberParams(buildLoadQuery("")), numberParams(buildLoadQuery(`
 	UNION SELECT id, seq, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE reverses = ANY(?::text[])`))}
 
@@ -89,9 +91,12 @@ func numberParams(q string) string {
 func buildLoadQuery(reversals string) string {
 	return `WITH q AS MATERIALIZED (
 	SELECT id, platform_id, status, expires_at FROM quotes WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE),
+tr AS MATERIALIZED (
+	SELECT id, platform_id, status FROM transactions
+	WHERE id = ANY(?::text[]) AND (SELECT count(*) FROM q) >= 0 ORDER BY id FOR UPDATE),
 p AS MATERIALIZED (
 	SELECT ` + pendingCols + ` FROM ledger_pending
-	WHERE id = ANY(?::text[]) AND (SELECT count(*) FROM q) >= 0 ORDER BY id FOR UPDATE),
+	WHERE id = ANY(?::text[]) AND (SELECT count(*) FROM tr) >= 0 ORDER BY id FOR UPDATE),
 ids AS MATERIALIZED (
 	SELECT unnest(?::text[]) AS id UNION SELECT debit_account_id FROM p UNION SELECT credit_account_id FROM p),
 fa AS MATERIALIZED (
@@ -101,6 +106,7 @@ h AS MATERIALIZED (
 e AS MATERIALIZED (
 	SELECT id, seq, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE id = ANY(?::text[])` + reversals + `)
 ` + loadSelect("q", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status", "t1": "expires_at"}, "FROM q") + `
+UNION ALL ` + loadSelect("r", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status"}, "FROM tr") + `
 UNION ALL ` + loadSelect("p", map[string]string{"s1": "id", "s2": "entry_id", "s3": "debit_account_id", "s4": "credit_account_id",
 		"s5": "currency", "s6": "code", "s7": "status", "n1": "amount", "n2": "timeout_ns", "n3": "posted_amount", "t1": "expires_at"}, "FROM p") + `
 UNION ALL ` + loadSelect("a", loadAccountCols, "FROM fa") + `
@@ -125,7 +131,7 @@ var loadAccountCols = map[string]string{"s1": "id", "s2": "currency", "s3": "kin
 // included.
 func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*batchLoad, error) {
 	which := 0
-	args := []any{textArray(keys.quotes), textArray(keys.pending), textArray(keys.accounts), int64(journalLock),
+	args := []any{textArray(keys.quotes), textArray(keys.txns), textArray(keys.pending), textArray(keys.accounts), int64(journalLock),
 		textArray(keys.entries)}
 	if len(keys.reversed) > 0 {
 		which, args = 1, append(args, textArray(keys.reversed))
@@ -146,6 +152,9 @@ func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*bat
 	}
 	defer rows.Close()
 	r := loadReader{ld: &batchLoad{quotes: quoteBook{}}}
+	if len(keys.txns) > 0 {
+		r.ld.txns = txnBook{}
+	}
 	dest := []any{&r.kind, &r.s[0], &r.s[1], &r.s[2], &r.s[3], &r.s[4], &r.s[5], &r.s[6], &r.s[7],
 		&r.n[0], &r.n[1], &r.n[2], &r.n[3], &r.n[4], &r.t, &r.b1, &r.b2}
 	for rows.Next() {
@@ -190,6 +199,8 @@ func (r *loadReader) row() error {
 	switch r.kind {
 	case "q":
 		r.ld.quotes[s[0].String] = quoteState{platform: s[1].String, status: s[2].String, expires: t.Time}
+	case "r":
+		r.ld.txns[s[0].String] = txnState{platform: s[1].String, status: s[2].String}
 	case "p":
 		p := ledger.PendingTransfer{Transfer: ledger.Transfer{Kind: ledger.Pending, ID: s[0].String,
 			DebitAccountID: s[2].String, CreditAccountID: s[3].String, Currency: s[4].String, Code: s[5].String,
@@ -274,8 +285,8 @@ func readHash(h *[32]byte, b []byte) error {
 
 // batchKeys are the rows a batch needs, each id once, in first-seen order.
 type batchKeys struct {
-	entries, reversed, pending, accounts, quotes []string
-	seen                                         map[string]struct{}
+	entries, reversed, pending, accounts, quotes, txns []string
+	seen                                               map[string]struct{}
 }
 
 func newBatchKeys(batch []*postRequest) *batchKeys {
@@ -283,6 +294,11 @@ func newBatchKeys(batch []*postRequest) *batchKeys {
 	for _, r := range batch {
 		for _, c := range r.quoteChanges {
 			k.add(&k.quotes, "q", c.QuoteID)
+		}
+		for _, c := range r.changes {
+			if c.Required {
+				k.add(&k.txns, "t", c.TransactionID)
+			}
 		}
 		if r.recordsOnly {
 			continue

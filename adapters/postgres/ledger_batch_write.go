@@ -82,15 +82,34 @@ WHERE q.id = u.id`, pgdialect.Array(ids), pgdialect.Array(status), pgdialect.Arr
 	return append(b, ";\n"...)
 }
 
-// appendStatusChanges appends the statement that applies a batch's status
-// changes,
-// each only while the stored status is one of its From (statuses are
-// upper-case words, so From travels as one comma-separated text). Rows are
-// locked in id order, the order every batch uses.
+// appendStatusChanges appends the statements that apply a batch's status
+// changes (in batch order), each only while the stored status is one of
+// its From (statuses are upper-case words, so From travels as one
+// comma-separated text). One UPDATE may change a row once, so a
+// transaction changed by several calls of the batch takes one statement
+// per change: the k-th statement applies the k-th change of every
+// transaction, and sees what the one before it wrote (as txnBook decided).
+// Rows are locked in id order, the order every batch uses.
 func appendStatusChanges(gen schema.QueryGen, b []byte, changes []ports.TransactionStatusChange) []byte {
-	if len(changes) == 0 {
-		return b
+	var rounds [][]ports.TransactionStatusChange
+	seen := map[string]int{}
+	for _, c := range changes {
+		k := seen[c.TransactionID]
+		seen[c.TransactionID] = k + 1
+		if k == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[k] = append(rounds[k], c)
 	}
+	for _, round := range rounds {
+		b = appendStatusRound(gen, b, round)
+	}
+	return b
+}
+
+// appendStatusRound appends one UPDATE of changes, at most one per
+// transaction.
+func appendStatusRound(gen schema.QueryGen, b []byte, changes []ports.TransactionStatusChange) []byte {
 	slices.SortStableFunc(changes, func(a, b ports.TransactionStatusChange) int {
 		return cmp.Compare(a.TransactionID, b.TransactionID)
 	})

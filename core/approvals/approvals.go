@@ -130,7 +130,8 @@ var (
 
 // Reply applies the endpoint's answer to the INCOMING_PAYMENT.PENDING
 // event e (events.ApprovalReplies): 200 approves when its
-// receiverCustomerInfo holds every mandatory requested field, 403 rejects,
+// receiverCustomerInfo holds every mandatory requested field (else the
+// payment fails with MISSING_MANDATORY_PAYEE_DATA), 403 rejects,
 // 422 (data asked for) fails the payment with MISSING_MANDATORY_PAYEE_DATA,
 // 202 defers to approve/reject within the window, anything else (no
 // answer included) fails it with PAYMENT_APPROVAL_WEBHOOK_ERROR. An answer
@@ -155,7 +156,9 @@ func (s *Service) Reply(ctx context.Context, e ports.Event, a events.Answer) (de
 	case 200:
 		d = approved
 		if !hasFields(a.Body, t.Details.Approval.RequestedFields) {
-			d = webhookErr
+			// Not an approval the sender can take: the receiver data
+			// it made mandatory is missing.
+			d = missing
 		}
 	case 202:
 		return true, nil // the timeout job waits at the deadline

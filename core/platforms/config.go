@@ -47,6 +47,22 @@ var CounterpartyFieldNames = []string{
 	"COMPANY_LEGAL_NAME", "ID_TYPE", "ID_NUMBER",
 }
 
+// CheckCounterpartyFields adds to errs each field of list (named field)
+// whose name is not one of CounterpartyFieldNames or comes twice.
+func CheckCounterpartyFields(errs *fault.Collector, field string, list []ports.CounterpartyField) {
+	names := map[string]bool{}
+	for j, f := range list {
+		at := fmt.Sprintf("%s[%d].name", field, j)
+		switch {
+		case !slices.Contains(CounterpartyFieldNames, f.Name):
+			errs.Add(at, "must be one of "+strings.Join(CounterpartyFieldNames, ", "))
+		case names[f.Name]:
+			errs.Add(at, "duplicate field "+f.Name)
+		}
+		names[f.Name] = true
+	}
+}
+
 // OTPSettings are the length and lifetime of the EMAIL_OTP codes of p's
 // embedded wallets: its configuration, else the defaults.
 func OTPSettings(p ports.Platform) (length int, lifetime time.Duration) {
@@ -321,17 +337,7 @@ func checkCurrencies(errs *fault.Collector, cs []ports.CurrencySetting) {
 		case c.MaxAmount < c.MinAmount:
 			errs.Add(at+".maxAmount", "must not be below minAmount")
 		}
-		names := map[string]bool{}
-		for j, f := range c.RequiredCounterpartyFields {
-			field := fmt.Sprintf("%s.requiredCounterpartyFields[%d].name", at, j)
-			switch {
-			case !slices.Contains(CounterpartyFieldNames, f.Name):
-				errs.Add(field, "must be one of "+strings.Join(CounterpartyFieldNames, ", "))
-			case names[f.Name]:
-				errs.Add(field, "duplicate field "+f.Name)
-			}
-			names[f.Name] = true
-		}
+		CheckCounterpartyFields(errs, at+".requiredCounterpartyFields", c.RequiredCounterpartyFields)
 		types := map[string]bool{}
 		for j, t := range c.EnabledTransactionTypes {
 			field := fmt.Sprintf("%s.enabledTransactionTypes[%d]", at, j)

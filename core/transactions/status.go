@@ -1,6 +1,7 @@
 package transactions
 
 import (
+	"slices"
 	"time"
 
 	"github.com/corridorpay/corridor/core/status"
@@ -82,9 +83,10 @@ func StatusChange(platformID, id string, to Status, now time.Time) ports.Transac
 //
 //	approved (webhook 200, or POST …/approve)        → COMPLETED
 //	rejected (webhook 403, or POST …/reject)         → REJECTED
-//	data asked for (webhook 422)                     → FAILED, MISSING_MANDATORY_PAYEE_DATA
+//	data asked for (webhook 422), or a 200 without
+//	a mandatory requested receiver field             → FAILED, MISSING_MANDATORY_PAYEE_DATA
 //	no decision within the window                    → FAILED, PAYMENT_APPROVAL_TIMED_OUT
-//	no answer, another status, required info missing → FAILED, PAYMENT_APPROVAL_WEBHOOK_ERROR
+//	no answer, another status                        → FAILED, PAYMENT_APPROVAL_WEBHOOK_ERROR
 const (
 	ReasonApprovalTimedOut     = "PAYMENT_APPROVAL_TIMED_OUT"
 	ReasonApprovalWebhookError = "PAYMENT_APPROVAL_WEBHOOK_ERROR"
@@ -96,4 +98,27 @@ const (
 func AwaitsApproval(t ports.Transaction) bool {
 	return t.Type == TypeIncoming && t.Details.Approval != nil && Status(t.Status).CanBecome(StatusCompleted) &&
 		t.Status == StatusPending
+}
+
+// cancellableFrom are the statuses a bank transfer can be cancelled from
+// (POST /transactions/{id}/cancel): recorded or submitted, not settled.
+var cancellableFrom = []Status{StatusPending, StatusProcessing}
+
+// Cancellable reports whether status s is one a transfer can be cancelled
+// from.
+func Cancellable(s string) bool { return slices.Contains(cancellableFrom, Status(s)) }
+
+// CancelChange is the change that cancels transaction id: FAILED, through
+// the table, and Required (ports.TransactionStatusChange), so it is
+// written only while the stored status is still one a transfer can be
+// cancelled from, and otherwise refuses the whole call, the release of
+// its hold included: a cancel and a settlement cannot both win.
+func CancelChange(platformID, id string, now time.Time) ports.TransactionStatusChange {
+	c := ports.TransactionStatusChange{PlatformID: platformID, TransactionID: id, Status: StatusFailed, UpdatedAt: now, Required: true}
+	for _, from := range cancellableFrom {
+		if from.CanBecome(StatusFailed) {
+			c.From = append(c.From, string(from))
+		}
+	}
+	return c
 }

@@ -40,3 +40,16 @@ func TestTransactionStateMachine(t *testing.T) {
 	assert.Equal(t, []string{transactions.StatusCreated, transactions.StatusPending, transactions.StatusPendingAuthorization},
 		transactions.StatusChange("", "", transactions.StatusExpired, t0).From)
 }
+
+// A cancel moves an unsettled transfer to FAILED, as a precondition of its
+// write.
+func TestCancelChange(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	assert.Equal(t, ports.TransactionStatusChange{PlatformID: "Platform:1", TransactionID: "Transaction:1",
+		From: []string{transactions.StatusPending, transactions.StatusProcessing}, Status: transactions.StatusFailed,
+		UpdatedAt: t0, Required: true}, transactions.CancelChange("Platform:1", "Transaction:1", t0))
+	for _, s := range transactions.Statuses {
+		want := s == transactions.StatusPending || s == transactions.StatusProcessing
+		assert.Equal(t, want, transactions.Cancellable(s), s)
+	}
+}

@@ -65,14 +65,15 @@ type Service struct {
 // New returns a Service.
 func New(store ports.Store) *Service { return &Service{store: store} }
 
-var errNotFound = fault.NotFound("TRANSACTION_NOT_FOUND", "transaction not found")
+// ErrNotFound is the 404 of a transaction that is not the platform's.
+var ErrNotFound = fault.NotFound("TRANSACTION_NOT_FOUND", "transaction not found")
 
 // Get returns one of the platform's transactions; another platform's is
 // not found.
 func (s *Service) Get(ctx context.Context, platformID, id string) (ports.Transaction, error) {
 	t, err := s.store.Read().Transactions().Get(ctx, platformID, id)
 	if errors.Is(err, ports.ErrNotFound) {
-		return ports.Transaction{}, errNotFound
+		return ports.Transaction{}, ErrNotFound
 	}
 	if err != nil {
 		return ports.Transaction{}, fmt.Errorf("get transaction %s: %w", id, err)

@@ -195,9 +195,18 @@ func (s *Service) succeed(ctx context.Context, j ports.Job, p jobPayload) error 
 		}}}
 	}
 	now := s.clock.Now().UTC()
-	_, err := s.post(ctx, e, posting.WithJob(s.finishRecords(p, transactions.StatusCompleted, "", now), j))
+	recs := s.finishRecords(p, transactions.StatusCompleted, "", now)
+	// A transfer-in's credit moves no hold the ledger could refuse: it
+	// requires the transaction still open, so it loses to a cancel.
+	recs.StatusChanges[0].Required = p.Request.Direction == ports.RailPull
+	_, err := s.post(ctx, e, posting.WithJob(recs, j))
 	switch ledger.CodeOf(err) {
 	case ledger.CodeOK:
+		if errors.Is(err, ports.ErrPrecondition) {
+			s.log.WarnContext(ctx, "transfer settled by the rail after it was cancelled: not credited",
+				"transaction", id, "rail", p.Request.Rail)
+			return posting.Finish(ctx, s.ledger, j, ports.Records{})
+		}
 		if err != nil {
 			return fmt.Errorf("transfer %s: settle: %w", id, err)
 		}
@@ -206,7 +215,8 @@ func (s *Service) succeed(ctx context.Context, j ports.Job, p jobPayload) error 
 	case ledger.CodeExists:
 		// Settled by an earlier run of this job.
 	case ledger.CodePendingAlreadyVoided, ledger.CodePendingExpired:
-		// The hold is gone (voided as an orphan): nothing was paid from it.
+		// The hold is gone (the transfer cancelled, or the hold voided as
+		// an orphan): nothing was paid from it.
 		s.log.ErrorContext(ctx, "transfer settled by the rail but its hold was already released",
 			"transaction", id, "rail", p.Request.Rail)
 		return s.finish(ctx, j, p, transactions.StatusFailed, transactions.ReasonExecutionFailed)

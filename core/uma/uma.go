@@ -19,6 +19,7 @@ import (
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/core/transactions"
@@ -233,6 +234,7 @@ func check(r Receive) error {
 	if r.Amount <= 0 || r.Amount > fx.MaxAmount {
 		errs.Add("receivingCurrencyAmount", fmt.Sprintf("must be between 1 and %d", fx.MaxAmount))
 	}
+	platforms.CheckCounterpartyFields(&errs, "requestedReceiverCustomerInfoFields", r.RequestedReceiverFields)
 	return errs.Err()
 }
 

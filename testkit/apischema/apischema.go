@@ -31,6 +31,9 @@ import (
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/pb33f/libopenapi/orderedmap"
 )
 
 // BasePath is the service's version prefix; the reference's server URL
@@ -81,6 +84,9 @@ type Checker struct {
 	Checked, Skipped, Undocumented atomic.Int64
 	mu                             sync.Mutex
 	operations                     map[string]bool
+	// schemas are the reference's component schemas, for bodies no
+	// operation answers with (webhooks: CheckComponent).
+	schemas *orderedmap.Map[string, *base.SchemaProxy]
 }
 
 // Load returns the process's checker, built once (parsing the reference
@@ -119,6 +125,9 @@ func Load() (*Checker, error) {
 		}
 		u.Path = strings.TrimSuffix(u.Path, "/")
 		shared = &Checker{v: v, server: u, operations: map[string]bool{}}
+		if model.Model.Components != nil {
+			shared.schemas = model.Model.Components.Schemas
+		}
 	})
 	return shared, loadError
 }
@@ -213,6 +222,40 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 	var out []string
 	for _, e := range errs {
 		line := fmt.Sprintf("%s %s → %d: %s: %s", req.Method, path, status, e.Message, e.Reason)
+		for _, f := range e.SchemaValidationErrors {
+			line += fmt.Sprintf("\n    at %s: %s", f.FieldPath, f.Reason)
+		}
+		out = append(out, line)
+	}
+	sort.Strings(out)
+	return append(out, "    body: "+truncate(string(body), 600))
+}
+
+// CheckComponent validates body against the reference's component schema
+// name (a webhook's body, "IncomingPaymentWebhook"), returning its
+// violations; an unknown name is one.
+func (c *Checker) CheckComponent(name string, body []byte) []string {
+	if c == nil {
+		return nil
+	}
+	var proxy *base.SchemaProxy
+	if c.schemas != nil {
+		proxy = c.schemas.GetOrZero(name)
+	}
+	if proxy == nil {
+		return []string{"the reference has no component schema " + name}
+	}
+	schema := proxy.Schema()
+	if schema == nil {
+		return []string{fmt.Sprintf("component schema %s: %v", name, proxy.GetBuildError())}
+	}
+	ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(schema, referenceBody(body))
+	if ok {
+		return nil
+	}
+	var out []string
+	for _, e := range errs {
+		line := fmt.Sprintf("%s: %s: %s", name, e.Message, e.Reason)
 		for _, f := range e.SchemaValidationErrors {
 			line += fmt.Sprintf("\n    at %s: %s", f.FieldPath, f.Reason)
 		}

@@ -39,3 +39,14 @@ func TestCheckerCatchesViolations(t *testing.T) {
 	assert.True(t, c.Has("GET", apischema.BasePath+"/quotes/Quote:1"))
 	assert.False(t, c.Has("GET", apischema.BasePath+"/ledger/accounts"), "ledger reports are corridor's own")
 }
+
+// A component schema (a webhook's body) fails what does not match it.
+func TestCheckComponent(t *testing.T) {
+	c := checker(t)
+	assert.NotEmpty(t, c.CheckComponent("IncomingPaymentWebhook", []byte(`{"type":"INCOMING_PAYMENT.PENDING"}`)),
+		"an envelope without its data")
+	assert.NotEmpty(t, c.CheckComponent("IncomingPaymentWebhook", []byte(`{"id":"Webhook:1","type":"INCOMING_PAYMENT.PENDING",`+
+		`"timestamp":"2025-01-01T00:00:00Z","data":{"requestedReceiverCustomerInfoFields":[{"name":"SHOE_SIZE","mandatory":true}]}}`)),
+		"a field name the reference does not know, and no transaction")
+	assert.NotEmpty(t, c.CheckComponent("NoSuchSchema", []byte(`{}`)))
+}

@@ -44,6 +44,9 @@ func RunRecords(t *testing.T, newStores NewStores) {
 		{"StoredQuoteFailsThePost", testRecordsQuoteConflict},
 		{"ConcurrentQuoteCallsStandAlone", testRecordsQuoteConcurrent},
 		{"QuoteRecordsWithoutEntry", testRecordsQuoteWithoutEntry},
+		{"RequiredStatusChangeHolds", testRecordsTxnRequiredHolds},
+		{"RequiredStatusChangeFailsTheCall", testRecordsTxnRequiredFails},
+		{"ConcurrentSettleAndCancelOneWins", testRecordsTxnRequiredConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

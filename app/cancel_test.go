@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/testkit/externalfixture"
+)
+
+// POST /transactions/{id}/cancel through the HTTP stack, each answer
+// checked against the reference: an unsettled transfer-out is cancelled
+// once (200 FAILED, the hold released), then 409; a transfer on an
+// instant rail and a UMA payment are 409; an unknown id and another
+// platform's transfer are 404; a reason of the wrong type is 400.
+func TestCancelOperation(t *testing.T) {
+	onAPIBackends(t, func(t *testing.T, env *apiEnv, a apiTarget) {
+		cust := a.created(t, "POST", "/customers", `{"customerType":"INDIVIDUAL","region":"US","umaAddress":"$dora@sandbox.local"}`)
+		list := a.do(t, 0, "GET", "/customers/internal-accounts?customerId="+cust+"&type=INTERNAL_FIAT&currency=USD", "")
+		require.Equal(t, 200, list.status, "%s", list.body)
+		acct := list.json(t)["data"].([]any)[0].(map[string]any)["id"].(string)
+		balance := func() float64 {
+			t.Helper()
+			r := a.do(t, 0, "GET", "/customers/internal-accounts?customerId="+cust+"&type=INTERNAL_FIAT&currency=USD", "")
+			require.Equal(t, 200, r.status, "%s", r.body)
+			return r.json(t)["data"].([]any)[0].(map[string]any)["balance"].(map[string]any)["amount"].(float64)
+		}
+		require.Equal(t, 200, a.do(t, 0, "POST", "/sandbox/internal-accounts/"+acct+"/fund", `{"amount":10000}`).status)
+		info, err := json.Marshal(map[string]any{"customerId": cust, "currency": "USD",
+			"accountInfo": externalfixture.InfoJSON(externalfixture.Info("USD_ACCOUNT", externalfixture.DefaultSuffix))})
+		require.NoError(t, err)
+		ext := a.created(t, "POST", "/customers/external-accounts", string(info))
+		transferOut := func(rail string) string {
+			t.Helper()
+			body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q,"paymentRail":%q},"amount":2500}`, acct, ext, rail)
+			return a.created(t, "POST", "/transfer-out", body)
+		}
+
+		ach := transferOut("ACH")
+		assert.EqualValues(t, 7500, balance(), "held")
+		r := a.do(t, 0, "POST", "/transactions/"+ach+"/cancel", `{"reason":"REQUESTED_AFTER_HOURS"}`)
+		require.Equal(t, 200, r.status, "%s", r.body)
+		assert.Equal(t, "FAILED", r.json(t)["status"])
+		assert.Equal(t, ach, r.json(t)["id"])
+		assert.EqualValues(t, 10000, balance(), "the hold is released exactly")
+		r = a.do(t, 0, "GET", "/transactions/"+ach, "")
+		require.Equal(t, 200, r.status, "%s", r.body)
+		assert.Equal(t, "FAILED", r.json(t)["status"])
+
+		rtp := transferOut("RTP")
+		uma := a.do(t, 0, "POST", "/sandbox/uma/receive", fmt.Sprintf(
+			`{"senderUmaAddress":"$success.usd@sandbox.local","customerId":%q,"receivingCurrencyCode":"USD","receivingCurrencyAmount":1000}`, cust))
+		require.Equal(t, 200, uma.status, "%s", uma.body)
+		for _, id := range []string{ach, rtp, uma.json(t)["id"].(string)} {
+			r = a.do(t, 0, "POST", "/transactions/"+id+"/cancel", "")
+			assert.Equal(t, 409, r.status, "%s: %s", id, r.body)
+			assert.Equal(t, "TRANSACTION_NOT_CANCELLABLE", r.json(t)["code"], id)
+		}
+
+		open := transferOut("WIRE")
+		r = a.do(t, 0, "POST", "/transactions/Transaction:00000000-0000-0000-0000-000000000000/cancel", `{}`)
+		assert.Equal(t, 404, r.status, "%s", r.body)
+		_, otherAuth := env.newPlatform(t, "other")
+		other := apiTarget{bases: a.bases, auth: otherAuth}
+		r = other.do(t, 0, "POST", "/transactions/"+open+"/cancel", `{}`)
+		assert.Equal(t, 404, r.status, "another platform's transfer: %s", r.body)
+		r = a.do(t, 0, "POST", "/transactions/"+open+"/cancel", `{"reason":1}`)
+		assert.Equal(t, 400, r.status, "a reason of the wrong type: %s", r.body)
+		r = a.do(t, 0, "POST", "/transactions/"+open+"/cancel", "")
+		require.Equal(t, 200, r.status, "no body: %s", r.body)
+		assert.Equal(t, "FAILED", r.json(t)["status"])
+	})
+}
