@@ -24,6 +24,7 @@ import (
 	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
 	"github.com/corridorpay/corridor/adapters/webhooks"
 	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/events"
@@ -219,6 +220,8 @@ type services struct {
 	quotes *quotes.Service
 	// invitations keeps UMA invitations (their expiry is a job).
 	invitations *invitations.Service
+	// agents keeps agents, their connection and their actions.
+	agents *agents.Service
 	// reports answers the ledger reports (/ledger, corridor ledger).
 	reports *reports.Service
 	// walletauth issues embedded-wallet sessions and checks stamps.
@@ -298,6 +301,8 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.quotes.Register(s.runner)
 	s.invitations = invitations.New(b.store, clock, ids, b.log)
 	s.invitations.Register(s.runner)
+	s.agents = agents.New(b.store, clock, ids, b.log)
+	s.agents.Register(s.runner)
 	s.reports = reports.New(b.reports, clock)
 	// Webhooks: delivered by their own runner, signed with the
 	// deployment's key, rendered as the API renders the resources.
@@ -307,7 +312,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	}
 	s.signer = signer
 	deliverer := events.NewDeliverer(b.store, clock, webhooks.NewSender(events.AttemptTimeout), signer,
-		httpapi.NewEventRenderer(httpapi.Deps{Transfers: s.transfers}), events.PlatformEndpoints{Store: b.store}, b.log)
+		httpapi.NewEventRenderer(httpapi.Deps{Transfers: s.transfers, Quotes: s.quotes, Transactions: s.transactions, Agents: s.agents}), events.PlatformEndpoints{Store: b.store}, b.log)
 	deliverer.SetApprovals(s.approvals)
 	s.events = events.NewService(b.store, clock, ids, deliverer)
 	hook.events = s.events
@@ -336,6 +341,7 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		KYC:            s.kyc,
 		Quotes:         s.quotes,
 		Invitations:    s.invitations,
+		Agents:         s.agents,
 		Approvals:      s.approvals,
 		Reports:        s.reports,
 		Operator:       cfg.Operator,
