@@ -41,13 +41,16 @@ var transitions = status.NewTable("agent action",
 	})
 
 // Move changes a (as read, or new with an empty status) to status to at
-// now, or returns a status.ErrIllegal error leaving a as it was. The store
+// now (to the microsecond, as stores keep times, so an event's snapshot is
+// what a later read returns), or returns a status.ErrIllegal error leaving
+// a as it was. The store
 // applies a change only if the stored status is still the one a was read
 // in (ports.AgentActionRepo.Update), so of racing moves one wins.
 func Move(a *ports.AgentAction, to ActionStatus, now time.Time) error {
 	if err := transitions.Set(&a.Status, to); err != nil {
 		return err
 	}
+	now = now.UTC().Truncate(time.Microsecond)
 	a.UpdatedAt = now
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = now
