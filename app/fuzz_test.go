@@ -259,6 +259,10 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/agents/device-codes/{code}/redeem", "/agents/device-codes/" + code + "/redeem", ct, []string{""}, ""},
 		{"POST", "/agents/{agentId}/device-codes", "/agents/" + agent + "/device-codes", ct, []string{""}, ""},
 		{"POST", "/agents/me/external-accounts", "/agents/me/external-accounts", ct, []string{extBody("", "USD_ACCOUNT", "460")}, ""},
+		{"POST", "/agents/me/quotes", "/agents/me/quotes", ct, []string{quoteBody}, ""},
+		{"POST", "/agents/me/quotes/{quoteId}/execute", "/agents/me/quotes/" + quote + "/execute", ct, []string{""}, ""},
+		{"POST", "/agents/me/transfer-in", "/agents/me/transfer-in", ct, []string{transfer(ext, acct)}, ""},
+		{"POST", "/agents/me/transfer-out", "/agents/me/transfer-out", ct, []string{transfer(acct, ext)}, ""},
 		{"POST", "/agents/{agentId}/actions/{actionId}/approve", "/agents/" + agent + "/actions/" + action + "/approve", ct, []string{""}, ""},
 		{"POST", "/agents/{agentId}/actions/{actionId}/reject", "/agents/" + agent + "/actions/" + action + "/reject", ct,
 			[]string{"", `{"reason":"too much"}`}, ""},
@@ -349,7 +353,7 @@ func (e *fuzzEnv) agentFixture(be *backend, cust string) (agent, code, action st
 	// A second agent, connected, that may manage external accounts: the
 	// /agents/me operations run as it.
 	rec = e.call("POST", "/agents", "application/json", []byte(strings.Replace(agentBody(cust), `"CREATE_TRANSFERS"`,
-		`"CREATE_TRANSFERS","MANAGE_EXTERNAL_ACCOUNTS"`, 1)))
+		`"CREATE_TRANSFERS","MANAGE_EXTERNAL_ACCOUNTS","CREATE_QUOTES","EXECUTE_QUOTES"`, 1)))
 	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil || rec.Code != http.StatusCreated {
 		e.t.Fatalf("fixture agent: %d %s", rec.Code, rec.Body)
 	}

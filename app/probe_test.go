@@ -128,6 +128,11 @@ var probeExpect = map[string]int{
 	"POST /agents/me/external-accounts":                       401,
 	"GET /agents/me/external-accounts/{externalAccountId}":    401,
 	"DELETE /agents/me/external-accounts/{externalAccountId}": 401,
+	"POST /agents/me/quotes":                                  401,
+	"GET /agents/me/quotes/{quoteId}":                         401,
+	"POST /agents/me/quotes/{quoteId}/execute":                401,
+	"POST /agents/me/transfer-in":                             401,
+	"POST /agents/me/transfer-out":                            401,
 }
 
 // probeOwn are the operations whose request names no first-platform id:

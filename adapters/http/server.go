@@ -15,6 +15,7 @@ import (
 
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/agents"
+	"github.com/corridorpay/corridor/core/agents/spend"
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/events"
@@ -80,6 +81,9 @@ type Deps struct {
 	// agent's Bearer token, the device-code redemption without a
 	// credential) is registered when set.
 	Agents *agents.Service
+	// AgentSpend (/agents/me/quotes…, /agents/me/transfer-in|out: the
+	// agent's money-moving actions) is registered when set with Agents.
+	AgentSpend *spend.Service
 	// Reports (/ledger/…, the ledger reports) is registered when set.
 	Reports *reports.Service
 	// WalletAuth (/auth/…, embedded-wallet credentials and sessions) is
@@ -236,6 +240,9 @@ func New(d Deps) http.Handler {
 	if d.Agents != nil {
 		registerAgents(s.api, d)
 		registerAgentMe(s.api, d)
+		if d.AgentSpend != nil {
+			registerAgentSpend(s.api, d)
+		}
 	}
 	if d.Reports != nil {
 		registerLedgerReports(s.api, d)

@@ -73,8 +73,10 @@ func (s *Service) GetQuote(ctx context.Context, a ports.Agent, id string) (ports
 // executable now (its source ACTIVE, an EMBEDDED_WALLET's signature
 // valid, PENDING and unexpired; as POST /quotes/{quoteId}/execute). Its
 // amount is totalSendingAmount, converted to the policy currency at the
-// quote's own rate when that is its receiving currency.
-func (s *Service) ExecuteQuote(ctx context.Context, a ports.Agent, quoteID, signature, key string) (ports.AgentAction, error) {
+// quote's own rate when that is its receiving currency. The agent's
+// executions of one quote are one action: executing it again returns that
+// action, whatever its status.
+func (s *Service) ExecuteQuote(ctx context.Context, a ports.Agent, quoteID, signature string) (ports.AgentAction, error) {
 	if err := agents.Pausable(a); err != nil {
 		return ports.AgentAction{}, err
 	}
@@ -82,8 +84,11 @@ func (s *Service) ExecuteQuote(ctx context.Context, a ports.Agent, quoteID, sign
 	if err != nil {
 		return ports.AgentAction{}, err
 	}
-	// A retried request finds its action before the quote's state (which
-	// its first attempt changed) is checked again.
+	// One quote, one execution: the action's id derives from the quote, so
+	// executing it again (a retry, with or without the same key) finds the
+	// first action, before the quote's state (which that action changed)
+	// is checked again.
+	key := "quote|" + q.ID
 	if prev, ok, err := s.existing(ctx, a, s.actionID(a, string(policy.OpExecuteQuote), key)); err != nil || ok {
 		return prev, err
 	}

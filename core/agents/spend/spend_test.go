@@ -120,7 +120,7 @@ func (e *env) pendingQuote(amount int64) (ports.Agent, ports.Quote, ports.AgentA
 	e.T.Helper()
 	a := e.agent(policy.ApprovalRequired, nil)
 	q := e.quote(a, amount)
-	act, err := e.spend.ExecuteQuote(context.Background(), a, q.ID, "", "")
+	act, err := e.spend.ExecuteQuote(context.Background(), a, q.ID, "")
 	require.NoError(e.T, err)
 	return a, q, act
 }
@@ -154,7 +154,7 @@ func TestAutoQuoteExecution(t *testing.T) {
 		ctx := context.Background()
 		a := e.agent(policy.Auto, nil)
 		q := e.quote(a, 10_000)
-		act, err := e.spend.ExecuteQuote(ctx, a, q.ID, "", "key-1")
+		act, err := e.spend.ExecuteQuote(ctx, a, q.ID, "")
 		require.NoError(t, err)
 		assert.Equal(t, agents.StatusApproved, act.Status)
 		assert.Equal(t, q.TransactionID, act.TransactionID)
@@ -164,8 +164,8 @@ func TestAutoQuoteExecution(t *testing.T) {
 		assert.Equal(t, 1, e.usage(a).DailyTransactionCount)
 		assert.Equal(t, int64(10_000), e.usage(a).DailySpend)
 
-		// The same key again: the same action, nothing more moves.
-		again, err := e.spend.ExecuteQuote(ctx, a, q.ID, "", "key-1")
+		// Executing it again: the same action, nothing more moves.
+		again, err := e.spend.ExecuteQuote(ctx, a, q.ID, "")
 		require.NoError(t, err)
 		assert.Equal(t, act.ID, again.ID)
 		assert.Equal(t, int64(90_000), e.available())
@@ -330,20 +330,20 @@ func TestRefusals(t *testing.T) {
 		q := e.quote(a, 500)
 		_, err = e.spend.GetQuote(ctx, otherAgent, q.ID)
 		assert.Equal(t, fault.KindNotFound, kind(t, err))
-		_, err = e.spend.ExecuteQuote(ctx, otherAgent, q.ID, "", "")
+		_, err = e.spend.ExecuteQuote(ctx, otherAgent, q.ID, "")
 		assert.Equal(t, fault.KindNotFound, kind(t, err))
 
 		// A paused agent initiates nothing.
 		paused := a
 		paused.IsPaused = true
-		_, err = e.spend.ExecuteQuote(ctx, paused, q.ID, "", "")
+		_, err = e.spend.ExecuteQuote(ctx, paused, q.ID, "")
 		assert.Equal(t, fault.KindForbidden, kind(t, err))
 		_, err = e.spend.CreateQuote(ctx, paused, quotes.CreateRequest{})
 		assert.Equal(t, fault.KindForbidden, kind(t, err))
 
 		// Without the permission.
 		noQuotes := e.agent(policy.Auto, func(p *policy.Policy) { p.Permissions = []policy.Permission{policy.CreateQuotes} })
-		_, err = e.spend.ExecuteQuote(ctx, noQuotes, q.ID, "", "")
+		_, err = e.spend.ExecuteQuote(ctx, noQuotes, q.ID, "")
 		assert.Equal(t, fault.KindForbidden, kind(t, err))
 
 		// Not enough funds for the hold: 400, the usage given back.
