@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -54,6 +55,9 @@ type fuzzEnv struct {
 	statuses map[string]int
 	// ids are the fixtures' ids by path parameter name.
 	ids map[string]string
+	// agentAuth is a connected agent's Bearer credential, sent instead of
+	// auth (when auth is the first platform's) on /agents/me/….
+	agentAuth string
 }
 
 // newFuzzEnv opens a memory or PostgreSQL (scratch database) backend behind
@@ -125,6 +129,9 @@ func (e *fuzzEnv) callQuery(method, path, query, contentType string, body []byte
 		req.URL.RawQuery = query
 	}
 	req.Header.Set("Authorization", e.auth)
+	if e.agentAuth != "" && e.auth == e.env.auth && (path == "/agents/me" || strings.HasPrefix(path, "/agents/me/")) {
+		req.Header.Set("Authorization", e.agentAuth)
+	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -244,8 +251,23 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	}
 	// A transfer-out on a batch rail, unsettled: cancellable.
 	cancellable := e.create("POST", "/transfer-out", transfer(acct, ext))
+	agent, code, action := e.agentFixture(be, cust)
 	ct := "application/json"
 	return []fuzzOp{
+		{"POST", "/agents", "/agents", ct, []string{agentBody(cust)}, ""},
+		{"PATCH", "/agents/{agentId}", "/agents/" + agent, ct, []string{`{"name":"renamed","isPaused":false}`}, ""},
+		{"PATCH", "/agents/{agentId}/policy", "/agents/" + agent + "/policy", ct, []string{
+			`{"defaultExecutionMode":"AUTO","spendingLimits":{"dailyLimit":null,"perTransactionLimit":5000},"approvalThresholds":{"currency":"USD","amount":2500}}`}, ""},
+		{"POST", "/agents/device-codes/{code}/redeem", "/agents/device-codes/" + code + "/redeem", ct, []string{""}, ""},
+		{"POST", "/agents/{agentId}/device-codes", "/agents/" + agent + "/device-codes", ct, []string{""}, ""},
+		{"POST", "/agents/me/external-accounts", "/agents/me/external-accounts", ct, []string{extBody("", "USD_ACCOUNT", "460")}, ""},
+		{"POST", "/agents/me/quotes", "/agents/me/quotes", ct, []string{quoteBody}, ""},
+		{"POST", "/agents/me/quotes/{quoteId}/execute", "/agents/me/quotes/" + quote + "/execute", ct, []string{""}, ""},
+		{"POST", "/agents/me/transfer-in", "/agents/me/transfer-in", ct, []string{transfer(ext, acct)}, ""},
+		{"POST", "/agents/me/transfer-out", "/agents/me/transfer-out", ct, []string{transfer(acct, ext)}, ""},
+		{"POST", "/agents/{agentId}/actions/{actionId}/approve", "/agents/" + agent + "/actions/" + action + "/approve", ct, []string{""}, ""},
+		{"POST", "/agents/{agentId}/actions/{actionId}/reject", "/agents/" + agent + "/actions/" + action + "/reject", ct,
+			[]string{"", `{"reason":"too much"}`}, ""},
 		{"POST", "/customers", "/customers", ct, []string{
 			`{"customerType":"INDIVIDUAL","platformCustomerId":"fz-1","region":"US","email":"a@example.com","fullName":"Zoë Smith","birthDate":"1990-01-02","nationality":"US","address":{"line1":"1 Main St","city":"Springfield","state":"IL","postalCode":"62701","country":"US"}}`,
 			`{"customerType":"BUSINESS","umaAddress":"$biz@sandbox.local","businessInfo":{"legalName":"A","country":"US","taxId":"1","incorporatedOn":"2019-01-01"}}`}, ""},
@@ -291,6 +313,61 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/auth/sessions/{id}/refresh", "/auth/sessions/" + session + "/refresh", ct, []string{
 			`{"clientPublicKey":"02f739f8c77b32f4d5f13265861febd76e7a9c61a1140d296b8c16302508870316"}`}, ""},
 	}
+}
+
+// agentBody is a valid createAgent body for customer cust.
+func agentBody(cust string) string {
+	return fmt.Sprintf(`{"name":"Fuzz agent","customerId":%q,"policy":{"permissions":["VIEW_TRANSACTIONS","CREATE_TRANSFERS"],`+
+		`"defaultExecutionMode":"APPROVAL_REQUIRED","spendingLimits":{"currency":"USD","perTransactionLimit":10000,"dailyLimit":50000}}}`, cust)
+}
+
+// agentFixture makes an agent of customer cust with a pending action, and
+// returns its id, a live device code and the action's id. The ids the
+// probe gets name the agent's first code, dead by then (so a second
+// platform's redemption finds nothing).
+func (e *fuzzEnv) agentFixture(be *backend, cust string) (agent, code, action string) {
+	e.t.Helper()
+	rec := e.call("POST", "/agents", "application/json", []byte(agentBody(cust)))
+	var created struct {
+		Agent      struct{ ID string }
+		DeviceCode struct{ Code string }
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil || rec.Code != http.StatusCreated {
+		e.t.Fatalf("fixture agent: %d %s", rec.Code, rec.Body)
+	}
+	agent = created.Agent.ID
+	rec = e.call("POST", "/agents/"+agent+"/device-codes", "", nil)
+	var again struct{ Code string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &again); err != nil || rec.Code != http.StatusCreated {
+		e.t.Fatalf("fixture device code: %d %s", rec.Code, rec.Body)
+	}
+	ctx := context.Background()
+	a, err := be.store.Read().Agents().Get(ctx, e.env.platformID, agent)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	act := e.env.svc.agents.NewAction(a, "", "TRANSFER_OUT")
+	act.Status, act.Amount, act.Currency = "PENDING_APPROVAL", 100, "USD"
+	act.CreatedAt = time.Now().UTC()
+	act.UpdatedAt = act.CreatedAt
+	if err := be.store.InTx(ctx, func(tx ports.Tx) error { return e.env.svc.agents.Submit(ctx, tx, act) }); err != nil {
+		e.t.Fatal(err)
+	}
+	maps.Copy(e.ids, map[string]string{"agentId": agent, "code": created.DeviceCode.Code, "actionId": act.ID})
+	// A second agent, connected, that may manage external accounts: the
+	// /agents/me operations run as it.
+	rec = e.call("POST", "/agents", "application/json", []byte(strings.Replace(agentBody(cust), `"CREATE_TRANSFERS"`,
+		`"CREATE_TRANSFERS","MANAGE_EXTERNAL_ACCOUNTS","CREATE_QUOTES","EXECUTE_QUOTES"`, 1)))
+	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil || rec.Code != http.StatusCreated {
+		e.t.Fatalf("fixture agent: %d %s", rec.Code, rec.Body)
+	}
+	rec = e.call("POST", "/agents/device-codes/"+created.DeviceCode.Code+"/redeem", "", nil)
+	var redeemed struct{ AccessToken string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &redeemed); err != nil || rec.Code != http.StatusOK {
+		e.t.Fatalf("fixture redeem: %d %s", rec.Code, rec.Body)
+	}
+	e.agentAuth = "Bearer " + redeemed.AccessToken
+	return agent, again.Code, act.ID
 }
 
 // walletCredential makes a customer with an e-mail (so an embedded wallet

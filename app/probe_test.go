@@ -103,6 +103,37 @@ var probeExpect = map[string]int{
 	"GET /tokens/{tokenId}":                     404,
 	"DELETE /tokens/{tokenId}":                  404,
 	"POST /tokens":                              201,
+	// Agents: another platform's agent, code or action is 404; a list
+	// is empty; an agent's own operations refuse a platform credential
+	// (401); a redemption needs no credential, and the probe's code is
+	// dead.
+	"GET /agents":                                             200,
+	"POST /agents":                                            400, // the customerId is foreign
+	"GET /agents/approvals":                                   200,
+	"GET /agents/device-codes/{code}/status":                  404,
+	"POST /agents/device-codes/{code}/redeem":                 404,
+	"GET /agents/{agentId}":                                   404,
+	"PATCH /agents/{agentId}":                                 404,
+	"DELETE /agents/{agentId}":                                404,
+	"PATCH /agents/{agentId}/policy":                          404,
+	"POST /agents/{agentId}/device-codes":                     404,
+	"POST /agents/{agentId}/actions/{actionId}/approve":       404,
+	"POST /agents/{agentId}/actions/{actionId}/reject":        404,
+	"GET /agents/me":                                          401,
+	"GET /agents/me/actions":                                  401,
+	"GET /agents/me/actions/{actionId}":                       401,
+	"GET /agents/me/transactions":                             401,
+	"GET /agents/me/transactions/{transactionId}":             401,
+	"GET /agents/me/internal-accounts":                        401,
+	"GET /agents/me/external-accounts":                        401,
+	"POST /agents/me/external-accounts":                       401,
+	"GET /agents/me/external-accounts/{externalAccountId}":    401,
+	"DELETE /agents/me/external-accounts/{externalAccountId}": 401,
+	"POST /agents/me/quotes":                                  401,
+	"GET /agents/me/quotes/{quoteId}":                         401,
+	"POST /agents/me/quotes/{quoteId}/execute":                401,
+	"POST /agents/me/transfer-in":                             401,
+	"POST /agents/me/transfer-out":                            401,
 }
 
 // probeOwn are the operations whose request names no first-platform id:

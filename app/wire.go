@@ -24,6 +24,8 @@ import (
 	verifysandbox "github.com/corridorpay/corridor/adapters/verify/sandbox"
 	"github.com/corridorpay/corridor/adapters/webhooks"
 	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/agents"
+	"github.com/corridorpay/corridor/core/agents/spend"
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/events"
@@ -53,8 +55,10 @@ type backend struct {
 	store  ports.Store
 	ledger ports.LedgerStore
 	idem   ports.IdempotencyStore
-	cache  ports.ResponseCache
-	single ports.SingleUse
+	// agentUsage keeps agents' spending counters (core/agents/policy).
+	agentUsage ports.AgentUsageStore
+	cache      ports.ResponseCache
+	single     ports.SingleUse
 	// failures counts failed authentication attempts (the auth throttle).
 	failures ports.FailureCounter
 	// metrics is the process's Prometheus registry (GET /metrics).
@@ -108,6 +112,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.store = postgres.NewStore(db)
 		b.reports = postgres.NewLedgerReports(db)
 		b.idem = postgres.NewIdempotencyStore(db)
+		b.agentUsage = postgres.NewAgentUsageStore(db)
 		b.durable = true
 		b.pingers["database"] = pingDB{db}
 		b.closers = append(b.closers, led.Close, func() { _ = db.Close() })
@@ -118,6 +123,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.store = st
 		b.reports = memory.NewLedgerReports(led, st)
 		b.idem = memory.NewIdempotencyStore()
+		b.agentUsage = memory.NewAgentUsageStore()
 	}
 	if cfg.RedisURL != "" {
 		rc, err := redis.New(cfg.RedisURL, redis.WithHook(b.metrics.RedisHook()))
@@ -219,6 +225,10 @@ type services struct {
 	quotes *quotes.Service
 	// invitations keeps UMA invitations (their expiry is a job).
 	invitations *invitations.Service
+	// agents keeps agents, their connection and their actions.
+	agents *agents.Service
+	// agentSpend is the agents' quotes, transfers and their approvals.
+	agentSpend *spend.Service
 	// reports answers the ledger reports (/ledger, corridor ledger).
 	reports *reports.Service
 	// walletauth issues embedded-wallet sessions and checks stamps.
@@ -298,6 +308,13 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.quotes.Register(s.runner)
 	s.invitations = invitations.New(b.store, clock, ids, b.log)
 	s.invitations.Register(s.runner)
+	s.agents = agents.New(b.store, clock, ids, b.log)
+	s.agents.Register(s.runner)
+	// agentSpend carries out agents' money-moving actions under their
+	// policies; it executes and releases the actions the platform decides.
+	s.agentSpend = spend.New(spend.Deps{Store: b.store, Ledger: b.ledger, Agents: s.agents, Quotes: s.quotes,
+		Transfers: s.transfers, Usage: b.agentUsage, FX: rates, Clock: clock, IDs: ids, Log: b.log})
+	s.agentSpend.Wire(s.runner)
 	s.reports = reports.New(b.reports, clock)
 	// Webhooks: delivered by their own runner, signed with the
 	// deployment's key, rendered as the API renders the resources.
@@ -307,7 +324,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	}
 	s.signer = signer
 	deliverer := events.NewDeliverer(b.store, clock, webhooks.NewSender(events.AttemptTimeout), signer,
-		httpapi.NewEventRenderer(httpapi.Deps{Transfers: s.transfers}), events.PlatformEndpoints{Store: b.store}, b.log)
+		httpapi.NewEventRenderer(httpapi.Deps{Transfers: s.transfers, Quotes: s.quotes, Transactions: s.transactions, Agents: s.agents}), events.PlatformEndpoints{Store: b.store}, b.log)
 	deliverer.SetApprovals(s.approvals)
 	s.events = events.NewService(b.store, clock, ids, deliverer)
 	hook.events = s.events
@@ -336,6 +353,8 @@ func newHandler(b *backend, s services, cfg Config, clock ports.Clock, log *slog
 		KYC:            s.kyc,
 		Quotes:         s.quotes,
 		Invitations:    s.invitations,
+		Agents:         s.agents,
+		AgentSpend:     s.agentSpend,
 		Approvals:      s.approvals,
 		Reports:        s.reports,
 		Operator:       cfg.Operator,

@@ -12,6 +12,7 @@ import "strings"
 //	sys:fee_revenue:<CUR>
 //	sys:fx_position:<CUR>
 //	sys:rail_settlement:<RAIL>:<CUR>
+//	sys:agent_hold:<CUR>
 const systemPrefix = "sys:"
 
 // SandboxFundingID is the account sandbox funding is debited from.
@@ -29,6 +30,10 @@ func FXPositionID(currency string) string { return systemPrefix + KindFXPosition
 func RailSettlementID(rail, currency string) string {
 	return systemPrefix + KindRailSettlement + ":" + rail + ":" + currency
 }
+
+// AgentHoldID is the account agent actions awaiting approval hold their
+// funds toward.
+func AgentHoldID(currency string) string { return systemPrefix + KindAgentHold + ":" + currency }
 
 // IsSystemAccount reports whether id names a system account.
 func IsSystemAccount(id string) bool { return strings.HasPrefix(id, systemPrefix) }
@@ -64,7 +69,7 @@ func SystemAccountByID(id string) (acct Account, ok bool) {
 	kind, cur := parts[0], parts[len(parts)-1]
 	want := 2
 	switch kind {
-	case KindSandboxFunding, KindFeeRevenue, KindFXPosition:
+	case KindSandboxFunding, KindFeeRevenue, KindFXPosition, KindAgentHold:
 	case KindRailSettlement:
 		want = 3
 	default:

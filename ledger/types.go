@@ -60,6 +60,10 @@ const (
 	KindFeeRevenue     = "fee_revenue"
 	KindRailSettlement = "rail_settlement"
 	KindFXPosition     = "fx_position"
+	// KindAgentHold is the counterpart of the holds of agent actions
+	// waiting for the platform's approval (never posted: voided, or
+	// replaced by the execution's own holds in one entry).
+	KindAgentHold = "agent_hold"
 )
 
 // TransferKind says which phase a transfer is.

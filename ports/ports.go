@@ -100,6 +100,10 @@ type Tx interface {
 	Events() EventRepo
 	// Invitations keeps UMA invitations (invitations.go).
 	Invitations() InvitationRepo
+	// Agents keeps agents and their device codes, AgentActions what they
+	// initiate (agents.go).
+	Agents() AgentRepo
+	AgentActions() AgentActionRepo
 }
 
 // Parties are what a payment between an internal and an external account

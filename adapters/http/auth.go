@@ -22,6 +22,14 @@ type Principal struct {
 	ClientID    string
 	Permissions []string
 	Operator    bool
+	// AgentID and CustomerID are set for an agent's access token (on
+	// /agents/me/…): the agent, its customer, and its platform as
+	// PlatformID. An agent has no token permissions: its policy decides.
+	AgentID    string
+	CustomerID string
+	// agent is the agent as authentication read it (its policy and pause
+	// switch as of this request).
+	agent ports.Agent
 }
 
 type principalKey struct{}
@@ -65,6 +73,15 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := r.Header[operatorHeader]; ok {
 			s.authenticateOperator(w, r, next)
+			return
+		}
+		if agentPath(r.URL.Path) {
+			s.authenticateAgent(w, r, next)
+			return
+		}
+		if isBearer(r.Header.Get("Authorization")) {
+			writeError(w, r, toError(fault.Unauthorized(
+				"an agent access token (Bearer) reaches /agents/me/… only; this operation needs a platform credential (Basic)")))
 			return
 		}
 		tokenID, secret, err := parseBasic(r.Header.Get("Authorization"))

@@ -62,6 +62,13 @@ func decodeCursor(key []byte, s string) (*ports.Position, error) {
 	return &ports.Position{CreatedAt: time.Unix(0, nanos).UTC(), ID: parts[2]}, nil
 }
 
+// scopedCursors is d with its cursors bound to one list and sort order
+// (scopedCursorKey), for pageFrom and nextCursor.
+func scopedCursors(d Deps, scope ...string) Deps {
+	d.CursorKey = scopedCursorKey(d.CursorKey, scope...)
+	return d
+}
+
 // pageFrom builds a store page from a list request's limit and cursor.
 func pageFrom(d Deps, limit int, cursor string) (ports.Page, error) {
 	page := ports.Page{Limit: limit}

@@ -61,7 +61,7 @@ func requestHash(r *http.Request, body []byte) string {
 // (a new token's clientSecret) that must never be stored, and a replay
 // would have to store it. A retried creation makes another token; the
 // first can be deleted.
-var unkeyedOperations = map[string]bool{"createToken": true}
+var unkeyedOperations = map[string]bool{"createToken": true, "redeemAgentDeviceCode": true}
 
 // refuseKey serves an unkeyed operation, refusing it when a key is sent
 // (a client relying on the key to make a retry safe must not be misled).
@@ -91,8 +91,13 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, next http.Ha
 	}
 	ctx := r.Context()
 	// Keys belong to the platform: every credential of one platform shares
-	// them, as core's ids derived from keys do.
+	// them, as core's ids derived from keys do. An agent's keys are its
+	// own: two agents of a platform act for different customers, so one
+	// must never be answered with the other's response.
 	scope := principal(ctx).PlatformID
+	if p := principal(ctx); p.AgentID != "" {
+		scope = p.AgentID
+	}
 	hash := requestHash(r, body)
 
 	if s.d.Cache != nil {

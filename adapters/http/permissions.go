@@ -39,6 +39,8 @@ var transactOperations = map[string]bool{
 	"approvePendingPayment":      true,
 	"rejectPendingPayment":       true,
 	"cancelTransaction":          true,
+	"approveAgentAction":         true,
+	"rejectAgentAction":          true,
 }
 
 // permissionExtension names an operation's required permission in the
@@ -60,6 +62,11 @@ func requiredPermission(op *huma.Operation) string {
 // notePermission records op's required permission: in the document, and
 // under its route (method and path, as the mux names it) for checkPermission.
 func (s *server) notePermission(op *huma.Operation) {
+	if agentOperation(op) {
+		// An agent's operations need its access token; its policy decides
+		// what it may do. The redemption needs no credential.
+		return
+	}
 	need := requiredPermission(op)
 	if op.Extensions == nil {
 		op.Extensions = map[string]any{}
@@ -75,6 +82,14 @@ func (s *server) notePermission(op *huma.Operation) {
 // Idempotency-Key is claimed, so a refused request leaves nothing behind.
 func (s *server) checkPermission(r *http.Request, route string) *Error {
 	p := principal(r.Context())
+	if p.AgentID != "" {
+		// An agent's token reaches its own operations only (a management
+		// route whose {agentId} matched "me" included).
+		if _, path, _ := strings.Cut(route, " "); !agentPath(BasePath + path) {
+			return statusError(http.StatusNotFound, "no such route: "+r.URL.Path)
+		}
+		return nil
+	}
 	need, ok := s.permissions[route]
 	if p.PlatformID == "" || !ok || platforms.Allows(p.Permissions, need) {
 		return nil

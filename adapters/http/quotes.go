@@ -194,9 +194,9 @@ func (quotesAPI) createQuoteOp() huma.Operation {
 	}
 }
 
-func (h quotesAPI) createQuote(ctx context.Context, in *createQuoteInput) (*quoteOutput, error) {
-	b := in.Body
-	q, err := h.d.Quotes.Create(ctx, principal(ctx).PlatformID, quotes.CreateRequest{
+// request is the quote request as core/quotes takes it.
+func (b QuoteRequest) request(idempotencyKey string) quotes.CreateRequest {
+	return quotes.CreateRequest{
 		Source: quotes.Source{Type: b.Source.SourceType, AccountID: b.Source.AccountID, CustomerID: b.Source.CustomerID,
 			Currency: b.Source.Currency, CryptoNetwork: b.Source.CryptoNetwork},
 		Destination: quotes.Destination{Type: b.Destination.DestinationType, AccountID: b.Destination.AccountID,
@@ -209,8 +209,12 @@ func (h quotesAPI) createQuote(ctx context.Context, in *createQuoteInput) (*quot
 		PurposeOfPayment:      b.PurposeOfPayment,
 		RemittanceInformation: b.RemittanceInformation,
 		SenderCustomerInfo:    b.SenderCustomerInfo,
-		IdempotencyKey:        in.IdempotencyKey,
-	})
+		IdempotencyKey:        idempotencyKey,
+	}
+}
+
+func (h quotesAPI) createQuote(ctx context.Context, in *createQuoteInput) (*quoteOutput, error) {
+	q, err := h.d.Quotes.Create(ctx, principal(ctx).PlatformID, in.Body.request(in.IdempotencyKey))
 	if err != nil {
 		return nil, apiError(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/agents"
+	"github.com/corridorpay/corridor/core/agents/spend"
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/events"
@@ -75,6 +77,13 @@ type Deps struct {
 	// Approvals (POST /transactions/{id}/approve, /reject) is registered
 	// when set.
 	Approvals *approvals.Service
+	// Agents (/agents…: management with Basic, /agents/me/… with the
+	// agent's Bearer token, the device-code redemption without a
+	// credential) is registered when set.
+	Agents *agents.Service
+	// AgentSpend (/agents/me/quotes…, /agents/me/transfer-in|out: the
+	// agent's money-moving actions) is registered when set with Agents.
+	AgentSpend *spend.Service
 	// Reports (/ledger/…, the ledger reports) is registered when set.
 	Reports *reports.Service
 	// WalletAuth (/auth/…, embedded-wallet credentials and sessions) is
@@ -228,6 +237,13 @@ func New(d Deps) http.Handler {
 	if d.Approvals != nil {
 		registerApprovals(s.api, d)
 	}
+	if d.Agents != nil {
+		registerAgents(s.api, d)
+		registerAgentMe(s.api, d)
+		if d.AgentSpend != nil {
+			registerAgentSpend(s.api, d)
+		}
+	}
 	if d.Reports != nil {
 		registerLedgerReports(s.api, d)
 	}
@@ -253,6 +269,8 @@ func (s *server) config() huma.Config {
 	c.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"BasicAuth": {Type: "http", Scheme: "basic",
 			Description: "API token id as the user name and API client secret as the password."},
+		"AgentAuth": {Type: "http", Scheme: "bearer",
+			Description: "An agent's access token (from POST /agents/device-codes/{code}/redeem), on /agents/me/… only."},
 		"OperatorToken": {Type: "apiKey", In: "header", Name: operatorHeader,
 			Description: "The deployment operator's token (CORRIDOR_OPERATOR_TOKEN), alone: no platform credential beside it. " +
 				"It reaches the ledger reports only, where it sees every account."},
@@ -277,6 +295,7 @@ func (s *server) onAddOperation(_ *huma.OpenAPI, op *huma.Operation) {
 	if strings.HasPrefix(op.Path, "/ledger") {
 		op.Security = []map[string][]string{{"BasicAuth": {}}, {"OperatorToken": {}}}
 	}
+	noteAgentSecurity(op)
 	if op.Method != http.MethodPost {
 		return
 	}
@@ -337,6 +356,10 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		if publicPaths[r.URL.Path] {
 			s.route(w, r)
+			return
+		}
+		if redeemPath(r.URL.Path) && r.Method == http.MethodPost {
+			s.redeem(w, r)
 			return
 		}
 		s.private.ServeHTTP(w, r)

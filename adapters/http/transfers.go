@@ -44,6 +44,21 @@ type TransferOutRequest struct {
 	PurposeOfPayment      string                              `json:"purposeOfPayment,omitempty" enum:"GIFT,SELF,GOODS_OR_SERVICES,EDUCATION,HEALTH_OR_MEDICAL,REAL_ESTATE_PURCHASE,TAX_PAYMENT,LOAN_PAYMENT,UTILITY_BILL,DONATION,TRAVEL,FAMILY_SUPPORT,SALARY_PAYMENT,OTHER" doc:"Why the payment is made (required by some destinations)"`
 }
 
+// request is the transfer-in as core/transfers takes it.
+func (b TransferInRequest) request(idempotencyKey string) transfers.InRequest {
+	return transfers.InRequest{SourceAccountID: b.Source.AccountID, DestinationAccountID: b.Destination.AccountID,
+		Amount: b.Amount, IdempotencyKey: idempotencyKey}
+}
+
+// request is the transfer-out as core/transfers takes it.
+func (b TransferOutRequest) request(idempotencyKey string) transfers.OutRequest {
+	return transfers.OutRequest{
+		SourceAccountID: b.Source.AccountID, DestinationAccountID: b.Destination.AccountID,
+		PaymentRail: b.Destination.PaymentRail, Amount: b.Amount, RemittanceInformation: b.RemittanceInformation,
+		PurposeOfPayment: b.PurposeOfPayment, IdempotencyKey: idempotencyKey,
+	}
+}
+
 // ---- operations ----
 
 type transferInInput struct {
@@ -90,12 +105,7 @@ func (transfersAPI) transferInOp() huma.Operation {
 
 func (h transfersAPI) transferIn(ctx context.Context, in *transferInInput) (*transferOutput, error) {
 	pid := principal(ctx).PlatformID
-	t, err := h.d.Transfers.TransferIn(ctx, pid, transfers.InRequest{
-		SourceAccountID:      in.Body.Source.AccountID,
-		DestinationAccountID: in.Body.Destination.AccountID,
-		Amount:               in.Body.Amount,
-		IdempotencyKey:       in.IdempotencyKey,
-	})
+	t, err := h.d.Transfers.TransferIn(ctx, pid, in.Body.request(in.IdempotencyKey))
 	if err != nil {
 		return nil, apiError(err)
 	}
@@ -120,15 +130,7 @@ func (transfersAPI) transferOutOp() huma.Operation {
 
 func (h transfersAPI) transferOut(ctx context.Context, in *transferOutInput) (*transferOutput, error) {
 	pid := principal(ctx).PlatformID
-	t, err := h.d.Transfers.TransferOut(ctx, pid, transfers.OutRequest{
-		SourceAccountID:       in.Body.Source.AccountID,
-		DestinationAccountID:  in.Body.Destination.AccountID,
-		PaymentRail:           in.Body.Destination.PaymentRail,
-		Amount:                in.Body.Amount,
-		RemittanceInformation: in.Body.RemittanceInformation,
-		PurposeOfPayment:      in.Body.PurposeOfPayment,
-		IdempotencyKey:        in.IdempotencyKey,
-	})
+	t, err := h.d.Transfers.TransferOut(ctx, pid, in.Body.request(in.IdempotencyKey))
 	if err != nil {
 		return nil, apiError(err)
 	}

@@ -232,7 +232,7 @@ type EventRenderer struct{ d Deps }
 func NewEventRenderer(d Deps) EventRenderer { return EventRenderer{d} }
 
 // Render is e's resource, as it was at the change, in its wire form.
-func (r EventRenderer) Render(_ context.Context, e ports.Event) (json.RawMessage, error) {
+func (r EventRenderer) Render(ctx context.Context, e ports.Event) (json.RawMessage, error) {
 	kind, _, _ := strings.Cut(e.Type, ".")
 	var out any
 	switch kind {
@@ -276,6 +276,16 @@ func (r EventRenderer) Render(_ context.Context, e ports.Event) (json.RawMessage
 			return nil, fmt.Errorf("event %s: external account: %w", e.ID, err)
 		}
 		out = externalAccountOut(a)
+	case "AGENT_ACTION":
+		var a ports.AgentAction
+		if err := json.Unmarshal(e.Resource, &a); err != nil {
+			return nil, fmt.Errorf("event %s: agent action: %w", e.ID, err)
+		}
+		o, err := agentActionOut(ctx, r.d, a)
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+		out = o
 	default:
 		// Resources recorded in their wire form already.
 		if len(e.Resource) == 0 {

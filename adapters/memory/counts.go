@@ -13,6 +13,7 @@ func (s *Store) Counts() map[string]int {
 		"external_accounts": len(st.externals), "transactions": len(st.txns), "jobs": len(st.jobs),
 		"lookups": len(st.lookups), "quotes": len(st.quotes), "beneficial_owners": len(st.kyc.owners),
 		"verifications": len(st.kyc.verifications), "documents": len(st.kyc.documents), "events": len(st.kyc.events),
+		"agents": len(st.agents), "agent_device_codes": len(st.deviceCodes), "agent_actions": len(st.agentActions),
 	}
 }
 

@@ -60,6 +60,11 @@ type storeState struct {
 	kyc     storeKYC                // owners, verifications, documents, events (kyc.go)
 	// invitations by code (invitations.go)
 	invitations map[string]ports.Invitation
+	// agents by id, their device codes by hex code hash, their actions
+	// by id (agents.go)
+	agents       map[string]ports.Agent
+	deviceCodes  map[string]storeDeviceCode
+	agentActions map[string]ports.AgentAction
 }
 
 func newStoreState() storeState {
@@ -80,6 +85,10 @@ func newStoreState() storeState {
 		quotes:      map[string]ports.Quote{},
 		kyc:         newStoreKYC(),
 		invitations: map[string]ports.Invitation{},
+
+		agents:       map[string]ports.Agent{},
+		deviceCodes:  map[string]storeDeviceCode{},
+		agentActions: map[string]ports.AgentAction{},
 	}
 }
 
@@ -173,6 +182,9 @@ func (tx *storeTx) commit(ctx context.Context) error {
 	maps.Copy(tx.s.state.lookups, tx.w.state.lookups)
 	maps.Copy(tx.s.state.quotes, tx.w.state.quotes)
 	maps.Copy(tx.s.state.invitations, tx.w.state.invitations)
+	maps.Copy(tx.s.state.agents, tx.w.state.agents)
+	maps.Copy(tx.s.state.deviceCodes, tx.w.state.deviceCodes)
+	maps.Copy(tx.s.state.agentActions, tx.w.state.agentActions)
 	commitKYC(&tx.s.state.kyc, &tx.w.state.kyc)
 	storeCommitJobs(&tx.s.state, &tx.w.state, tx.w.jobOps)
 	return nil

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -77,18 +76,8 @@ func (r storeInvitations) Update(ctx context.Context, inv ports.Invitation, from
 		return r.tx.db.NewUpdate().Model(&row).Column("status", "invitee_uma", "claimed_at", "updated_at").
 			WherePK().Where("status = ?", from).Exec(ctx)
 	})
-	if err != nil {
+	return storeConditional(res, err, what, ports.ConflictInvitationStatus, func() error {
+		_, err := r.Get(ctx, inv.Code)
 		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if n == 1 {
-		return nil
-	}
-	if _, err := r.Get(ctx, inv.Code); err != nil {
-		return err
-	}
-	return &ports.ConflictError{Constraint: ports.ConflictInvitationStatus}
+	})
 }

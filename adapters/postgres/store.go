@@ -191,6 +191,27 @@ func storeGet(ctx context.Context, q *bun.SelectQuery, what string) error {
 	return nil
 }
 
+// storeConditional is the answer of a conditional update (one that
+// applies only from the stored status) that ran with res and err: nil when
+// it changed the row; when it did not, exists's error (ErrNotFound) or a
+// *ports.ConflictError naming constraint (the row moved on).
+func storeConditional(res sql.Result, err error, what, constraint string, exists func() error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n == 1 {
+		return nil
+	}
+	if err := exists(); err != nil {
+		return err
+	}
+	return &ports.ConflictError{Constraint: constraint}
+}
+
 // storeUpdated reports ErrNotFound when an update touched no row.
 func storeUpdated(res sql.Result, what string) error {
 	n, err := res.RowsAffected()

@@ -696,7 +696,7 @@ func (s *Service) createExecuted(ctx context.Context, q ports.Quote, t ports.Tra
 		Transactions: []ports.Transaction{t},
 		Jobs:         []ports.Job{expiryJob(q), submit},
 	}
-	_, err = s.post(ctx, holdEntry(q), recs)
+	_, err = s.post(ctx, holdEntry(q, ""), recs)
 	switch {
 	case err == nil:
 		return q, nil

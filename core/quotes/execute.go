@@ -29,6 +29,9 @@ const (
 	CodeQuoteSend   = "quote_send"
 	CodeQuoteFee    = "quote_fee"
 	CodeQuotePayout = "quote_payout"
+	// CodeQuoteRelease voids an agent action's hold as the quote's own
+	// holds take its place.
+	CodeQuoteRelease = "quote_release"
 )
 
 // leg is one hold of an executed quote.
@@ -69,8 +72,16 @@ func ledgerSource(q ports.Quote) string {
 	return q.SourceAccountID
 }
 
-func holdEntry(q ports.Quote) ledger.Entry {
+// holdEntry places q's holds; release, when set, is an open hold voided
+// first in the same entry (the hold of an agent action the platform
+// approved), so its funds pass to the quote's holds without ever being
+// free to spend.
+func holdEntry(q ports.Quote, release string) ledger.Entry {
 	e := ledger.Entry{ID: holdPrefix + q.ID, Ref: q.TransactionID}
+	if release != "" {
+		e.Transfers = append(e.Transfers, ledger.Transfer{ID: holdPrefix + q.ID + ":release", Kind: ledger.VoidPending,
+			PendingID: release, Code: CodeQuoteRelease})
+	}
 	for _, l := range legs(q, ledgerSource(q)) {
 		e.Transfers = append(e.Transfers, ledger.Transfer{
 			ID: holdPrefix + q.ID + ":" + l.name, DebitAccountID: l.debit, CreditAccountID: l.credit,
@@ -116,13 +127,51 @@ func (s *Service) Execute(ctx context.Context, platformID, quoteID, signature st
 	return s.execute(ctx, platformID, quoteID, execution{account: true, signature: signature})
 }
 
+// CheckExecutable checks what Execute checks before it moves money (the
+// source account ACTIVE and allowed to send, an EMBEDDED_WALLET's
+// signature, the quote PENDING and unexpired, with Execute's errors) and
+// returns the quote, moving nothing: an agent's execution that waits for
+// the platform's approval is authorised when it is submitted.
+func (s *Service) CheckExecutable(ctx context.Context, platformID, quoteID, signature string) (ports.Quote, error) {
+	q, err := s.Get(ctx, platformID, quoteID)
+	if err != nil {
+		return ports.Quote{}, err
+	}
+	if _, err := s.checkSource(ctx, q, execution{account: true, signature: signature}); err != nil {
+		return ports.Quote{}, err
+	}
+	switch {
+	case q.Status == StatusExpired:
+		return ports.Quote{}, errExpired
+	case q.Status != StatusPending:
+		return ports.Quote{}, errNotPending(q.Status)
+	case !s.clock.Now().Before(q.ExpiresAt):
+		return ports.Quote{}, errExpired
+	}
+	return q, nil
+}
+
+// ExecuteAuthorized executes a quote whose execution was authorised
+// earlier (CheckExecutable, when an agent submitted it; the platform has
+// approved it since), so no wallet signature is asked again. release is
+// the open hold that reserved its funds meanwhile: it is voided in the
+// same ledger entry that places the quote's holds. Errors as Execute.
+func (s *Service) ExecuteAuthorized(ctx context.Context, platformID, quoteID, release string) (ports.Quote, error) {
+	return s.execute(ctx, platformID, quoteID, execution{account: true, authorized: true, release: release})
+}
+
 // execution is how execute executes a quote.
 type execution struct {
 	// account marks the execution of an ACCOUNT-sourced quote (Execute,
 	// or Create's immediate one): its source account must be ACTIVE, and
-	// an embedded wallet's signature must verify.
+	// an embedded wallet's signature must verify (unless authorized).
 	account   bool
 	signature string
+	// authorized: the signature was verified when the execution was
+	// submitted (ExecuteAuthorized).
+	authorized bool
+	// release is an open hold voided in the holds' entry (ExecuteAuthorized).
+	release string
 	// quote, when set, is the quote as the caller just read or created
 	// it; otherwise execute reads it.
 	quote *ports.Quote
@@ -191,7 +240,7 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 		StatusChanges: []ports.TransactionStatusChange{transactions.StatusChange(q.PlatformID, q.TransactionID, transactions.StatusProcessing, now)},
 		Jobs:          []ports.Job{submit},
 	}
-	_, err = s.post(ctx, holdEntry(q), recs)
+	_, err = s.post(ctx, holdEntry(q, ex.release), recs)
 	switch {
 	case err == nil:
 	case errors.Is(err, ports.ErrPrecondition), errors.Is(err, ledger.ErrExists), errors.Is(err, ledger.ErrExistsDifferent):
@@ -276,7 +325,7 @@ func (s *Service) checkSource(ctx context.Context, q ports.Quote, ex execution) 
 			return nil, err
 		}
 	}
-	if src.Type == accounts.TypeEmbeddedWallet {
+	if src.Type == accounts.TypeEmbeddedWallet && !ex.authorized {
 		if err := s.verifySignature(ctx, q, p.Sessions, ex.signature); err != nil {
 			return nil, err
 		}

@@ -34,6 +34,12 @@ type OutRequest struct {
 	// IdempotencyKey, when set, derives the transaction id (see
 	// TransactionID).
 	IdempotencyKey string
+	// AgentID names the agent that initiated the transfer, if one did.
+	AgentID string
+	// ReleaseHold, when set, is an open hold voided in the same ledger
+	// entry that places the transfer's hold (an approved agent action's),
+	// so its funds pass from one hold to the other without being free.
+	ReleaseHold string
 }
 
 // InRequest is a transfer-in: a pull from an external account into one of
@@ -43,6 +49,8 @@ type InRequest struct {
 	DestinationAccountID string
 	Amount               int64
 	IdempotencyKey       string
+	// AgentID names the agent that initiated the transfer, if one did.
+	AgentID string
 }
 
 // Operation names, part of a keyed transaction id.
@@ -82,7 +90,12 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 	if err != nil {
 		return ports.Transaction{}, err
 	}
-	hold := ledger.Entry{ID: holdPrefix + t.ID, Ref: t.ID, Transfers: []ledger.Transfer{{
+	hold := ledger.Entry{ID: holdPrefix + t.ID, Ref: t.ID}
+	if r.ReleaseHold != "" {
+		hold.Transfers = append(hold.Transfers, ledger.Transfer{ID: holdPrefix + t.ID + ":release", Kind: ledger.VoidPending,
+			PendingID: r.ReleaseHold, Code: CodeTransferRelease})
+	}
+	hold.Transfers = append(hold.Transfers, ledger.Transfer{
 		ID:              holdPrefix + t.ID,
 		DebitAccountID:  src.ID,
 		CreditAccountID: ledger.RailSettlementID(t.PaymentRail, t.SourceCurrency),
@@ -90,7 +103,7 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 		Currency:        t.SourceCurrency,
 		Kind:            ledger.Pending,
 		Code:            CodeTransferOut,
-	}}}
+	})
 	_, err = s.post(ctx, hold, ports.Records{Transactions: []ports.Transaction{t}, Jobs: []ports.Job{job}})
 	switch {
 	case err == nil:
@@ -153,6 +166,7 @@ func (s *Service) newOutgoing(platformID string, r OutRequest, src ports.Interna
 		RemittanceInformation: r.RemittanceInformation,
 		PurposeOfPayment:      r.PurposeOfPayment,
 		RailSelectionMode:     RailAuto,
+		AgentID:               r.AgentID,
 		CreatedAt:             now,
 		UpdatedAt:             now,
 	}
@@ -199,6 +213,7 @@ func (s *Service) TransferIn(ctx context.Context, platformID string, r InRequest
 		ReceiverIdentifiers:  []string{dst.ID},
 		SentAmount:           r.Amount,
 		ReceivedAmount:       r.Amount,
+		AgentID:              r.AgentID,
 		CreatedAt:            now,
 		UpdatedAt:            now,
 	}

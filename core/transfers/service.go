@@ -45,6 +45,9 @@ const (
 const (
 	CodeTransferOut = "transfer_out"
 	CodeTransferIn  = "transfer_in"
+	// CodeTransferRelease voids an agent action's hold as the transfer's
+	// own hold takes its place.
+	CodeTransferRelease = "transfer_release"
 )
 
 // Entry id prefixes; the rest is the transaction id.

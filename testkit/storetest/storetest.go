@@ -93,6 +93,9 @@ func Run(t *testing.T, newStore NewStore) {
 		{"TransactionDetails", testTransactionDetails},
 		{"Invitations", testInvitations},
 		{"InvitationConcurrentUpdates", testInvitationConcurrentUpdates},
+		{"Agents", testAgents},
+		{"AgentDeviceCodeRedeemOnce", testAgentDeviceCodeRedeemOnce},
+		{"AgentActions", testAgentActions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
