@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/corridorpay/corridor/adapters/system"
+	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
@@ -53,6 +54,13 @@ func onAPIBackends(t *testing.T, test func(t *testing.T, env *apiEnv, a apiTarge
 // newAPIEnvWith is newAPIEnv with the configuration changed by configure.
 func newAPIEnvWith(t testing.TB, backendName string, configure func(*Config)) *apiEnv {
 	t.Helper()
+	return newAPIEnvAt(t, backendName, system.Clock{}, configure)
+}
+
+// newAPIEnvAt is newAPIEnvWith on clock (a testkit.FakeClock moves quote
+// expiries and retries without sleeping).
+func newAPIEnvAt(t testing.TB, backendName string, clock ports.Clock, configure func(*Config)) *apiEnv {
+	t.Helper()
 	cfg, err := LoadConfig(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +75,6 @@ func newAPIEnvWith(t testing.TB, backendName string, configure func(*Config)) *a
 		cfg.DatabaseURL, cfg.RedisURL = pgtest.NewDatabase(t), cmp.Or(os.Getenv("REDIS_URL"), "redis://127.0.0.1:6379/0")
 	}
 	ctx := context.Background()
-	clock := system.Clock{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	be, err := openBackend(ctx, cfg, clock, log)
 	if err != nil {

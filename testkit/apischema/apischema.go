@@ -87,6 +87,9 @@ type Checker struct {
 	// schemas are the reference's component schemas, for bodies no
 	// operation answers with (webhooks: CheckComponent).
 	schemas *orderedmap.Map[string, *base.SchemaProxy]
+	// webhooks maps each webhook type to the schema of the reference's
+	// webhook whose type enum lists it (webhooks.go).
+	webhooks map[string]webhook
 }
 
 // Load returns the process's checker, built once (parsing the reference
@@ -124,7 +127,12 @@ func Load() (*Checker, error) {
 			return
 		}
 		u.Path = strings.TrimSuffix(u.Path, "/")
-		shared = &Checker{v: v, server: u, operations: map[string]bool{}}
+		hooks, err := webhookSchemas(model.Model.Webhooks)
+		if err != nil {
+			loadError = fmt.Errorf("apischema: webhooks: %w", err)
+			return
+		}
+		shared = &Checker{v: v, server: u, operations: map[string]bool{}, webhooks: hooks}
 		if model.Model.Components != nil {
 			shared.schemas = model.Model.Components.Schemas
 		}
