@@ -105,6 +105,15 @@ type EventRepo interface {
 	Requeue(ctx context.Context, platformID, id string, runAt time.Time) error
 }
 
+// BalanceUpdated is the webhook type of an internal account's balance
+// change. The ledger stores record it themselves, in the group commit
+// that moves the money: one per customer or platform internal account
+// (an InternalAccounts row: never a system account) whose balance or
+// total balance a batch changed, with the account as it is at the end of
+// the batch (InternalAccountBalance), so a burst of postings on one
+// account costs one event per batch.
+const BalanceUpdated = "INTERNAL_ACCOUNT.BALANCE_UPDATED"
+
 // TransactionEventType is the webhook type a transaction of type txType
 // (INCOMING or OUTGOING) entering status records, or "" for none (a
 // CREATED transaction; statuses the reference has no type for). The
