@@ -66,6 +66,13 @@ func testBalanceEvents(f *recFixture) {
 	assert.Equal(t, [2]int64{380, 500}, [2]int64{got[1].Balance, got[1].TotalBalance}, "held")
 	assert.Equal(t, [2]int64{380, 380}, [2]int64{got[2].Balance, got[2].TotalBalance}, "paid out")
 
+	// A call whose records fail their precondition writes no entry and
+	// so no event.
+	_, err := f.s.PostWith(f.ctx, holdFor("Transaction:erin-missing", erin, 10),
+		ports.Records{QuoteChanges: []ports.QuoteStatusChange{f.execute("Quote:erin-missing")}})
+	require.ErrorIs(t, err, ports.ErrPrecondition)
+	require.Len(t, f.balanceEvents(erin), 3, "a rolled-back call records no balance event")
+
 	// Concurrent posts: at most one event each (fewer when they share a
 	// batch), the last balance among them.
 	var wg sync.WaitGroup
