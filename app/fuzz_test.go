@@ -231,7 +231,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	}
 	e.ids["invitationCode"] = inv.Code
 	// A webhook event of the first platform (its quote's transaction).
-	evs, _, err := be.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: platformID}, ports.Page{Limit: 1})
+	evs, _, err := be.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: platformID, Type: "OUTGOING_PAYMENT.PENDING"},
+		ports.Page{Limit: 1})
 	if err != nil || len(evs) == 0 {
 		e.t.Fatalf("fixture webhook event: %v (%d)", err, len(evs))
 	}
