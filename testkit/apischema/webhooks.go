@@ -3,12 +3,9 @@ package apischema
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/orderedmap"
@@ -113,29 +110,10 @@ func (c *Checker) CheckWebhook(body []byte) []string {
 	if !ok {
 		return []string{fmt.Sprintf("webhook type %q is in no webhook of the reference", env.Type)}
 	}
-	valid, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(w.schema, referenceBody(body))
-	if valid {
-		return nil
-	}
-	var out []string
 	specStatus := SpecStatuses[env.Data.Status] != ""
-	for _, e := range errs {
-		for _, f := range e.SchemaValidationErrors {
-			if specStatus && strings.HasSuffix(f.FieldPath, "data.status") {
-				continue
-			}
-			out = append(out, fmt.Sprintf("webhook %s (%s): at %s: %s", env.Type, w.name, f.FieldPath, f.Reason))
-		}
-		if len(e.SchemaValidationErrors) == 0 {
-			out = append(out, fmt.Sprintf("webhook %s (%s): %s: %s", env.Type, w.name, e.Message, e.Reason))
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	sort.Strings(out)
-	out = slices.Compact(out)
-	return append(out, "    body: "+truncate(string(body), 600))
+	return validateBody(fmt.Sprintf("webhook %s (%s)", env.Type, w.name), w.schema, body, func(path string) bool {
+		return specStatus && strings.HasSuffix(path, "data.status")
+	})
 }
 
 // VerifyWebhook fails t when a webhook body does not match the reference's
