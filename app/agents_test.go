@@ -52,6 +52,9 @@ func newAgentWorld(t *testing.T, backend string) *agentWorld {
 	return w
 }
 
+// externalBody is the request body of an external account of customerID
+// (none: the platform's, or the agent's customer on /agents/me) whose
+// primary identifier ends in suffix.
 func externalBody(customerID, typ, suffix string) string {
 	body := map[string]any{"currency": externalfixture.Currency[typ], "accountInfo": externalfixture.InfoJSON(externalfixture.Info(typ, suffix))}
 	if customerID != "" {

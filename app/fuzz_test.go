@@ -182,14 +182,7 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	}
 	fund := "/sandbox/internal-accounts/" + acct + "/fund"
 	e.create("POST", fund, `{"amount":100000000}`)
-	extBody := func(customerID, typ, suffix string) string {
-		body := map[string]any{"currency": externalfixture.Currency[typ], "accountInfo": externalfixture.InfoJSON(externalfixture.Info(typ, suffix))}
-		if customerID != "" {
-			body["customerId"] = customerID
-		}
-		b, _ := json.Marshal(body)
-		return string(b)
-	}
+	extBody := externalBody
 	ext := e.create("POST", "/customers/external-accounts", extBody(cust, "USD_ACCOUNT", externalfixture.DefaultSuffix))
 	quoteBody := fmt.Sprintf(`{"source":{"sourceType":"ACCOUNT","accountId":%q},"destination":{"destinationType":"ACCOUNT","accountId":%q},`+
 		`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":10000,"description":"fuzz"}`, acct, ext)
@@ -238,7 +231,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	}
 	e.ids["invitationCode"] = inv.Code
 	// A webhook event of the first platform (its quote's transaction).
-	evs, _, err := be.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: platformID}, ports.Page{Limit: 1})
+	evs, _, err := be.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: platformID, Type: "OUTGOING_PAYMENT.PENDING"},
+		ports.Page{Limit: 1})
 	if err != nil || len(evs) == 0 {
 		e.t.Fatalf("fixture webhook event: %v (%d)", err, len(evs))
 	}

@@ -50,6 +50,22 @@ func (h *hookReceiver) received() ([]events.Envelope, [][]byte, []string) {
 	return out, append([][]byte(nil), h.bodies...), append([]string(nil), h.sigs...)
 }
 
+// hookedAPI serves env's API and a webhook receiver, set as the
+// platform's endpoint (at hooksURL).
+func hookedAPI(t *testing.T, env *apiEnv) (a apiTarget, recv *hookReceiver, hooksURL string) {
+	t.Helper()
+	srv := httptest.NewServer(env.handler)
+	t.Cleanup(srv.Close)
+	a = apiTarget{bases: []string{srv.URL}, auth: env.auth}
+	recv = &hookReceiver{}
+	hooks := httptest.NewServer(recv)
+	t.Cleanup(hooks.Close)
+	hooksURL = hooks.URL + "/in"
+	r := a.do(t, 0, "PATCH", "/config", fmt.Sprintf(`{"webhookEndpoint":%q}`, hooksURL))
+	require.Equal(t, 200, r.status, "%s", r.body)
+	return a, recv, hooksURL
+}
+
 // A transfer-out's events reach the platform's endpoint through the
 // service's own runners, signed with the published key, in order, each
 // with the transaction as it then was; the new endpoint gets a TEST.
@@ -57,15 +73,7 @@ func TestWebhooksDeliveredSignedInOrder(t *testing.T) {
 	for _, backend := range []string{"memory", "postgres+redis"} {
 		t.Run(backend, func(t *testing.T) {
 			env := newAPIEnvWith(t, backend, func(c *Config) { c.SettlementDelay = 0 })
-			srv := httptest.NewServer(env.handler)
-			t.Cleanup(srv.Close)
-			a := apiTarget{bases: []string{srv.URL}, auth: env.auth}
-			recv := &hookReceiver{}
-			hooks := httptest.NewServer(recv)
-			t.Cleanup(hooks.Close)
-
-			r := a.do(t, 0, "PATCH", "/config", fmt.Sprintf(`{"webhookEndpoint":%q}`, hooks.URL+"/in"))
-			require.Equal(t, 200, r.status, "%s", r.body)
+			a, recv, hooksURL := hookedAPI(t, env)
 			p := newPayer(t, a, "hooks@example.com")
 			a.created(t, "POST", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":10000}`)
 			tx := a.created(t, "POST", "/transfer-out",
@@ -135,7 +143,7 @@ func TestWebhooksDeliveredSignedInOrder(t *testing.T) {
 			attempts := one["attemptsList"].([]any)
 			require.Len(t, attempts, 1)
 			assert.Equal(t, float64(200), attempts[0].(map[string]any)["statusCode"])
-			r = a.do(t, 0, "GET", "/webhooks/events?status=NOPE", "")
+			r := a.do(t, 0, "GET", "/webhooks/events?status=NOPE", "")
 			assert.Equal(t, 400, r.status, "an unknown status names the field: %s", r.body)
 			assert.Contains(t, string(r.body), `"field":"status"`)
 
@@ -153,7 +161,7 @@ func TestWebhooksDeliveredSignedInOrder(t *testing.T) {
 			recv.mu.Unlock()
 			test := a.do(t, 0, "POST", "/sandbox/webhooks/test", "").json(t)
 			assert.Equal(t, float64(503), test["response_status"])
-			assert.Equal(t, hooks.URL+"/in", test["url"])
+			assert.Equal(t, hooksURL, test["url"])
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -104,16 +105,22 @@ type EventRepo interface {
 	Requeue(ctx context.Context, platformID, id string, runAt time.Time) error
 }
 
+// BalanceUpdated is the webhook type of an internal account's balance
+// change. The ledger stores record it themselves, in the group commit
+// that moves the money: one per customer or platform internal account
+// (an InternalAccounts row: never a system account) whose balance or
+// total balance a batch changed, with the account as it is at the end of
+// the batch (InternalAccountBalance), so a burst of postings on one
+// account costs one event per batch.
+const BalanceUpdated = "INTERNAL_ACCOUNT.BALANCE_UPDATED"
+
 // TransactionEventType is the webhook type a transaction of type txType
 // (INCOMING or OUTGOING) entering status records, or "" for none (a
 // CREATED transaction; statuses the reference has no type for). The
-// PostgreSQL store's trigger (migrations/0020_events_delivery.sql) has
+// PostgreSQL store's trigger (migrations/0028_refund_events.sql) has
 // the same table; the store contract checks both.
 func TransactionEventType(txType, status string) string {
-	prefix := "OUTGOING_PAYMENT."
-	if txType == "INCOMING" {
-		prefix = "INCOMING_PAYMENT."
-	}
+	prefix := transactionEventPrefix(txType)
 	switch status {
 	case "PENDING", "COMPLETED", "FAILED":
 		return prefix + status
@@ -127,6 +134,49 @@ func TransactionEventType(txType, status string) string {
 		}
 	}
 	return ""
+}
+
+// TransactionRefundEventType is the webhook type a transaction's refund
+// entering refundStatus (Refund.Status: PENDING, COMPLETED, FAILED)
+// records, or "" for none: the reference keeps a refund's progress in
+// refund.status, not in the transaction's status.
+func TransactionRefundEventType(txType, refundStatus string) string {
+	switch refundStatus {
+	case "PENDING", "COMPLETED", "FAILED":
+		return transactionEventPrefix(txType) + "REFUND_" + refundStatus
+	}
+	return ""
+}
+
+func transactionEventPrefix(txType string) string {
+	if txType == "INCOMING" {
+		return "INCOMING_PAYMENT."
+	}
+	return "OUTGOING_PAYMENT."
+}
+
+// TransactionEventTypes are the webhook types, in order, that a
+// transaction of type txType records when its status moves from
+// prevStatus to status and its refund's status from prevRefund to refund
+// (prevStatus and prevRefund "" for a new transaction; refund "" for
+// none): the status's type when the status changed, then the refund's
+// when the refund's status changed, unless it is the same type (a
+// REFUNDED transaction whose refund COMPLETED records one
+// REFUND_COMPLETED). Both stores record them; the second one a
+// microsecond after the first, so the two keep their order.
+func TransactionEventTypes(txType, prevStatus, status, prevRefund, refund string) []string {
+	var out []string
+	if status != prevStatus {
+		if typ := TransactionEventType(txType, status); typ != "" {
+			out = append(out, typ)
+		}
+	}
+	if refund != prevRefund {
+		if typ := TransactionRefundEventType(txType, refund); typ != "" && !slices.Contains(out, typ) {
+			out = append(out, typ)
+		}
+	}
+	return out
 }
 
 // NewEvent is the event id of a change of type typ to the resource

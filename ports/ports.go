@@ -384,6 +384,23 @@ type InternalAccount struct {
 	UpdatedAt      time.Time
 }
 
+// InternalAccountBalance is an internal account with its ledger
+// balances, in minor units of its currency: what GET returns of it, and
+// the data of its INTERNAL_ACCOUNT.* events (core/accounts.Account).
+type InternalAccountBalance struct {
+	InternalAccount
+	// Balance is what the account may spend: posted credits minus posted
+	// and held debits.
+	Balance int64
+	// TotalBalance includes pending and held funds.
+	TotalBalance int64
+}
+
+// WithBalance is a with the balances of its ledger account la.
+func WithBalance(a InternalAccount, la ledger.Account) InternalAccountBalance {
+	return InternalAccountBalance{InternalAccount: a, Balance: la.Available(), TotalBalance: la.Total()}
+}
+
 type InternalAccountFilter struct {
 	PlatformID string // always set by core
 	// CustomerID filters to one customer's accounts. PlatformOnly selects the

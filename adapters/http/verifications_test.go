@@ -213,7 +213,7 @@ func TestOnboardingStory(t *testing.T) {
 	}
 	assert.Contains(t, types, "CUSTOMER.KYB_APPROVED")
 	assert.Contains(t, types, "VERIFICATION.RESOLVE_ERRORS")
-	assert.Contains(t, types, "VERIFICATION.READY_FOR_VERIFICATION")
+	assert.NotContains(t, types, "VERIFICATION.READY_FOR_VERIFICATION", "no reference webhook carries it")
 	assert.Contains(t, types, "VERIFICATION.APPROVED")
 	assert.NotContains(t, types, "BENEFICIAL_OWNER.KYC_APPROVED", "no reference webhook type")
 

@@ -90,9 +90,15 @@ func (l *Ledger) Post(ctx context.Context, e ledger.Entry) (ledger.JournalEntry,
 		return ledger.JournalEntry{}, fmt.Errorf("memory ledger: post %s: %w", e.ID, err)
 	}
 	e = e.Clone()
+	now := l.clock.Now().UTC()
+	changed := map[string]ledger.Account{}
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.postLocked(e, l.clock.Now().UTC())
+	je, err := l.postLocked(e, now, changed)
+	l.mu.Unlock()
+	if err != nil {
+		return je, err
+	}
+	return je, l.recordBalances(context.WithoutCancel(ctx), changed, now)
 }
 
 // PostWith is Post that also writes recs when it records e (see
@@ -272,7 +278,10 @@ func (l *Ledger) attach(s *Store) {
 }
 
 // postLocked applies e at time now; l.mu must be held and e owned by l.
-func (l *Ledger) postLocked(e ledger.Entry, now time.Time) (ledger.JournalEntry, error) {
+// changed receives the internal accounts whose balance or total balance
+// it moved, as they now are.
+func (l *Ledger) postLocked(e ledger.Entry, now time.Time, changed map[string]ledger.Account) (ledger.JournalEntry, error) {
+	before := l.balanceBefore(e)
 	rec, err := l.book.Apply(e, now)
 	if err != nil {
 		switch ledger.CodeOf(err) {
@@ -286,6 +295,7 @@ func (l *Ledger) postLocked(e ledger.Entry, now time.Time) (ledger.JournalEntry,
 	// The memory store has nothing to flush; keep the Book's change set from
 	// growing.
 	l.book.Changes()
+	l.balanceChanged(before, changed)
 	je := ledger.JournalEntry{Entry: rec, Seq: int64(len(l.journal) + 1), PostedAt: now}
 	l.chainLocked(&je)
 	l.byID[rec.ID] = len(l.journal)
@@ -349,6 +359,17 @@ func (l *Ledger) ExpireDue(ctx context.Context, now time.Time, limit int) (int, 
 		return 0, nil
 	}
 	now = now.UTC()
+	changed := map[string]ledger.Account{}
+	n, err := l.expireDueLocked(now, limit, changed)
+	if rerr := l.recordBalances(context.WithoutCancel(ctx), changed, now); err == nil {
+		err = rerr
+	}
+	return n, err
+}
+
+// expireDueLocked is ExpireDue under l.mu; changed collects the internal
+// accounts whose balance moved.
+func (l *Ledger) expireDueLocked(now time.Time, limit int, changed map[string]ledger.Account) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	due := l.book.Due(now)
@@ -357,7 +378,7 @@ func (l *Ledger) ExpireDue(ctx context.Context, now time.Time, limit int) (int, 
 	}
 	n := 0
 	for _, p := range due {
-		if _, err := l.postLocked(ledger.ExpiryEntry(p), now); err != nil {
+		if _, err := l.postLocked(ledger.ExpiryEntry(p), now, changed); err != nil {
 			return n, fmt.Errorf("memory ledger: expire %s: %w", p.ID, err)
 		}
 		n++

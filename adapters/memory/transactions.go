@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -31,22 +32,37 @@ func (r storeTxns) Create(ctx context.Context, t ports.Transaction) error {
 	}
 	r.tx.w.state.txns[t.ID] = storeCopyTxn(t)
 	done()
-	return r.recordEvent(ctx, t, "")
+	return r.recordEvent(ctx, t, ports.Transaction{})
 }
 
-// recordEvent records the event of t entering its status from prev, as
-// the PostgreSQL store's trigger does (ports.TransactionEventType).
-func (r storeTxns) recordEvent(ctx context.Context, t ports.Transaction, prev string) error {
-	typ := ports.TransactionEventType(t.Type, t.Status)
-	if typ == "" || t.Status == prev {
+// recordEvent records the events of t entering its status and its
+// refund's status from prev's (the zero Transaction for a new one), as
+// the PostgreSQL store's trigger does (ports.TransactionEventTypes).
+func (r storeTxns) recordEvent(ctx context.Context, t ports.Transaction, prev ports.Transaction) error {
+	types := ports.TransactionEventTypes(t.Type, prev.Status, t.Status, refundStatus(prev), refundStatus(t))
+	if len(types) == 0 {
 		return nil
 	}
 	data, err := json.Marshal(storeCopyTxn(t))
 	if err != nil {
 		return fmt.Errorf("event of %s: %w", t.ID, err)
 	}
-	return r.tx.Events().Append(ctx, ports.Event{ID: "Webhook:" + uuid.NewString(), PlatformID: t.PlatformID, Type: typ,
-		ResourceID: t.ID, Resource: data, CreatedAt: t.UpdatedAt})
+	for i, typ := range types {
+		e := ports.Event{ID: "Webhook:" + uuid.NewString(), PlatformID: t.PlatformID, Type: typ,
+			ResourceID: t.ID, Resource: data, CreatedAt: t.UpdatedAt.Add(time.Duration(i) * time.Microsecond)}
+		if err := r.tx.Events().Append(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refundStatus is t's refund's status, or "" without one.
+func refundStatus(t ports.Transaction) string {
+	if t.Details.Refund == nil {
+		return ""
+	}
+	return t.Details.Refund.Status
 }
 
 func (r storeTxns) get(platformID, id string) (ports.Transaction, error) {
@@ -90,7 +106,7 @@ func (r storeTxns) Update(ctx context.Context, t ports.Transaction) error {
 	}
 	r.tx.w.state.txns[t.ID] = storeCopyTxn(t)
 	done()
-	return r.recordEvent(ctx, t, old.Status)
+	return r.recordEvent(ctx, t, old)
 }
 
 // List sorts the matching rows by (CreatedAt, ID) in f's direction and

@@ -67,6 +67,10 @@ type storeEventAttemptRow struct {
 const (
 	storeEventPortData = "port"
 	storeEventTxnRow   = "transactions"
+	// storeEventBalanceData is an internal_accounts row (to_jsonb) with
+	// "balance" and "total_balance": a balance event the ledger's batch
+	// recorded, read back as ports.InternalAccountBalance.
+	storeEventBalanceData = "internal_account_balance"
 )
 
 // storeEventTxnRow is a transaction event's row snapshot read back as a
@@ -83,8 +87,15 @@ func storeEventsToPort(ctx context.Context, db bun.IDB, rows []storeEventRow) ([
 	var snap []string
 	for i, r := range rows {
 		out[i] = r.toPort()
-		if r.DataFormat == storeEventTxnRow {
+		switch r.DataFormat {
+		case storeEventTxnRow:
 			snap = append(snap, r.ID)
+		case storeEventBalanceData:
+			b, err := storeBalanceToPort(r.Data)
+			if err != nil {
+				return nil, fmt.Errorf("balance snapshot of %s: %w", r.ID, err)
+			}
+			out[i].Resource = b
 		}
 	}
 	if len(snap) == 0 {
@@ -111,6 +122,21 @@ func storeEventsToPort(ctx context.Context, db bun.IDB, rows []storeEventRow) ([
 		}
 	}
 	return out, nil
+}
+
+// storeBalanceToPort turns a balance event's data (storeEventBalanceData)
+// into the JSON of its ports.InternalAccountBalance.
+func storeBalanceToPort(data []byte) ([]byte, error) {
+	var snap struct {
+		storeAccountRow
+		Balance      int64 `json:"balance"`
+		TotalBalance int64 `json:"total_balance"`
+	}
+	if err := json.Unmarshal(data, &snap); err != nil {
+		return nil, err
+	}
+	return json.Marshal(ports.InternalAccountBalance{InternalAccount: snap.toPort(), Balance: snap.Balance,
+		TotalBalance: snap.TotalBalance})
 }
 
 type storeEvents struct{ tx *storeTx }

@@ -160,6 +160,11 @@ type batchWrites struct {
 	deltas   []ledger.Counters
 	postings []posting
 
+	// The internal accounts whose balance or total balance the batch
+	// changed, with both at its end (their balance events).
+	balanceIDs            []string
+	balances, totalAmount []int64
+
 	// accepted are the entries as the Book recorded them, and entryHash
 	// and entryPrev their hashes once chained.
 	accepted             []ledger.Entry
@@ -233,6 +238,10 @@ func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[stri
 		w.deltas = append(w.deltas, d)
 		if b.Flags == 0 {
 			w.unlocked = append(w.unlocked, a.ID)
+		}
+		if a.Kind == ledger.KindInternal && (a.Available() != b.Available() || a.Total() != b.Total()) {
+			w.balanceIDs = append(w.balanceIDs, a.ID)
+			w.balances, w.totalAmount = append(w.balances, a.Available()), append(w.totalAmount, a.Total())
 		}
 	}
 	running := map[string]ledger.Counters{}
@@ -347,6 +356,32 @@ WHERE CASE WHEN c.updated = ? AND c.posted = ? THEN true
 		pgdialect.Array(a0), pgdialect.Array(a1), pgdialect.Array(a2), pgdialect.Array(a3),
 		n, m, n, m)
 	return gen.AppendQuery(b, q.String(), args...)
+}
+
+// appendBalanceEvents appends the statement that records the batch's
+// INTERNAL_ACCOUNT.BALANCE_UPDATED events (ports.BalanceUpdated): one per
+// changed internal account that is an internal_accounts row (system
+// accounts have none), its data the row and its balances at the end of
+// the batch (data_format storeEventBalanceData), with the delivery jobs
+// of the platforms that have a webhook endpoint.
+func (w *batchWrites) appendBalanceEvents(gen schema.QueryGen, b []byte) []byte {
+	if len(w.balanceIDs) == 0 {
+		return b
+	}
+	b = gen.AppendQuery(b, `WITH ev AS (
+	INSERT INTO events (id, platform_id, type, resource_id, data, data_format, created_at, status)
+	SELECT 'Webhook:' || gen_random_uuid(), ia.platform_id, ?, ia.id,
+		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), ?, ?::timestamptz, 'PENDING'
+	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
+	JOIN internal_accounts AS ia ON ia.id = x.id
+	ORDER BY x.id
+	RETURNING id, platform_id, created_at)
+INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
+SELECT 'Job:' || ev.id, ?, ev.id, convert_to(ev.platform_id || chr(10) || ev.id, 'UTF8'), ev.created_at, 0, ''
+FROM ev JOIN platforms AS p ON p.id = ev.platform_id AND p.webhook_endpoint <> ''
+ON CONFLICT DO NOTHING`, ports.BalanceUpdated, storeEventBalanceData, w.now,
+		pgdialect.Array(w.balanceIDs), pgdialect.Array(w.balances), pgdialect.Array(w.totalAmount), ports.EventDeliveryJob)
+	return append(b, ";\n"...)
 }
 
 // appendHolds appends the CTEs that insert the batch's new holds and

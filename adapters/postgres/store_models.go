@@ -256,15 +256,17 @@ func (r storeCustomerRow) toPort() ports.Customer {
 type storeAccountRow struct {
 	bun.BaseModel `bun:"table:internal_accounts"`
 
-	ID             string    `bun:"id,pk"`
-	PlatformID     string    `bun:"platform_id"`
-	CustomerID     string    `bun:"customer_id"`
-	Type           string    `bun:"type"`
-	Status         string    `bun:"status"`
-	Currency       string    `bun:"currency"`
-	PrivateEnabled bool      `bun:"private_enabled"`
-	CreatedAt      time.Time `bun:"created_at"`
-	UpdatedAt      time.Time `bun:"updated_at"`
+	// The json names are the columns' (a balance event's snapshot is
+	// to_jsonb of the row).
+	ID             string    `bun:"id,pk" json:"id"`
+	PlatformID     string    `bun:"platform_id" json:"platform_id"`
+	CustomerID     string    `bun:"customer_id" json:"customer_id"`
+	Type           string    `bun:"type" json:"type"`
+	Status         string    `bun:"status" json:"status"`
+	Currency       string    `bun:"currency" json:"currency"`
+	PrivateEnabled bool      `bun:"private_enabled" json:"private_enabled"`
+	CreatedAt      time.Time `bun:"created_at" json:"created_at"`
+	UpdatedAt      time.Time `bun:"updated_at" json:"updated_at"`
 }
 
 func storeAccountToRow(a ports.InternalAccount) storeAccountRow {

@@ -93,14 +93,7 @@ const (
 
 // Account is an internal account with its ledger balances, in minor units
 // of its currency.
-type Account struct {
-	ports.InternalAccount
-	// Balance is what the account may spend: posted credits minus posted
-	// and held debits.
-	Balance int64
-	// TotalBalance includes pending and held funds.
-	TotalBalance int64
-}
+type Account = ports.InternalAccountBalance
 
 // Filter narrows the customer account list. Zero values do not filter.
 type Filter struct {
@@ -241,7 +234,7 @@ func (s *Service) withBalances(ctx context.Context, rows []ports.InternalAccount
 		if !ok {
 			return nil, fmt.Errorf("internal account %s has no ledger account", a.ID)
 		}
-		out[i] = Account{InternalAccount: a, Balance: las[j].Available(), TotalBalance: las[j].Total()}
+		out[i] = ports.WithBalance(a, las[j])
 	}
 	return out, nil
 }

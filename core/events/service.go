@@ -10,8 +10,10 @@ import (
 	"github.com/corridorpay/corridor/ports"
 )
 
-// Types are the webhook types the outbox records (the reference's, less
-// the out-of-scope card and bulk ones).
+// Types are the webhook types the outbox records: the reference's
+// webhooks' (testkit/apischema checks each has one), less the
+// out-of-scope card and bulk ones and INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED
+// (funding instructions never change here).
 var Types = []string{
 	"OUTGOING_PAYMENT.PENDING", "OUTGOING_PAYMENT.PENDING_AUTHORIZATION", "OUTGOING_PAYMENT.PROCESSING",
 	"OUTGOING_PAYMENT.COMPLETED", "OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.EXPIRED",
@@ -21,7 +23,7 @@ var Types = []string{
 	"CUSTOMER.KYC_APPROVED", "CUSTOMER.KYC_REJECTED", "CUSTOMER.KYC_PENDING",
 	"CUSTOMER.KYB_APPROVED", "CUSTOMER.KYB_REJECTED", "CUSTOMER.KYB_PENDING",
 	"VERIFICATION.APPROVED", "VERIFICATION.REJECTED", "VERIFICATION.RESOLVE_ERRORS", "VERIFICATION.IN_PROGRESS",
-	"VERIFICATION.PENDING_MANUAL_REVIEW", "VERIFICATION.READY_FOR_VERIFICATION",
+	"VERIFICATION.PENDING_MANUAL_REVIEW",
 	"INTERNAL_ACCOUNT.BALANCE_UPDATED", "INTERNAL_ACCOUNT.STATUS_UPDATED", "EXTERNAL_ACCOUNT.STATUS_UPDATED",
 	"INVITATION.CLAIMED", "AGENT_ACTION.PENDING_APPROVAL", TypeTest,
 }

@@ -229,7 +229,9 @@ func (s *Service) setOwnerStatus(ctx context.Context, tx kycTx, o ports.Benefici
 }
 
 // saveVerification writes v (created when new) and records a
-// VERIFICATION.* event when its status changed.
+// VERIFICATION.* event when its status changed to one the reference's
+// verification webhook carries (not READY_FOR_VERIFICATION: its
+// WebhookType lists it, but no webhook sends it).
 func (s *Service) saveVerification(ctx context.Context, tx kycTx, v ports.Verification, exists bool, prev string, now time.Time) error {
 	write := tx.Verifications().Update
 	if !exists {
@@ -238,7 +240,7 @@ func (s *Service) saveVerification(ctx context.Context, tx kycTx, v ports.Verifi
 	if err := write(ctx, v); err != nil {
 		return fmt.Errorf("save verification %s: %w", v.ID, err)
 	}
-	if v.Status == prev {
+	if v.Status == prev || v.Status == VerificationReady {
 		return nil
 	}
 	return s.event(ctx, tx, v.PlatformID, "VERIFICATION."+v.Status, v.ID, v, now)

@@ -92,6 +92,9 @@ type Checker struct {
 	// schemas are the reference's component schemas, for bodies no
 	// operation answers with (webhooks: CheckComponent).
 	schemas *orderedmap.Map[string, *base.SchemaProxy]
+	// webhooks maps each webhook type to the schema of the reference's
+	// webhook whose type enum lists it (webhooks.go).
+	webhooks map[string]webhook
 }
 
 // Load returns the process's checker, built once (parsing the reference
@@ -129,7 +132,12 @@ func Load() (*Checker, error) {
 			return
 		}
 		u.Path = strings.TrimSuffix(u.Path, "/")
-		shared = &Checker{v: v, server: u, operations: map[string]bool{}}
+		hooks, err := webhookSchemas(model.Model.Webhooks)
+		if err != nil {
+			loadError = fmt.Errorf("apischema: webhooks: %w", err)
+			return
+		}
+		shared = &Checker{v: v, server: u, operations: map[string]bool{}, webhooks: hooks}
 		if model.Model.Components != nil {
 			shared.schemas = model.Model.Components.Schemas
 		}
@@ -254,19 +262,33 @@ func (c *Checker) CheckComponent(name string, body []byte) []string {
 	if schema == nil {
 		return []string{fmt.Sprintf("component schema %s: %v", name, proxy.GetBuildError())}
 	}
+	return validateBody(name, schema, body, nil)
+}
+
+// validateBody validates body (with the reference's field names) against
+// schema and returns its violations, each a line led by label, less those
+// at a field path allowed accepts (nil: none); nil when it conforms.
+func validateBody(label string, schema *base.Schema, body []byte, allowed func(fieldPath string) bool) []string {
 	ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(schema, referenceBody(body))
 	if ok {
 		return nil
 	}
 	var out []string
 	for _, e := range errs {
-		line := fmt.Sprintf("%s: %s: %s", name, e.Message, e.Reason)
 		for _, f := range e.SchemaValidationErrors {
-			line += fmt.Sprintf("\n    at %s: %s", f.FieldPath, f.Reason)
+			if allowed == nil || !allowed(f.FieldPath) {
+				out = append(out, fmt.Sprintf("%s: at %s: %s", label, f.FieldPath, f.Reason))
+			}
 		}
-		out = append(out, line)
+		if len(e.SchemaValidationErrors) == 0 {
+			out = append(out, fmt.Sprintf("%s: %s: %s", label, e.Message, e.Reason))
+		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	sort.Strings(out)
+	out = slices.Compact(out)
 	return append(out, "    body: "+truncate(string(body), 600))
 }
 

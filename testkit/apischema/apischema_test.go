@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/testkit/apischema"
 )
 
@@ -49,4 +50,26 @@ func TestCheckComponent(t *testing.T) {
 		`"timestamp":"2025-01-01T00:00:00Z","data":{"requestedReceiverCustomerInfoFields":[{"name":"SHOE_SIZE","mandatory":true}]}}`)),
 		"a field name the reference does not know, and no transaction")
 	assert.NotEmpty(t, c.CheckComponent("NoSuchSchema", []byte(`{}`)))
+}
+
+// Every webhook type the service records has a reference webhook, and a
+// body is checked against that webhook's envelope and data.
+func TestWebhookChecks(t *testing.T) {
+	c := checker(t)
+	for _, typ := range events.Types {
+		if typ == "AGENT_ACTION.PENDING_APPROVAL" {
+			continue // recorded by the agents work, with its own data
+		}
+		_, ok := c.HasWebhook(typ)
+		assert.True(t, ok, "%s is in no webhook of the reference", typ)
+	}
+	name, ok := c.HasWebhook("OUTGOING_PAYMENT.COMPLETED")
+	require.True(t, ok)
+	assert.Equal(t, "outgoing-payment", name)
+	assert.Empty(t, c.CheckWebhook([]byte(`{"id":"Webhook:1","type":"TEST","timestamp":"2025-08-15T14:32:00Z"}`)))
+	assert.NotEmpty(t, c.CheckWebhook([]byte(`{"id":"Webhook:1","type":"NO_SUCH.TYPE","timestamp":"2025-08-15T14:32:00Z","data":{}}`)),
+		"a type no webhook lists")
+	assert.NotEmpty(t, c.CheckWebhook([]byte(`{"id":"Webhook:1","type":"OUTGOING_PAYMENT.COMPLETED","timestamp":"2025-08-15T14:32:00Z","data":{"id":5}}`)),
+		"data without the transaction's fields")
+	assert.NotEmpty(t, c.CheckWebhook([]byte(`{"id":"Webhook:1","type":"TEST"}`)), "an envelope without its timestamp")
 }

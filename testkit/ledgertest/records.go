@@ -47,6 +47,7 @@ func RunRecords(t *testing.T, newStores NewStores) {
 		{"RequiredStatusChangeHolds", testRecordsTxnRequiredHolds},
 		{"RequiredStatusChangeFailsTheCall", testRecordsTxnRequiredFails},
 		{"ConcurrentSettleAndCancelOneWins", testRecordsTxnRequiredConcurrent},
+		{"BalanceEvents", testBalanceEvents},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

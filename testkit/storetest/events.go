@@ -253,6 +253,56 @@ func testTransactionEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.ErrorIs(t, err, rollback)
 	assert.Len(t, events(out.ID), 3)
 
+	// A refund's status records its own type, after the status's, in
+	// the same change or alone (ports.TransactionEventTypes); a REFUNDED
+	// transaction whose refund completed records one REFUND_COMPLETED.
+	typesOf := func(id string) []string {
+		var out []string
+		for _, e := range events(id) {
+			out = append(out, e.Type)
+		}
+		return out
+	}
+	failed := fullTransaction(p.ID, c.ID, at(7))
+	failed.Status, failed.SettledAt, failed.UpdatedAt = "PROCESSING", nil, at(7)
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Transactions().Create(ctx, failed) })
+	failed.Details.Refund = &ports.Refund{Reference: "R-1", InitiatedAt: at(8), Status: "PENDING", Reason: "TRANSACTION_FAILED"}
+	move(&failed, "FAILED", at(8))
+	refunded := *failed.Details.Refund
+	refunded.Status, refunded.SettledAt = "COMPLETED", ptrTime(at(9))
+	failed.Details.Refund = &refunded
+	move(&failed, "FAILED", at(9))
+	assert.Equal(t, []string{"OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING",
+		"OUTGOING_PAYMENT.REFUND_COMPLETED"}, typesOf(failed.ID))
+	evs := events(failed.ID)
+	assert.Equal(t, norm(at(8)).Add(time.Microsecond), evs[2].CreatedAt, "the refund's event a microsecond after the status's")
+	var snap2 ports.Transaction
+	require.NoError(t, json.Unmarshal(evs[3].Resource, &snap2))
+	require.NotNil(t, snap2.Details.Refund)
+	assert.Equal(t, "COMPLETED", snap2.Details.Refund.Status, "the transaction as it was, refund included")
+	cancelled := transaction(p.ID, c.ID, "OUTGOING", at(10))
+	cancelled.Status = "PROCESSING"
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Transactions().Create(ctx, cancelled) })
+	cancelled.Details.Refund = &ports.Refund{Reference: "R-2", InitiatedAt: at(11), SettledAt: ptrTime(at(11)), Status: "COMPLETED"}
+	move(&cancelled, "REFUNDED", at(11))
+	unreturned := transaction(p.ID, c.ID, "OUTGOING", at(12))
+	unreturned.Status = "PROCESSING"
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Transactions().Create(ctx, unreturned) })
+	unreturned.Details.Refund = &ports.Refund{Reference: "R-3", InitiatedAt: at(13), Status: "FAILED"}
+	move(&unreturned, "FAILED", at(13))
+	assert.Equal(t, []string{"OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.REFUND_COMPLETED"}, typesOf(cancelled.ID))
+	assert.Equal(t, []string{"OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_FAILED"},
+		typesOf(unreturned.ID))
+	for _, st := range []string{"PENDING", "COMPLETED", "FAILED"} {
+		for _, typ := range []string{"INCOMING", "OUTGOING"} {
+			tr := transaction(p.ID, c.ID, typ, at(14))
+			tr.Status = "CREATED"
+			tr.Details.Refund = &ports.Refund{Reference: "R", InitiatedAt: at(14), Status: st}
+			inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Transactions().Create(ctx, tr) })
+			assert.Equal(t, []string{ports.TransactionRefundEventType(typ, st)}, typesOf(tr.ID), "%s refund %s", typ, st)
+		}
+	}
+
 	// Every status's type, as the store records it, is the ports table's.
 	for _, typ := range []string{"INCOMING", "OUTGOING"} {
 		for _, st := range []string{"PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"} {
