@@ -8,6 +8,7 @@ import (
 	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/transfers"
+	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -87,16 +88,24 @@ func (s *Service) execute(ctx context.Context, act ports.AgentAction) (ports.Age
 // run executes act (approved): its transaction id.
 func (s *Service) run(ctx context.Context, act ports.AgentAction) (string, error) {
 	key := "agent-action|" + act.ID
+	release, err := s.heldBy(ctx, act.ID)
+	if err != nil {
+		return "", err
+	}
 	switch act.Type {
 	case agents.ActionExecuteQuote:
 		if act.QuoteID == "" {
 			return "", errNoQuote
 		}
-		return s.runQuote(act.PlatformID, act.QuoteID, "")(ctx, act.ID, holdID(act.ID))
+		if release == "" {
+			q, err := s.quotes.ExecuteAuthorized(ctx, act.PlatformID, act.QuoteID, "")
+			return q.TransactionID, err
+		}
+		return s.runQuote(act.PlatformID, act.QuoteID, "")(ctx, act.ID, release)
 	case agents.ActionTransferOut:
 		t, err := s.transfers.TransferOut(ctx, act.PlatformID, transfers.OutRequest{
 			SourceAccountID: act.SourceAccountID, DestinationAccountID: act.DestinationAccountID, Amount: act.Amount,
-			IdempotencyKey: key, AgentID: act.AgentID, ReleaseHold: holdID(act.ID)})
+			IdempotencyKey: key, AgentID: act.AgentID, ReleaseHold: release})
 		return t.ID, err
 	case agents.ActionTransferIn:
 		t, err := s.transfers.TransferIn(ctx, act.PlatformID, transfers.InRequest{
@@ -105,6 +114,21 @@ func (s *Service) run(ctx context.Context, act ports.AgentAction) (string, error
 		return t.ID, err
 	}
 	return "", fmt.Errorf("agent action %s: unknown type %q", act.ID, act.Type)
+}
+
+// heldBy is the agent hold an action's execution voids: its id when the
+// hold was placed (still open, or voided by an earlier run of the same
+// execution, whose entry a re-run must repeat exactly), "" for an action
+// that holds nothing (a transfer-in).
+func (s *Service) heldBy(ctx context.Context, actionID string) (string, error) {
+	_, err := s.ledger.Pending(ctx, holdID(actionID))
+	switch {
+	case err == nil:
+		return holdID(actionID), nil
+	case errors.Is(err, ports.ErrNotFound), errors.Is(err, ledger.ErrPendingNotFound):
+		return "", nil
+	}
+	return "", fmt.Errorf("agent action %s: hold: %w", actionID, err)
 }
 
 // executedTransaction is the transaction of an action whose execution
