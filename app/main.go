@@ -57,6 +57,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return ledgerCmd(ctx, cfg, log, args, stdout, stderr)
 	case "wallet":
 		return walletCmd(args, stdout, stderr)
+	case "agent":
+		return agentCmd(ctx, args, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -71,7 +73,9 @@ const usage = `usage:
                                                     provision a platform and print its credential (needs DATABASE_URL)
   corridor ledger trial-balance|balance|statement|export|verify [flags]
                                                     ledger reports (needs DATABASE_URL; corridor ledger help)
-  corridor wallet keygen|open-session|stamp [flags]  the embedded-wallet client (corridor wallet help)`
+  corridor wallet keygen|open-session|stamp [flags]  the embedded-wallet client (corridor wallet help)
+  corridor agent redeem|call|wait [flags]           the agent client: connect with a device code, call /agents/me,
+                                                    wait for an approval (corridor agent help)`
 
 func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if cfg.DatabaseURL == "" {

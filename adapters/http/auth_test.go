@@ -25,7 +25,7 @@ func TestAuthFailures(t *testing.T) {
 		reason string
 	}{
 		{"missing header", "", "missing Authorization header"},
-		{"bearer scheme", "Bearer abc", "Authorization header is not Basic"},
+		{"bearer scheme", "Bearer abc", "an agent access token (Bearer) reaches /agents/me/… only; this operation needs a platform credential (Basic)"},
 		{"scheme only", "Digest", "Authorization header is not Basic"},
 		{"bad base64", "Basic !!!not-base64!!!", "malformed Basic credentials"},
 		{"no colon", basic("justatoken"), "malformed Basic credentials"},
