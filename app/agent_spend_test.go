@@ -153,6 +153,7 @@ func TestAgentQuoteApprovalStory(t *testing.T) {
 				txn := approved["transaction"].(map[string]any)
 				txID := txn["id"].(string)
 				assert.Equal(t, q["transactionId"], txID)
+				assert.Equal(t, s.agentID, txn["agentId"])
 				r = p.do(t, 0, "POST", "/agents/"+s.agentID+"/actions/"+actionID+"/approve", "")
 				assert.Equal(t, 409, r.status, "decided once: %s", r.body)
 
