@@ -246,8 +246,17 @@ func TestAgentQuoteApprovalStory(t *testing.T) {
 				assert.Equal(t, 403, r.status, "%s", r.body)
 				assert.Equal(t, 200, a.do(t, 0, "GET", "/agents/me", "").status)
 			})
+			s.verifyLedger(t)
 		})
 	}
+}
+
+// verifyLedger checks the journal's invariants over everything posted.
+func (s *agentStory) verifyLedger(t *testing.T) {
+	t.Helper()
+	res, err := s.env.be.reports.VerifyJournal(t.Context(), nil)
+	require.NoError(t, err)
+	require.True(t, res.OK(), "ledger verify: %+v", res.Breaks)
 }
 
 // 40 agent transfer-outs at once over HTTP, on PostgreSQL + Redis, whose
@@ -284,4 +293,5 @@ func TestAgentTransferOutsKeepTheDailyLimitOverHTTP(t *testing.T) {
 	assert.EqualValues(t, accepted, u["dailySpend"])
 	assert.EqualValues(t, count, u["dailyTransactionCount"])
 	assert.Equal(t, 100_000-accepted, s.payer.balance(t, s.platform))
+	s.verifyLedger(t)
 }
