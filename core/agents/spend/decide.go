@@ -26,7 +26,7 @@ func (s *Service) Approve(ctx context.Context, act ports.AgentAction) (ports.Age
 	if err := agents.Move(&act, agents.StatusApproved, s.clock.Now().UTC()); err != nil {
 		return ports.AgentAction{}, err
 	}
-	job, err := checkJob(act, act.UpdatedAt.Add(orphanAge))
+	job, err := checkJob(act, act.UpdatedAt.Add(orphanAge), false)
 	if err != nil {
 		return ports.AgentAction{}, err
 	}
@@ -173,8 +173,7 @@ func (s *Service) fail(ctx context.Context, act ports.AgentAction, cause error) 
 func (s *Service) handleCheck(ctx context.Context, _ ports.Job, p checkPayload) error {
 	act, err := s.store.Read().AgentActions().Get(ctx, p.PlatformID, p.ActionID)
 	if errors.Is(err, ports.ErrNotFound) {
-		s.log.WarnContext(ctx, "agent hold without its action given back", "action", p.ActionID)
-		return s.giveBack(ctx, p.ActionID)
+		return s.unrecorded(ctx, p)
 	}
 	if err != nil {
 		return fmt.Errorf("agent check %s: %w", p.ActionID, err)
@@ -200,6 +199,31 @@ func (s *Service) handleCheck(ctx context.Context, _ ports.Job, p checkPayload) 
 		return nil
 	}
 	return s.giveBack(ctx, act.ID)
+}
+
+// unrecorded settles a hold whose action was never recorded (its request
+// died between the hold and the record): an execution that happened (its
+// entry voided the hold) is recorded APPROVED with its transaction;
+// otherwise the hold is voided and the usage given back.
+func (s *Service) unrecorded(ctx context.Context, p checkPayload) error {
+	executed, err := s.release(ctx, p.ActionID)
+	if err != nil {
+		return err
+	}
+	if !executed || p.Action == nil {
+		s.log.WarnContext(ctx, "agent hold without its action given back", "action", p.ActionID)
+		return s.meter.GiveBack(ctx, p.ActionID)
+	}
+	act := *p.Action
+	if act.TransactionID, err = s.executedTransaction(ctx, act); err != nil {
+		return err
+	}
+	if err := agents.Move(&act, agents.StatusApproved, s.clock.Now().UTC()); err != nil {
+		return err
+	}
+	_, err = s.record(ctx, act)
+	s.log.WarnContext(ctx, "executed agent action recorded late", "action", act.ID, "transaction", act.TransactionID)
+	return err
 }
 
 // expire fails a pending quote execution whose quote expired before the
