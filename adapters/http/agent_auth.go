@@ -69,7 +69,7 @@ func (s *server) authenticateAgent(w http.ResponseWriter, r *http.Request, next 
 			return
 		}
 	}
-	p := Principal{PlatformID: a.PlatformID, AgentID: a.ID, CustomerID: a.CustomerID}
+	p := Principal{PlatformID: a.PlatformID, AgentID: a.ID, CustomerID: a.CustomerID, agent: a}
 	next.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
 }
 

@@ -92,13 +92,13 @@ func registerAgentMe(api huma.API, d Deps) {
 	}
 }
 
-// me is the calling agent as stored now, refused with 403 FORBIDDEN when
-// its policy lacks perm (none: any agent).
+// me is the calling agent as authentication read it at the start of this
+// request, refused with 403 FORBIDDEN when its policy lacks perm (none:
+// any agent).
 func (h agentMeAPI) me(ctx context.Context, perm policy.Permission) (ports.Agent, error) {
-	p := principal(ctx)
-	a, err := h.d.Agents.Get(ctx, p.PlatformID, p.AgentID)
-	if err != nil {
-		return ports.Agent{}, err
+	a := principal(ctx).agent
+	if a.ID == "" {
+		return ports.Agent{}, fault.Unauthorized("no agent access token")
 	}
 	if perm == "" {
 		return a, nil

@@ -27,6 +27,9 @@ type Principal struct {
 	// PlatformID. An agent has no token permissions: its policy decides.
 	AgentID    string
 	CustomerID string
+	// agent is the agent as authentication read it (its policy and pause
+	// switch as of this request).
+	agent ports.Agent
 }
 
 type principalKey struct{}
