@@ -153,6 +153,7 @@ func TestAgentQuoteApprovalStory(t *testing.T) {
 				txn := approved["transaction"].(map[string]any)
 				txID := txn["id"].(string)
 				assert.Equal(t, q["transactionId"], txID)
+				assert.Equal(t, s.agentID, txn["agentId"])
 				r = p.do(t, 0, "POST", "/agents/"+s.agentID+"/actions/"+actionID+"/approve", "")
 				assert.Equal(t, 409, r.status, "decided once: %s", r.body)
 
@@ -245,6 +246,52 @@ func TestAgentQuoteApprovalStory(t *testing.T) {
 				assert.Equal(t, 403, r.status, "%s", r.body)
 				assert.Equal(t, 200, a.do(t, 0, "GET", "/agents/me", "").status)
 			})
+			s.verifyLedger(t)
 		})
 	}
+}
+
+// verifyLedger checks the journal's invariants over everything posted.
+func (s *agentStory) verifyLedger(t *testing.T) {
+	t.Helper()
+	res, err := s.env.be.reports.VerifyJournal(t.Context(), nil)
+	require.NoError(t, err)
+	require.True(t, res.OK(), "ledger verify: %+v", res.Breaks)
+}
+
+// 40 agent transfer-outs at once over HTTP, on PostgreSQL + Redis, whose
+// sum would break the daily limit: the accepted ones (201, APPROVED under
+// an AUTO policy) sum to at most the limit, the others are 403 naming
+// dailyLimit, and the agent's usage and the account's balance equal what
+// was accepted.
+func TestAgentTransferOutsKeepTheDailyLimitOverHTTP(t *testing.T) {
+	s := newAgentStory(t, "postgres+redis")
+	r := s.platform.do(t, 0, "PATCH", "/agents/"+s.agentID+"/policy",
+		`{"defaultExecutionMode":"AUTO","spendingLimits":{"dailyLimit":25000,"dailyTransactionLimit":null}}`)
+	require.Equal(t, 200, r.status, "%s", r.body)
+	const n = 40
+	amount := func(i int) int64 { return int64(1_000 + 100*(i%5)) }
+	replies := concurrently(n, func(i int) apiReply {
+		return s.agent.do(t, 0, "POST", "/agents/me/transfer-out", s.payer.payout(amount(i)), "Idempotency-Key", fmt.Sprint("burst-", i))
+	})
+	var accepted, count int64
+	for i, r := range replies {
+		switch r.status {
+		case 201:
+			assert.Equal(t, "APPROVED", r.json(t)["status"])
+			accepted += amount(i)
+			count++
+		case 403:
+			assert.Contains(t, r.json(t)["message"], "spendingLimits.dailyLimit exceeded")
+		default:
+			t.Errorf("transfer-out %d: %d %s", i, r.status, r.body)
+		}
+	}
+	assert.LessOrEqual(t, accepted, int64(25_000))
+	assert.Greater(t, accepted, int64(25_000-1_500), "refused only once the limit is near")
+	u := s.usage(t)
+	assert.EqualValues(t, accepted, u["dailySpend"])
+	assert.EqualValues(t, count, u["dailyTransactionCount"])
+	assert.Equal(t, 100_000-accepted, s.payer.balance(t, s.platform))
+	s.verifyLedger(t)
 }

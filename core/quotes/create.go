@@ -63,6 +63,9 @@ type CreateRequest struct {
 	SenderCustomerInfo    map[string]any
 	// IdempotencyKey, when set, derives the quote id (see QuoteID).
 	IdempotencyKey string
+	// AgentID names the agent that asked for the quote, if one did: its
+	// transaction carries it (agentId).
+	AgentID string
 }
 
 // resolved is what a request names, loaded and checked.
@@ -103,6 +106,7 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 	if err != nil {
 		return ports.Quote{}, err
 	}
+	t.AgentID = r.AgentID
 	q.PaymentInstructions = instructions(q, t, res)
 	t.Details.PaymentInstructions = q.PaymentInstructions
 

@@ -8,6 +8,7 @@ import (
 	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/transfers"
+	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -25,7 +26,7 @@ func (s *Service) Approve(ctx context.Context, act ports.AgentAction) (ports.Age
 	if err := agents.Move(&act, agents.StatusApproved, s.clock.Now().UTC()); err != nil {
 		return ports.AgentAction{}, err
 	}
-	job, err := checkJob(act, act.UpdatedAt.Add(orphanAge))
+	job, err := checkJob(act, act.UpdatedAt.Add(orphanAge), false)
 	if err != nil {
 		return ports.AgentAction{}, err
 	}
@@ -87,16 +88,24 @@ func (s *Service) execute(ctx context.Context, act ports.AgentAction) (ports.Age
 // run executes act (approved): its transaction id.
 func (s *Service) run(ctx context.Context, act ports.AgentAction) (string, error) {
 	key := "agent-action|" + act.ID
+	release, err := s.heldBy(ctx, act.ID)
+	if err != nil {
+		return "", err
+	}
 	switch act.Type {
 	case agents.ActionExecuteQuote:
 		if act.QuoteID == "" {
 			return "", errNoQuote
 		}
-		return s.runQuote(act.PlatformID, act.QuoteID, "")(ctx, act.ID, holdID(act.ID))
+		if release == "" {
+			q, err := s.quotes.ExecuteAuthorized(ctx, act.PlatformID, act.QuoteID, "")
+			return q.TransactionID, err
+		}
+		return s.runQuote(act.PlatformID, act.QuoteID, "")(ctx, act.ID, release)
 	case agents.ActionTransferOut:
 		t, err := s.transfers.TransferOut(ctx, act.PlatformID, transfers.OutRequest{
 			SourceAccountID: act.SourceAccountID, DestinationAccountID: act.DestinationAccountID, Amount: act.Amount,
-			IdempotencyKey: key, AgentID: act.AgentID, ReleaseHold: holdID(act.ID)})
+			IdempotencyKey: key, AgentID: act.AgentID, ReleaseHold: release})
 		return t.ID, err
 	case agents.ActionTransferIn:
 		t, err := s.transfers.TransferIn(ctx, act.PlatformID, transfers.InRequest{
@@ -105,6 +114,21 @@ func (s *Service) run(ctx context.Context, act ports.AgentAction) (string, error
 		return t.ID, err
 	}
 	return "", fmt.Errorf("agent action %s: unknown type %q", act.ID, act.Type)
+}
+
+// heldBy is the agent hold an action's execution voids: its id when the
+// hold was placed (still open, or voided by an earlier run of the same
+// execution, whose entry a re-run must repeat exactly), "" for an action
+// that holds nothing (a transfer-in).
+func (s *Service) heldBy(ctx context.Context, actionID string) (string, error) {
+	_, err := s.ledger.Pending(ctx, holdID(actionID))
+	switch {
+	case err == nil:
+		return holdID(actionID), nil
+	case errors.Is(err, ports.ErrNotFound), errors.Is(err, ledger.ErrPendingNotFound):
+		return "", nil
+	}
+	return "", fmt.Errorf("agent action %s: hold: %w", actionID, err)
 }
 
 // executedTransaction is the transaction of an action whose execution
@@ -149,8 +173,7 @@ func (s *Service) fail(ctx context.Context, act ports.AgentAction, cause error) 
 func (s *Service) handleCheck(ctx context.Context, _ ports.Job, p checkPayload) error {
 	act, err := s.store.Read().AgentActions().Get(ctx, p.PlatformID, p.ActionID)
 	if errors.Is(err, ports.ErrNotFound) {
-		s.log.WarnContext(ctx, "agent hold without its action given back", "action", p.ActionID)
-		return s.giveBack(ctx, p.ActionID)
+		return s.unrecorded(ctx, p)
 	}
 	if err != nil {
 		return fmt.Errorf("agent check %s: %w", p.ActionID, err)
@@ -176,6 +199,31 @@ func (s *Service) handleCheck(ctx context.Context, _ ports.Job, p checkPayload) 
 		return nil
 	}
 	return s.giveBack(ctx, act.ID)
+}
+
+// unrecorded settles a hold whose action was never recorded (its request
+// died between the hold and the record): an execution that happened (its
+// entry voided the hold) is recorded APPROVED with its transaction;
+// otherwise the hold is voided and the usage given back.
+func (s *Service) unrecorded(ctx context.Context, p checkPayload) error {
+	executed, err := s.release(ctx, p.ActionID)
+	if err != nil {
+		return err
+	}
+	if !executed || p.Action == nil {
+		s.log.WarnContext(ctx, "agent hold without its action given back", "action", p.ActionID)
+		return s.meter.GiveBack(ctx, p.ActionID)
+	}
+	act := *p.Action
+	if act.TransactionID, err = s.executedTransaction(ctx, act); err != nil {
+		return err
+	}
+	if err := agents.Move(&act, agents.StatusApproved, s.clock.Now().UTC()); err != nil {
+		return err
+	}
+	_, err = s.record(ctx, act)
+	s.log.WarnContext(ctx, "executed agent action recorded late", "action", act.ID, "transaction", act.TransactionID)
+	return err
 }
 
 // expire fails a pending quote execution whose quote expired before the

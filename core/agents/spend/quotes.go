@@ -50,7 +50,7 @@ func (s *Service) CreateQuote(ctx context.Context, a ports.Agent, r quotes.Creat
 	if _, err := pol.Decide(policy.Request{Operation: policy.OpCreateQuote, AccountID: r.Source.AccountID}, nil); err != nil {
 		return ports.Quote{}, err
 	}
-	r.Source.CustomerID = a.CustomerID
+	r.Source.CustomerID, r.AgentID = a.CustomerID, a.ID
 	r.IdempotencyKey = scopedKey(a, r.IdempotencyKey)
 	return s.quotes.Create(ctx, a.PlatformID, r)
 }

@@ -3,21 +3,25 @@
 // agent's policy (core/agents/policy).
 //
 // A request is decided, and its amount reserved in the agent's usage
-// (atomically, across instances), before anything moves. Then:
+// (atomically, across instances), before anything moves. Then its funds
+// are held in the ledger (a two-phase pending transfer, "agent-hold:<action
+// id>", from the source account; all but a transfer-in, whose money is not
+// in the ledger yet) with a check job in the same commit, and:
 //
 //   - AUTO: the quote is executed, or the transfer created, at once
-//     (core/quotes, core/transfers) and the action is recorded APPROVED
-//     with its transaction.
-//   - APPROVAL_REQUIRED: the funds are held in the ledger (a two-phase
-//     pending transfer, "agent-hold:<action id>", from the source account)
-//     so the customer cannot spend them twice, with a check job in the same
-//     commit, and the action is recorded PENDING_APPROVAL with its
-//     AGENT_ACTION.PENDING_APPROVAL event. Approval executes it, voiding
-//     the agent hold in the very ledger entry that places the execution's
-//     own holds (the funds are never free in between); rejection, a failed
+//     (core/quotes, core/transfers), its ledger entry voiding the agent
+//     hold as it places its own holds; the action is recorded APPROVED with
+//     its transaction.
+//   - APPROVAL_REQUIRED: the action is recorded PENDING_APPROVAL with its
+//     AGENT_ACTION.PENDING_APPROVAL event. Approval executes it the same
+//     way (the funds are never free in between); rejection, a failed
 //     execution or the quote expiring first (the check job, at the quote's
-//     expiresAt) voids it and gives the usage back. A transfer-in holds
-//     nothing: its money is not in the ledger yet.
+//     expiresAt) voids the hold and gives the usage back.
+//
+// The check job also finishes what a crash interrupts: it records an
+// executed action whose record was lost (the execution voided the hold),
+// gives back a hold whose action never ran, and executes an approved
+// action whose approval died before executing.
 package spend
 
 import (

@@ -3,7 +3,9 @@ package spend_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,8 +31,23 @@ import (
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
+// flakyStore fails the next unit of work when fail is set: a crash
+// between an action's execution and its record.
+type flakyStore struct {
+	ports.Store
+	fail atomic.Bool
+}
+
+func (s *flakyStore) InTx(ctx context.Context, fn func(ports.Tx) error) error {
+	if s.fail.CompareAndSwap(true, false) {
+		return errors.New("the process died")
+	}
+	return s.Store.InTx(ctx, fn)
+}
+
 type env struct {
 	*coretest.Env
+	flaky    *flakyStore
 	agents   *agents.Service
 	quotes   *quotes.Service
 	spend    *spend.Service
@@ -53,7 +70,8 @@ func newEnv(t *testing.T, b coretest.Backend, usage ports.AgentUsageStore) *env 
 			quotes.Options{Logger: log, Sandbox: true}),
 	}
 	tr := transfers.New(c.Store, c.Ledger, c.Rails, c.Clock, c.IDs, transfers.Options{Logger: log})
-	e.spend = spend.New(spend.Deps{Store: c.Store, Ledger: c.Ledger, Agents: e.agents, Quotes: e.quotes, Transfers: tr,
+	e.flaky = &flakyStore{Store: c.Store}
+	e.spend = spend.New(spend.Deps{Store: e.flaky, Ledger: c.Ledger, Agents: e.agents, Quotes: e.quotes, Transfers: tr,
 		Usage: usage, FX: rates, Clock: c.Clock, IDs: c.IDs, Log: log})
 	e.quotes.Register(e.Runner)
 	tr.Register(e.Runner)
@@ -83,7 +101,7 @@ func onBoth(t *testing.T, fn func(t *testing.T, e *env)) {
 		b := coretest.Memory()
 		store, led, closeFn := coretest.OpenPostgres(t, dsn, b.Clock)
 		t.Cleanup(closeFn)
-		db, err := postgres.Open(context.Background(), dsn)
+		db, err := postgres.Open(context.Background(), dsn, postgres.MaxConns(8))
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = db.Close() })
 		fn(t, newEnv(t, coretest.Backend{Clock: b.Clock, Store: store, Ledger: led}, postgres.NewAgentUsageStore(db)))
@@ -160,6 +178,9 @@ func TestAutoQuoteExecution(t *testing.T) {
 		assert.Equal(t, q.TransactionID, act.TransactionID)
 		assert.Equal(t, agents.ActionExecuteQuote, act.Type)
 		assert.Equal(t, int64(10_000), act.Charged)
+		txn, err := e.Store.Read().Transactions().Get(ctx, e.platform, act.TransactionID)
+		require.NoError(t, err)
+		assert.Equal(t, a.ID, txn.AgentID, "the quote's transaction names the agent")
 		assert.Equal(t, int64(90_000), e.available())
 		assert.Equal(t, 1, e.usage(a).DailyTransactionCount)
 		assert.Equal(t, int64(10_000), e.usage(a).DailySpend)
@@ -387,5 +408,81 @@ func TestConcurrentTransferOutsKeepTheDailyLimit(t *testing.T) {
 		assert.LessOrEqual(t, accepted, int64(25_000))
 		assert.Equal(t, accepted, e.usage(a).DailySpend)
 		assert.Equal(t, 100_000-accepted, e.available())
+	})
+}
+
+// A crash between an AUTO action's execution and its record: the money
+// moved once, the usage stays counted, and the hold's check job records
+// the action APPROVED with its transaction.
+func TestExecutedButUnrecordedActionIsRecordedByItsCheck(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a := e.agent(policy.Auto, nil)
+		q := e.quote(a, 10_000)
+		e.flaky.fail.Store(true)
+		_, err := e.spend.ExecuteQuote(ctx, a, q.ID, "")
+		require.Error(t, err)
+		assert.Equal(t, int64(90_000), e.available(), "executed once")
+		assert.Equal(t, int64(10_000), e.usage(a).DailySpend, "still counted")
+		acts, _, err := e.Store.Read().AgentActions().List(ctx, ports.AgentActionFilter{PlatformID: e.platform, AgentID: a.ID}, ports.Page{Limit: 10})
+		require.NoError(t, err)
+		require.Empty(t, acts)
+
+		e.Clock.Set(q.ExpiresAt)
+		e.RunJobs()
+		acts, _, err = e.Store.Read().AgentActions().List(ctx, ports.AgentActionFilter{PlatformID: e.platform, AgentID: a.ID}, ports.Page{Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, acts, 1)
+		assert.Equal(t, agents.StatusApproved, acts[0].Status)
+		assert.Equal(t, q.TransactionID, acts[0].TransactionID)
+		assert.Equal(t, int64(10_000), e.usage(a).DailySpend)
+		e.Verify()
+
+		// A transfer-out whose record fails, retried with its key: the
+		// retry records the first execution; nothing moves twice.
+		req := transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: e.usdDest.ID, Amount: 5_000, IdempotencyKey: "k"}
+		e.flaky.fail.Store(true)
+		_, err = e.spend.TransferOut(ctx, a, req)
+		require.Error(t, err)
+		act, err := e.spend.TransferOut(ctx, a, req)
+		require.NoError(t, err)
+		assert.Equal(t, agents.StatusApproved, act.Status)
+		assert.NotEmpty(t, act.TransactionID)
+		assert.Equal(t, int64(85_000), e.available())
+		assert.Equal(t, int64(15_000), e.usage(a).DailySpend)
+		e.Verify()
+	})
+}
+
+// A crash between an action's hold and its record, before anything ran:
+// the check job gives the hold and the usage back; a keyed retry before
+// that records the action with its hold and usage, once.
+func TestHoldWithoutActionIsGivenBack(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a := e.agent(policy.ApprovalRequired, nil)
+		keyed := transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: e.usdDest.ID, Amount: 7_000, IdempotencyKey: "k"}
+		e.flaky.fail.Store(true)
+		_, err := e.spend.TransferOut(ctx, a, keyed)
+		require.Error(t, err)
+		act, err := e.spend.TransferOut(ctx, a, keyed)
+		require.NoError(t, err)
+		assert.Equal(t, agents.StatusPendingApproval, act.Status)
+		assert.Equal(t, int64(93_000), e.available())
+		assert.Equal(t, int64(7_000), e.usage(a).DailySpend)
+		_, err = e.agents.Reject(ctx, e.platform, a.ID, act.ID, "")
+		require.NoError(t, err)
+		e.RunJobs()
+		assert.Equal(t, int64(0), e.usage(a).DailySpend)
+		assert.Equal(t, int64(100_000), e.available())
+
+		e.flaky.fail.Store(true)
+		_, err = e.spend.TransferOut(ctx, a, transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: e.usdDest.ID, Amount: 5_000})
+		require.Error(t, err)
+		assert.Equal(t, int64(5_000), e.usage(a).DailySpend, "held, so counted until its check")
+		e.Advance(11 * time.Minute)
+		assert.Equal(t, int64(100_000), e.available())
+		assert.Equal(t, int64(0), e.usage(a).DailySpend)
+		e.Verify()
 	})
 }

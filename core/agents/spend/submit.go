@@ -53,6 +53,9 @@ type checkPayload struct {
 	PlatformID string `json:"platformId"`
 	AgentID    string `json:"agentId"`
 	ActionID   string `json:"actionId"`
+	// Action is the action as submitted (no status yet): what the check
+	// records if its execution happened but its record did not.
+	Action *ports.AgentAction `json:"action,omitempty"`
 }
 
 // submit decides r under the agent's policy, reserves its usage, then
@@ -80,13 +83,22 @@ func (s *Service) submit(ctx context.Context, a ports.Agent, r request) (ports.A
 		act, err = s.carryOut(ctx, act, r, d)
 	}
 	if err != nil {
-		if gerr := s.meter.GiveBack(ctx, id); gerr != nil {
-			s.log.ErrorContext(ctx, "agent usage not given back", "action", id, "error", gerr)
+		if !errors.Is(err, errUnrecorded) {
+			if gerr := s.meter.GiveBack(ctx, id); gerr != nil {
+				s.log.ErrorContext(ctx, "agent usage not given back", "action", id, "error", gerr)
+			}
 		}
 		return ports.AgentAction{}, err
 	}
 	return act, nil
 }
+
+// errUnrecorded is an action whose funds are held (or that was executed)
+// but whose record failed: its usage stays reserved, and the hold's check
+// job settles it (records it if it ran, else gives everything back); a
+// retry of the same keyed request finds the reservation and the hold
+// and records it.
+var errUnrecorded = errors.New("agent action held; its record is left to its check job")
 
 func (s *Service) newAction(ctx context.Context, a ports.Agent, id string, r request, d policy.Decision) (ports.AgentAction, error) {
 	pcid, err := s.platformCustomerID(ctx, a)
@@ -99,28 +111,61 @@ func (s *Service) newAction(ctx context.Context, a ports.Agent, id string, r req
 	return act, nil
 }
 
+// carryOut holds the action's funds (all but a transfer-in's), then runs
+// it at once (AUTO: the execution voids the hold in its own entry) or
+// leaves it to the platform (PENDING_APPROVAL). The hold's check job,
+// written with it, finishes what a crash interrupts: it records an
+// executed action that was not recorded yet, and gives back a hold whose
+// action never ran.
 func (s *Service) carryOut(ctx context.Context, act ports.AgentAction, r request, d policy.Decision) (ports.AgentAction, error) {
-	now := s.clock.Now().UTC()
-	if d.Mode == policy.Auto {
-		txID, err := r.run(ctx, act.ID, "")
-		if err != nil {
-			return ports.AgentAction{}, err
-		}
-		act.TransactionID = txID
-		if err := agents.Move(&act, agents.StatusApproved, now); err != nil {
-			return ports.AgentAction{}, err
-		}
-		return s.record(ctx, act)
-	}
-	if !r.holdUntil.IsZero() {
+	held := !r.holdUntil.IsZero()
+	if held {
 		if err := s.hold(ctx, act, r.pol.AccountID, r.pol.Amount, r.pol.Currency, r.holdUntil); err != nil {
 			return ports.AgentAction{}, err
 		}
 	}
-	if err := agents.Move(&act, agents.StatusPendingApproval, now); err != nil {
+	now := s.clock.Now().UTC()
+	if d.Mode != policy.Auto {
+		if err := agents.Move(&act, agents.StatusPendingApproval, now); err != nil {
+			return ports.AgentAction{}, err
+		}
+		return s.recordHeld(ctx, act, held)
+	}
+	release := ""
+	if held {
+		release = holdID(act.ID)
+	}
+	txID, err := r.run(ctx, act.ID, release)
+	if err != nil && held {
+		// The execution did not happen, unless the hold is gone with it
+		// (an answer lost after the commit).
+		executed, rerr := s.release(ctx, act.ID)
+		if rerr != nil {
+			return ports.AgentAction{}, errors.Join(err, rerr)
+		}
+		if executed {
+			txID, err = s.executedTransaction(ctx, act)
+		}
+	}
+	if err != nil {
 		return ports.AgentAction{}, err
 	}
-	return s.record(ctx, act)
+	act.TransactionID = txID
+	if err := agents.Move(&act, agents.StatusApproved, now); err != nil {
+		return ports.AgentAction{}, err
+	}
+	return s.recordHeld(ctx, act, held)
+}
+
+// recordHeld records act; when its funds were held, a failure leaves it
+// to the hold's check job (errUnrecorded).
+func (s *Service) recordHeld(ctx context.Context, act ports.AgentAction, held bool) (ports.AgentAction, error) {
+	out, err := s.record(ctx, act)
+	if err != nil && held {
+		s.log.ErrorContext(ctx, "agent action not recorded", "action", act.ID, "status", act.Status, "error", err)
+		return ports.AgentAction{}, fmt.Errorf("%w: %w", errUnrecorded, err)
+	}
+	return out, err
 }
 
 // record stores a new action (and its pending event): a retry that finds
@@ -147,7 +192,7 @@ func (s *Service) hold(ctx context.Context, act ports.AgentAction, account strin
 		ID: holdID(act.ID), DebitAccountID: account, CreditAccountID: ledger.AgentHoldID(currency),
 		Amount: amount, Currency: currency, Kind: ledger.Pending, Code: CodeAgentHold,
 	}}}
-	job, err := checkJob(act, until)
+	job, err := checkJob(act, until, true)
 	if err != nil {
 		return err
 	}
@@ -156,7 +201,11 @@ func (s *Service) hold(ctx context.Context, act ports.AgentAction, account strin
 	case err == nil, errors.Is(err, ledger.ErrExists):
 		return nil
 	case errors.Is(err, ledger.ErrExceedsCredits):
-		return transactions.Insufficient(ctx, s.ledger, "amount", account, currency, amount)
+		field := "amount"
+		if act.Type == agents.ActionExecuteQuote {
+			field = "totalSendingAmount"
+		}
+		return transactions.Insufficient(ctx, s.ledger, field, account, currency, amount)
 	case errors.Is(err, ledger.ErrExistsDifferent):
 		return fault.KeyReused("agent action")
 	case errors.Is(err, ledger.ErrOverflow):
@@ -165,8 +214,14 @@ func (s *Service) hold(ctx context.Context, act ports.AgentAction, account strin
 	return fmt.Errorf("agent action %s: hold: %w", act.ID, err)
 }
 
-func checkJob(act ports.AgentAction, at time.Time) (ports.Job, error) {
-	b, err := jsonPayload(checkPayload{PlatformID: act.PlatformID, AgentID: act.AgentID, ActionID: act.ID})
+// checkJob is act's check job, due at; withAction carries the action as
+// submitted (the hold's check, which may have to record it).
+func checkJob(act ports.AgentAction, at time.Time, withAction bool) (ports.Job, error) {
+	p := checkPayload{PlatformID: act.PlatformID, AgentID: act.AgentID, ActionID: act.ID}
+	if withAction {
+		p.Action = &act
+	}
+	b, err := jsonPayload(p)
 	if err != nil {
 		return ports.Job{}, err
 	}
