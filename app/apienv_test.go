@@ -11,6 +11,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/pgtest"
@@ -73,6 +75,9 @@ func newAPIEnvClock(t testing.TB, backendName string, clock ports.Clock, configu
 		// The local Redis unless REDIS_URL names another; an unreachable
 		// one fails the test (openBackend), never skips it.
 		cfg.DatabaseURL, cfg.RedisURL = pgtest.NewDatabase(t), cmp.Or(os.Getenv("REDIS_URL"), "redis://127.0.0.1:6379/0")
+		// Keys of this test only: the authentication throttle's counts of
+		// 127.0.0.1 are not shared with tests running beside it.
+		cfg.RedisPrefix = "corridor-test:" + uuid.NewString() + ":"
 	}
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

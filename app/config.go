@@ -18,6 +18,7 @@ import (
 	httpapi "github.com/corridorpay/corridor/adapters/http"
 	"github.com/corridorpay/corridor/adapters/mailer"
 	"github.com/corridorpay/corridor/adapters/oidc"
+	"github.com/corridorpay/corridor/adapters/redis"
 	"github.com/corridorpay/corridor/core/operator"
 )
 
@@ -27,6 +28,7 @@ type Config struct {
 	Addr             string        // CORRIDOR_ADDR
 	DatabaseURL      string        // DATABASE_URL; empty = in-memory
 	RedisURL         string        // REDIS_URL; empty = in-memory caches
+	RedisPrefix      string        // CORRIDOR_REDIS_PREFIX: starts every key this deployment writes in Redis
 	APITokenID       string        // CORRIDOR_API_TOKEN_ID
 	APIClientSecret  string        // CORRIDOR_API_CLIENT_SECRET
 	Sandbox          bool          // CORRIDOR_SANDBOX
@@ -113,6 +115,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		Addr:             or(getenv("CORRIDOR_ADDR"), "127.0.0.1:8080"),
 		DatabaseURL:      getenv("DATABASE_URL"),
 		RedisURL:         getenv("REDIS_URL"),
+		RedisPrefix:      or(getenv("CORRIDOR_REDIS_PREFIX"), redis.DefaultPrefix),
 		APITokenID:       getenv("CORRIDOR_API_TOKEN_ID"),
 		APIClientSecret:  getenv("CORRIDOR_API_CLIENT_SECRET"),
 		SandboxUmaDomain: or(getenv("CORRIDOR_SANDBOX_UMA_DOMAIN"), "sandbox.local"),

@@ -126,7 +126,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.agentUsage = memory.NewAgentUsageStore()
 	}
 	if cfg.RedisURL != "" {
-		rc, err := redis.New(cfg.RedisURL, redis.WithHook(b.metrics.RedisHook()))
+		rc, err := redis.New(cfg.RedisURL, redis.WithHook(b.metrics.RedisHook()), redis.WithPrefix(cfg.RedisPrefix))
 		if err != nil {
 			b.close()
 			return nil, fmt.Errorf("redis: %w", err)
