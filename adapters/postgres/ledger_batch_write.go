@@ -373,7 +373,7 @@ func (w *batchWrites) appendBalanceEvents(gen schema.QueryGen, b []byte) []byte 
 	SELECT 'Webhook:' || gen_random_uuid(), ia.platform_id, ?, ia.id,
 		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), ?, ?::timestamptz, 'PENDING'
 	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
-	JOIN internal_accounts AS ia ON ia.id = x.id
+	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C"
 	ORDER BY x.id
 	RETURNING id, platform_id, created_at)
 INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
