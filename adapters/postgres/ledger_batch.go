@@ -134,7 +134,6 @@ func (l *Ledger) appendWrites(q []byte, batch []*postRequest, d *decision, head 
 		}
 		chained = w.chain(head)
 		q = w.appendJournal(l.db.QueryGen(), q)
-		q = w.appendBalanceEvents(l.db.QueryGen(), q)
 	}
 	q, err := appendRecords(l.db, q, batch, d.outcomes, d.quotes)
 	return w, chained, q, err

@@ -343,7 +343,10 @@ po AS (
 		WITH ORDINALITY AS x(account_id, entry_id, transfer_id, a0, a1, a2, a3, ord)
 	JOIN u ON u.id = x.account_id
 	ORDER BY x.ord
-	RETURNING 1),
+	RETURNING 1)`)
+	bev, bevArgs := w.balanceEventsCTE()
+	q.WriteString(bev)
+	q.WriteString(`,
 c AS (SELECT (SELECT count(*) FROM u) AS updated, (SELECT count(*) FROM po) AS posted)
 SELECT e.id, e.seq FROM e, c
 WHERE CASE WHEN c.updated = ? AND c.posted = ? THEN true
@@ -353,35 +356,39 @@ WHERE CASE WHEN c.updated = ? AND c.posted = ? THEN true
 		pgdialect.Array(w.deltaIDs), pgdialect.Array(dp), pgdialect.Array(dpo), pgdialect.Array(cp), pgdialect.Array(cpo),
 		pgdialect.Array(nonNil(w.unlocked)), w.now,
 		pgdialect.Array(pAcct), pgdialect.Array(pEntry), pgdialect.Array(pTransfer),
-		pgdialect.Array(a0), pgdialect.Array(a1), pgdialect.Array(a2), pgdialect.Array(a3),
-		n, m, n, m)
+		pgdialect.Array(a0), pgdialect.Array(a1), pgdialect.Array(a2), pgdialect.Array(a3))
+	args = append(append(args, bevArgs...), n, m, n, m)
 	return gen.AppendQuery(b, q.String(), args...)
 }
 
-// appendBalanceEvents appends the statement that records the batch's
-// INTERNAL_ACCOUNT.BALANCE_UPDATED events (ports.BalanceUpdated): one per
-// changed internal account that is an internal_accounts row (system
-// accounts have none), its data the row and its balances at the end of
-// the batch (data_format storeEventBalanceData), with the delivery jobs
-// of the platforms that have a webhook endpoint.
-func (w *batchWrites) appendBalanceEvents(gen schema.QueryGen, b []byte) []byte {
+// balanceEventsCTE is the part of the journal statement that records the
+// batch's INTERNAL_ACCOUNT.BALANCE_UPDATED events (ports.BalanceUpdated):
+// one per changed internal account that is an internal_accounts row
+// (system accounts have none), its data the row and its balances at the
+// end of the batch (data_format storeEventBalanceData), with the delivery
+// jobs of the platforms that have a webhook endpoint; "" with no args when
+// the batch changed none. A CTE of the journal statement rather than a
+// statement of its own: planned with it, it costs the batch its execution
+// only (a statement of its own took 0.2 ms to plan for 0.01-0.2 to run).
+func (w *batchWrites) balanceEventsCTE() (string, []any) {
 	if len(w.balanceIDs) == 0 {
-		return b
+		return "", nil
 	}
-	b = gen.AppendQuery(b, `WITH ev AS (
+	return `,
+bev AS (
 	INSERT INTO events (id, platform_id, type, resource_id, data, data_format, created_at, status)
 	SELECT 'Webhook:' || gen_random_uuid(), ia.platform_id, ?, ia.id,
 		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), ?, ?::timestamptz, 'PENDING'
 	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
 	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C"
 	ORDER BY x.id
-	RETURNING id, platform_id, created_at)
-INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
-SELECT 'Job:' || ev.id, ?, ev.id, convert_to(ev.platform_id || chr(10) || ev.id, 'UTF8'), ev.created_at, 0, ''
-FROM ev JOIN platforms AS p ON p.id = ev.platform_id AND p.webhook_endpoint <> ''
-ON CONFLICT DO NOTHING`, ports.BalanceUpdated, storeEventBalanceData, w.now,
-		pgdialect.Array(w.balanceIDs), pgdialect.Array(w.balances), pgdialect.Array(w.totalAmount), ports.EventDeliveryJob)
-	return append(b, ";\n"...)
+	RETURNING id, platform_id, created_at),
+bjob AS (
+	INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
+	SELECT 'Job:' || bev.id, ?, bev.id, convert_to(bev.platform_id || chr(10) || bev.id, 'UTF8'), bev.created_at, 0, ''
+	FROM bev JOIN platforms AS p ON p.id = bev.platform_id AND p.webhook_endpoint <> ''
+	ON CONFLICT DO NOTHING)`, []any{ports.BalanceUpdated, storeEventBalanceData, w.now,
+			pgdialect.Array(w.balanceIDs), pgdialect.Array(w.balances), pgdialect.Array(w.totalAmount), ports.EventDeliveryJob}
 }
 
 // appendHolds appends the CTEs that insert the batch's new holds and

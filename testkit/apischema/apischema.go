@@ -76,6 +76,11 @@ var (
 	once      sync.Once
 	shared    *Checker
 	loadError error
+	// validating serialises validations: the validator renders the
+	// reference's schemas into shared state as it goes, and two at once
+	// now and then fail with "circular reference detected during inline
+	// rendering" (seen in TestRaceForBalance's parallel requests).
+	validating sync.Mutex
 )
 
 // Checker validates responses; Checked and Violations count what it did.
@@ -216,7 +221,9 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 			resp.Header.Del(brand)
 		}
 	}
+	validating.Lock()
 	ok, errs := c.v.ValidateHttpResponse(vreq, resp)
+	validating.Unlock()
 	if !ok && undocumented(errs) {
 		// A method the reference lacks on that path (405), or a status it
 		// does not list for the operation: the spec's own answers (409
@@ -269,7 +276,9 @@ func (c *Checker) CheckComponent(name string, body []byte) []string {
 // schema and returns its violations, each a line led by label, less those
 // at a field path allowed accepts (nil: none); nil when it conforms.
 func validateBody(label string, schema *base.Schema, body []byte, allowed func(fieldPath string) bool) []string {
+	validating.Lock()
 	ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(schema, referenceBody(body))
+	validating.Unlock()
 	if ok {
 		return nil
 	}
@@ -324,6 +333,8 @@ func (c *Checker) Operations() int {
 // (a request path under BasePath, ids filled in).
 func (c *Checker) Has(method, path string) bool {
 	req := &http.Request{Method: method, URL: c.referenceURL(url.URL{Path: path}), Header: http.Header{}}
+	validating.Lock()
+	defer validating.Unlock()
 	_, errs := c.v.ValidateHttpResponse(req, &http.Response{StatusCode: 599, Header: http.Header{},
 		Body: io.NopCloser(bytes.NewReader(nil)), Request: req})
 	return !slices.ContainsFunc(errs, pathMissing)
