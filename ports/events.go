@@ -29,6 +29,11 @@ type Event struct {
 	// sender renders as the API would (empty for TEST).
 	Resource  json.RawMessage
 	CreatedAt time.Time
+	// Seq is the order of recording, assigned by the store (rising with
+	// each event it records): the events about one resource are delivered
+	// in Seq order, which holds where CreatedAt ties (two changes in one
+	// microsecond, one batch).
+	Seq int64
 
 	// Delivery state.
 	Status        string // EventPending, EventDelivered, EventFailed
@@ -96,9 +101,10 @@ type EventRepo interface {
 	RecordAttempts(ctx context.Context, rs []AttemptRecord) error
 	// Attempts are an event's attempts, oldest first.
 	Attempts(ctx context.Context, platformID, eventID string) ([]EventAttempt, error)
-	// PendingBefore is the ids of the events of es that have an earlier
-	// event of their platform and resource still pending (deliveries about
-	// one resource go in order), in one read.
+	// PendingBefore is the ids of the events of es (as read from the
+	// store: their Seq) that have an event of their platform and resource
+	// recorded earlier and still pending (deliveries about one resource go
+	// in order), in one read.
 	PendingBefore(ctx context.Context, es []Event) (map[string]bool, error)
 	// Requeue sets a delivered or failed event pending again and queues
 	// its delivery job at runAt (redelivery).

@@ -25,6 +25,7 @@ func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
 		return storeConflict("events_pkey")
 	}
 	e.Status, e.Attempts, e.LastAttemptAt, e.DeliveredAt = ports.EventPending, 0, nil, nil
+	e.Seq = r.tx.s.eventSeq.Add(1)
 	r.tx.w.state.kyc.events[e.ID] = storeCopyEvent(e)
 	p, _ := storeLookup(r.tx, pickPlatforms, e.PlatformID)
 	done()
@@ -126,10 +127,8 @@ func (r storeEvents) PendingBefore(_ context.Context, es []ports.Event) (map[str
 	defer done()
 	out := map[string]bool{}
 	for _, e := range es {
-		e.CreatedAt = storeTime(e.CreatedAt)
 		earlier := storeAll(r.tx, pickEvents, func(o ports.Event) bool {
-			return o.PlatformID == e.PlatformID && o.ResourceID == e.ResourceID && o.Status == ports.EventPending &&
-				(o.CreatedAt.Before(e.CreatedAt) || o.CreatedAt.Equal(e.CreatedAt) && o.ID < e.ID)
+			return o.PlatformID == e.PlatformID && o.ResourceID == e.ResourceID && o.Status == ports.EventPending && o.Seq < e.Seq
 		})
 		if len(earlier) > 0 {
 			out[e.ID] = true

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/corridorpay/corridor/ledger"
@@ -30,6 +31,8 @@ type Store struct {
 	mu     sync.RWMutex // guards state
 	state  storeState
 	ledger ports.LedgerStore
+	// eventSeq numbers recorded events (ports.Event.Seq).
+	eventSeq atomic.Int64
 }
 
 var _ ports.Store = (*Store)(nil)

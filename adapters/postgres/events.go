@@ -31,6 +31,8 @@ type storeEventRow struct {
 	Attempts      int             `bun:"attempts"`
 	LastAttemptAt *time.Time      `bun:"last_attempt_at"`
 	DeliveredAt   *time.Time      `bun:"delivered_at"`
+	// Seq is the identity an insert takes (inserts exclude it).
+	Seq int64 `bun:"seq"`
 }
 
 func storeEventToRow(e ports.Event) storeEventRow {
@@ -44,7 +46,8 @@ func storeEventToRow(e ports.Event) storeEventRow {
 
 func (r storeEventRow) toPort() ports.Event {
 	e := ports.Event{ID: r.ID, PlatformID: r.PlatformID, Type: r.Type, ResourceID: r.ResourceID, CreatedAt: storeTime(r.CreatedAt),
-		Status: r.Status, Attempts: r.Attempts, LastAttemptAt: storeTimePtr(r.LastAttemptAt), DeliveredAt: storeTimePtr(r.DeliveredAt)}
+		Status: r.Status, Attempts: r.Attempts, LastAttemptAt: storeTimePtr(r.LastAttemptAt), DeliveredAt: storeTimePtr(r.DeliveredAt),
+		Seq: r.Seq}
 	if len(r.Data) > 0 && string(r.Data) != "{}" {
 		e.Resource = append(json.RawMessage(nil), r.Data...)
 	}
@@ -147,7 +150,7 @@ type storeEvents struct{ tx *storeTx }
 func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
 	row, job := storeEventToRow(e), storeJobToRow(ports.EventDeliveryJobFor(e))
 	_, err := r.tx.execPlain(ctx, "append event "+e.ID, func(ctx context.Context) (sql.Result, error) {
-		if _, err := r.tx.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		if _, err := r.tx.db.NewInsert().Model(&row).ExcludeColumn("seq").Exec(ctx); err != nil {
 			return nil, err
 		}
 		return r.tx.db.NewRaw(`INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
@@ -270,15 +273,15 @@ func (r storeEvents) PendingBefore(ctx context.Context, es []ports.Event) (map[s
 	if len(es) == 0 {
 		return out, nil
 	}
-	ids, platforms, resources, ats := make([]string, len(es)), make([]string, len(es)), make([]string, len(es)), make([]string, len(es))
+	ids, platforms, resources, seqs := make([]string, len(es)), make([]string, len(es)), make([]string, len(es)), make([]int64, len(es))
 	for i, e := range es {
-		ids[i], platforms[i], resources[i], ats[i] = e.ID, e.PlatformID, e.ResourceID, storeTime(e.CreatedAt).Format(pgTimeLayout)
+		ids[i], platforms[i], resources[i], seqs[i] = e.ID, e.PlatformID, e.ResourceID, e.Seq
 	}
 	var got []string
-	err := r.tx.db.NewRaw(`SELECT v.id FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS v(id, platform_id, resource_id, created_at)
-	WHERE EXISTS (SELECT 1 FROM events AS e WHERE e.platform_id = v.platform_id AND e.resource_id = v.resource_id
-		AND e.status = 'PENDING' AND (e.created_at, e.id) < (v.created_at::timestamptz, v.id))`,
-		pgdialect.Array(ids), pgdialect.Array(platforms), pgdialect.Array(resources), pgdialect.Array(ats)).Scan(ctx, &got)
+	err := r.tx.db.NewRaw(`SELECT v.id FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS v(id, platform_id, resource_id, seq)
+	WHERE EXISTS (SELECT 1 FROM events AS e WHERE e.platform_id = v.platform_id AND e.resource_id = v.resource_id COLLATE "C"
+		AND e.status = 'PENDING' AND e.seq < v.seq)`,
+		pgdialect.Array(ids), pgdialect.Array(platforms), pgdialect.Array(resources), pgdialect.Array(seqs)).Scan(ctx, &got)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("events pending before %d events: %w", len(es), err)
 	}

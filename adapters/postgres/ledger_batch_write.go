@@ -483,7 +483,7 @@ func appendRecords(db *bun.DB, b []byte, batch []*postRequest, outcomes []outcom
 		b = append(b, ";\n"...)
 	}
 	if len(events) > 0 {
-		if b, err = db.NewInsert().Model(&events).Returning("NULL").AppendQuery(gen, b); err != nil {
+		if b, err = db.NewInsert().Model(&events).ExcludeColumn("seq").Returning("NULL").AppendQuery(gen, b); err != nil {
 			return nil, fmt.Errorf("write events: %w", err)
 		}
 		b = append(b, ";\n"...)

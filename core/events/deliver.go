@@ -2,6 +2,7 @@ package events
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -282,12 +283,7 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 	}
 	firsts := make([]ports.Event, 0, len(groups))
 	for _, g := range groups {
-		slices.SortFunc(g, func(a, b batchItem) int {
-			if c := a.e.CreatedAt.Compare(b.e.CreatedAt); c != 0 {
-				return c
-			}
-			return strings.Compare(a.e.ID, b.e.ID)
-		})
+		slices.SortFunc(g, func(a, b batchItem) int { return cmp.Compare(a.e.Seq, b.e.Seq) })
 		firsts = append(firsts, g[0].e)
 	}
 	earlier, err := d.store.Read().Events().PendingBefore(ctx, firsts)
@@ -433,8 +429,10 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 	if err != nil {
 		return false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
 	}
+	// The page is the oldest by time; the order of recording decides.
+	slices.SortFunc(rows, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, prev := range rows {
-		if prev.ID == e.ID || !prev.CreatedAt.Before(e.CreatedAt) && !(prev.CreatedAt.Equal(e.CreatedAt) && prev.ID < e.ID) {
+		if prev.Seq >= e.Seq {
 			break
 		}
 		a, ans, err := d.attempt(ctx, prev, url)

@@ -244,6 +244,37 @@ func TestOrderPerResource(t *testing.T) {
 	})
 }
 
+// Two changes of one resource in one microsecond: the one recorded first
+// goes first, whatever their ids (the store's Seq, not the time or id).
+func TestOrderWhenTimesTie(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		now := e.b.Clock.Now()
+		first, err := ports.NewEvent("Webhook:z-first", e.pid, "OUTGOING_PAYMENT.PENDING", "Transaction:tie", map[string]string{"n": "1"}, now)
+		require.NoError(t, err)
+		second, err := ports.NewEvent("Webhook:a-second", e.pid, "OUTGOING_PAYMENT.PROCESSING", "Transaction:tie", map[string]string{"n": "2"}, now)
+		require.NoError(t, err)
+		require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
+			if err := tx.Events().Append(ctx, first); err != nil {
+				return err
+			}
+			return tx.Events().Append(ctx, second)
+		}))
+		e.recv.script = []int{500}
+		e.run()
+		e.advance(Schedule[0])
+		e.advance(OrderWait)
+		var order []string
+		for i, env := range e.recv.got {
+			if e.recv.codes[i] == 200 {
+				order = append(order, env.ID)
+			}
+		}
+		assert.Equal(t, []string{first.ID, second.ID}, order, "%v", e.recv.types())
+		assert.Equal(t, first.ID, e.recv.got[0].ID, "the first recorded is sent first")
+	})
+}
+
 // A batch of several resources' events: each delivered once, in order
 // per resource, in one run.
 func TestBatchOfResources(t *testing.T) {

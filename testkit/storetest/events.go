@@ -68,6 +68,8 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 			}
 			e.Resource, r.Resource = nil, nil
 			e.CreatedAt, e.Status = norm(e.CreatedAt), ports.EventPending
+			assert.Positive(t, r.Seq, "the store numbers what it records")
+			e.Seq = r.Seq
 			assert.Equal(t, e, r)
 		}
 	}
@@ -118,8 +120,15 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 		}
 	}
 
-	// evs[0] and evs[3] are about Customer:0, evs[0] first.
-	before, err := s.Read().Events().PendingBefore(ctx, []ports.Event{evs[3], evs[0], evs[1]})
+	// evs[0] and evs[3] are about Customer:0, evs[0] first. PendingBefore
+	// takes events as the store gave them (their Seq).
+	stored := map[string]ports.Event{}
+	for _, e := range many {
+		stored[e.ID] = e
+	}
+	ev3, err := s.Read().Events().Get(ctx, p.ID, evs[3].ID)
+	require.NoError(t, err)
+	before, err := s.Read().Events().PendingBefore(ctx, []ports.Event{ev3, stored[evs[0].ID], stored[evs[1].ID]})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]bool{evs[3].ID: true}, before)
 
@@ -153,7 +162,7 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Equal(t, ports.EventAttempt{EventID: evs[0].ID, At: norm(at(10)), StatusCode: 500, Latency: 1500 * time.Microsecond,
 		Error: "server error"}, attempts[0])
 	assert.Equal(t, 204, attempts[1].StatusCode)
-	before, err = s.Read().Events().PendingBefore(ctx, []ports.Event{evs[3]})
+	before, err = s.Read().Events().PendingBefore(ctx, []ports.Event{ev3})
 	require.NoError(t, err)
 	assert.Empty(t, before, "the earlier event was delivered")
 	err = s.InTx(ctx, func(tx ports.Tx) error {
@@ -182,6 +191,43 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.Len(t, jobs, 1)
 	assert.Equal(t, evs[0].ID, jobs[0].Key)
 	assert.Equal(t, norm(at(20)), jobs[0].RunAt)
+}
+
+// testEventOrder: the store numbers events as it records them (Seq), and
+// an event's earlier pending events are those recorded before it, also
+// when their times tie and their ids sort the other way (two changes of
+// one resource in one microsecond).
+func testEventOrder(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p := createPlatform(t, s, at(0))
+	first := ports.Event{ID: "Webhook:z-" + newID("x"), PlatformID: p.ID, Type: "OUTGOING_PAYMENT.PENDING",
+		ResourceID: "Transaction:tie", CreatedAt: at(5)}
+	second := ports.Event{ID: "Webhook:a-" + newID("x"), PlatformID: p.ID, Type: "OUTGOING_PAYMENT.PROCESSING",
+		ResourceID: "Transaction:tie", CreatedAt: at(5)}
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Events().Append(ctx, first); err != nil {
+			return err
+		}
+		return tx.Events().Append(ctx, second)
+	})
+	third := ports.Event{ID: newID("Webhook"), PlatformID: p.ID, Type: "OUTGOING_PAYMENT.COMPLETED", ResourceID: "Transaction:tie",
+		CreatedAt: at(4)} // a clock that stepped back
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Events().Append(ctx, third) })
+	got, err := s.Read().Events().GetMany(ctx, []string{first.ID, second.ID, third.ID})
+	require.NoError(t, err)
+	seq := map[string]int64{}
+	for _, e := range got {
+		seq[e.ID] = e.Seq
+	}
+	require.Len(t, seq, 3)
+	assert.Less(t, seq[first.ID], seq[second.ID])
+	assert.Less(t, seq[second.ID], seq[third.ID])
+	one, err := s.Read().Events().Get(ctx, p.ID, second.ID)
+	require.NoError(t, err)
+	assert.Equal(t, seq[second.ID], one.Seq)
+	before, err := s.Read().Events().PendingBefore(ctx, got)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{second.ID: true, third.ID: true}, before, "recording order, not time or id")
 }
 
 // testTransactionEvents: the store records a transaction's event when it

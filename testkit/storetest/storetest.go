@@ -87,6 +87,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Documents", testDocuments},
 		{"DocumentLarge", testDocumentLarge},
 		{"Events", testEvents},
+		{"EventOrder", testEventOrder},
 		{"TransactionEvents", testTransactionEvents},
 		{"Quotes", testQuotes},
 		{"QuoteGetForUpdateSerialises", testQuoteGetForUpdateSerialises},
