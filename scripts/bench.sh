@@ -93,9 +93,9 @@ awk '
     ratio = ""
     if (name ~ /postgres/ && pg[conc] > 0) ratio = sprintf("  = %.2fx pgbench c=%s", ops / pg[conc], conc)
     printf "%-60s %10.0f ops/s  p50 %7.3f ms  p99 %7.3f ms%s\n", name, ops, p50, p99, ratio
-    if (name ~ /LedgerPost\/store=postgres\/accounts=spread/) spread[conc] = ops
+    if (name ~ /LedgerPost\/store=postgres\/accounts=spread/) { spread[conc] = ops; spread50[conc] = p50 }
     if (name ~ /LedgerPost\/store=postgres\/accounts=hot/) hot[conc] = ops
-    if (name ~ /HTTPTransferOut\/postgres\/workers=off/) xfer[conc] = ops
+    if (name ~ /HTTPTransferOut\/postgres\/workers=off/) { xfer[conc] = ops; xfer50[conc] = p50 }
     if (name ~ /HTTPTransferOut\/postgres\/workers=on\/c=/) xferw[conc] = ops
     if (name ~ /HTTPTransferOut\/postgres\/workers=on\/webhooks=on/) {
       xferh[conc] = ops
@@ -104,7 +104,7 @@ awk '
         if ($i == "lag_p99_ms") lag[conc] = $(i-1)
       }
     }
-    if (name ~ /HTTPQuote\/postgres\/workers=off/) quote[conc] = ops
+    if (name ~ /HTTPQuote\/postgres\/workers=off/) { quote[conc] = ops; quote50[conc] = p50 }
     if (name ~ /HTTPQuote\/postgres\/workers=on/) quotew[conc] = ops
     if (name ~ /TransactionList\/rows=/) {
       rows = name; sub(/.*rows=/, "", rows); sub(/\/.*/, "", rows)
@@ -115,6 +115,8 @@ awk '
     }
   }
   END {
+    if (spread50[1] != "" || xfer50[1] != "" || quote50[1] != "")
+      printf "lone caller (c=1) p50 on PostgreSQL: ledger post %.2f ms (aim: <= 1.5), transfer-out %.2f ms (aim: <= 2.5), quote create+execute %.2f ms (aim: <= 4)\n", spread50[1], xfer50[1], quote50[1]
     for (k in hot) if (spread[k] > 0) printf "postgres hot/spread at c=%s: %.2f\n", k, hot[k] / spread[k]
     if (pg[64] > 0 && xfer[64] > 0) printf "transfer-out over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx pgbench c=64 (aim: >= 2x); with the job loop: %.0f/s = %.2fx\n", xfer[64], xfer[64] / pg[64], xferw[64], xferw[64] / pg[64]
     for (k in xferh) if (xferw[k] > 0) printf "webhooks on, transfer-out c=%s: %.0f/s = %.2fx without delivery (aim: >= 0.9x); %.0f events/s delivered, outbox lag p99 %.0f ms (aim: < 1000)\n", k, xferh[k], xferh[k] / xferw[k], evs[k], lag[k]
