@@ -127,5 +127,9 @@ awk '
   }
 ' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/quote.txt" "$out/stamped.txt" "$out/stamp.txt" "$out/list.txt"
 
+# The curves at a glance: throughput against concurrency, corridor's
+# PostgreSQL operations beside pgbench (kept after the run, unlike $out).
+go run ./scripts/benchchart -o bin/bench/throughput.svg "$out/pgbench.txt" "$out/ledger.txt" "$out/transfer.txt" "$out/quote.txt"
+
 echo
 bash scripts/bench-reports.sh
