@@ -45,15 +45,27 @@ type Redeemed struct {
 
 // Action is what a caller needs of an agent action; Raw is all of it.
 type Action struct {
-	ID              string `json:"id"`
-	Status          string `json:"status"`
-	Type            string `json:"type"`
-	RejectionReason string `json:"rejectionReason,omitempty"`
+	ID              string          `json:"id"`
+	Status          string          `json:"status"`
+	Type            string          `json:"type"`
+	RejectionReason string          `json:"rejectionReason,omitempty"`
+	Transaction     json.RawMessage `json:"transaction,omitempty"`
 	Raw             json.RawMessage
 }
 
-// Decided reports whether the platform decided (or execution ended it).
-func (a Action) Decided() bool { return a.Status != "" && a.Status != "PENDING_APPROVAL" }
+// Decided reports whether the platform decided and the outcome is known:
+// REJECTED, FAILED, or APPROVED with its transaction (an approved action
+// is APPROVED while it executes, for the moment before its transaction is
+// recorded).
+func (a Action) Decided() bool {
+	switch a.Status {
+	case "", "PENDING_APPROVAL":
+		return false
+	case "APPROVED":
+		return len(a.Transaction) > 0 && string(a.Transaction) != "null"
+	}
+	return true
+}
 
 // Client calls the agent operations of one service with one agent's
 // token.
