@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -57,6 +58,17 @@ const EventDeliveryJob = "webhook.deliver"
 // payload is the platform id and the event id, a line each.
 func EventDeliveryJobFor(e Event) Job {
 	return Job{ID: "Job:" + e.ID, Kind: EventDeliveryJob, Key: e.ID, Payload: []byte(e.PlatformID + "\n" + e.ID), RunAt: e.CreatedAt}
+}
+
+// EventDeliveryRef reads the platform and event ids of a delivery job's
+// payload (EventDeliveryJobFor's; the PostgreSQL trigger and the ledger's
+// balance events write the same).
+func EventDeliveryRef(j Job) (platformID, eventID string, err error) {
+	platformID, eventID, ok := strings.Cut(string(j.Payload), "\n")
+	if !ok {
+		return "", "", fmt.Errorf("webhook job %s: payload is not platform and event id", j.ID)
+	}
+	return platformID, eventID, nil
 }
 
 // EventAttempt is one delivery attempt of an event.

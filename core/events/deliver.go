@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -150,9 +149,9 @@ var errWaiting = errors.New("webhook: waiting")
 // endpoint (a 410 removes the endpoint). Events of one resource go in
 // order; a platform holds at most PerPlatform deliveries at once here.
 func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
-	platformID, eventID, ok := strings.Cut(string(j.Payload), "\n")
-	if !ok {
-		return fmt.Errorf("webhook job %s: payload is not platform and event id", j.ID)
+	platformID, eventID, err := ports.EventDeliveryRef(j)
+	if err != nil {
+		return err
 	}
 	e, err := d.store.Read().Events().Get(ctx, platformID, eventID)
 	if errors.Is(err, ports.ErrNotFound) {
@@ -239,9 +238,9 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 	jobOf := make(map[string]int, len(js))
 	platformOf := make(map[string]string, len(js))
 	for i, j := range js {
-		platformID, eventID, ok := strings.Cut(string(j.Payload), "\n")
-		if !ok {
-			res[i].Err = fmt.Errorf("webhook job %s: payload is not platform and event id", j.ID)
+		platformID, eventID, err := ports.EventDeliveryRef(j)
+		if err != nil {
+			res[i].Err = err
 			continue
 		}
 		ids = append(ids, eventID)
