@@ -18,10 +18,7 @@ import (
 // onBackends runs test on memory and PostgreSQL, each with a platform
 // and a customer with its USD account.
 func onBackends(t *testing.T, test func(t *testing.T, e *env, pid string, c ports.Customer, acct ports.InternalAccount)) {
-	for _, b := range []struct {
-		name string
-		env  func(testing.TB) *env
-	}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}} {
+	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			e := b.env(t)
 			pid := e.platform()

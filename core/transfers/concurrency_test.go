@@ -22,10 +22,7 @@ import (
 // exactly 20 are accepted, 30 are refused with INVALID_AMOUNT, and the
 // balance ends at the exact remainder, never below it.
 func TestConcurrentTransferOuts(t *testing.T) {
-	for _, backend := range []struct {
-		name string
-		env  func(testing.TB) *env
-	}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}} {
+	for _, backend := range backends {
 		t.Run(backend.name, func(t *testing.T) {
 			e := backend.env(t)
 			ctx := context.Background()

@@ -40,6 +40,13 @@ func newMemoryEnv(t testing.TB) *env { return newEnv(t, coretest.Memory()) }
 
 func newPostgresEnv(t testing.TB) *env { return newEnv(t, coretest.Postgres(t)) }
 
+// backends are the environments a test runs on when it must hold for
+// both stores.
+var backends = []struct {
+	name string
+	env  func(testing.TB) *env
+}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}}
+
 func (e *env) platform() string { return e.Platform("USD", "EUR", "MXN", "USDC") }
 
 // customer creates a US customer and returns it with its USD account.

@@ -348,10 +348,7 @@ func TestIdempotencyKeyDerivesTheTransaction(t *testing.T) {
 // together); one placed by hand is never paid out: a request with its key
 // is refused, and the reaper voids it once it is old enough.
 func TestOrphanHoldIsReapedNotPaid(t *testing.T) {
-	for _, backend := range []struct {
-		name string
-		env  func(testing.TB) *env
-	}{{"memory", newMemoryEnv}, {"postgres", newPostgresEnv}} {
+	for _, backend := range backends {
 		t.Run(backend.name, func(t *testing.T) { orphanHoldIsReapedNotPaid(t, backend.env(t)) })
 	}
 }

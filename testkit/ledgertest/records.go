@@ -366,6 +366,17 @@ func (f *recFixture) queued(id string) bool {
 	return true
 }
 
+// held posts transaction id's hold of 300 from alice with its records
+// (the transaction and its submit job) and returns the job.
+func (f *recFixture) held(id string) ports.Job {
+	f.t.Helper()
+	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
+	require.NoError(f.t, err)
+	job := f.jobs()["ledgertest.submit:"+id]
+	require.NotEmpty(f.t, job.ID)
+	return job
+}
+
 // status is transaction id's stored status and settlement time.
 func (f *recFixture) status(id string) (string, *time.Time, string) {
 	f.t.Helper()
@@ -378,14 +389,11 @@ func testRecordsStatusAndJobs(f *recFixture) {
 	t := f.t
 	f.fund("fund", alice, 1_000)
 	id := "Transaction:rec-status"
-	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
-	require.NoError(t, err)
-	job := f.jobs()["ledgertest.submit:"+id]
-	require.NotEmpty(t, job.ID)
+	job := f.held(id)
 
 	f.clock.Advance(time.Minute)
 	now := f.clock.Now().UTC()
-	_, err = f.s.PostWith(f.ctx, entry("settle:"+id, postHold("settle:"+id, "hold:"+id, 300)), ports.Records{
+	_, err := f.s.PostWith(f.ctx, entry("settle:"+id, postHold("settle:"+id, "hold:"+id, 300)), ports.Records{
 		StatusChanges: []ports.TransactionStatusChange{{PlatformID: recPlatform, TransactionID: id,
 			From: []string{"PENDING", "PROCESSING"}, Status: "COMPLETED", UpdatedAt: now, SettledAt: &now}},
 		CompletedJobs: []string{job.ID, "Job:not-queued"},
@@ -430,12 +438,10 @@ func testRecordsRefusedStatus(f *recFixture) {
 	t := f.t
 	f.fund("fund", alice, 1_000)
 	id := "Transaction:rec-refused-status"
-	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
-	require.NoError(t, err)
-	job := f.jobs()["ledgertest.submit:"+id]
+	job := f.held(id)
 	now := f.clock.Now().UTC()
 	// Posting more than the hold is refused: its records are not written.
-	_, err = f.s.PostWith(f.ctx, entry("settle:"+id, postHold("settle:"+id, "hold:"+id, 301)), ports.Records{
+	_, err := f.s.PostWith(f.ctx, entry("settle:"+id, postHold("settle:"+id, "hold:"+id, 301)), ports.Records{
 		StatusChanges: []ports.TransactionStatusChange{{PlatformID: recPlatform, TransactionID: id,
 			From: []string{"PENDING"}, Status: "COMPLETED", UpdatedAt: now, SettledAt: &now}},
 		CompletedJobs: []string{job.ID},
@@ -452,9 +458,7 @@ func testRecordsWithoutEntry(f *recFixture) {
 	w := f.s
 	f.fund("fund", alice, 1_000)
 	id := "Transaction:rec-alone"
-	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
-	require.NoError(t, err)
-	job := f.jobs()["ledgertest.submit:"+id]
+	job := f.held(id)
 	now := f.clock.Now().UTC()
 	next := ports.Job{Kind: "ledgertest.check", Key: "ledgertest.check:" + id, Payload: []byte(`{}`), RunAt: now}
 	before := f.journal(100)
@@ -472,7 +476,7 @@ func testRecordsWithoutEntry(f *recFixture) {
 	require.NoError(t, w.WriteRecords(f.ctx, ports.Records{}), "nothing to write")
 
 	// A transaction id already stored fails the call and writes nothing.
-	err = w.WriteRecords(f.ctx, ports.Records{Transactions: []ports.Transaction{f.txn(id, 1)},
+	err := w.WriteRecords(f.ctx, ports.Records{Transactions: []ports.Transaction{f.txn(id, 1)},
 		Jobs:   []ports.Job{{Kind: "ledgertest.other", Key: "ledgertest.other:" + id, RunAt: now}},
 		Events: []ports.Event{f.event("Transaction:rec-alone-other")}})
 	require.ErrorIs(t, err, ports.ErrConflict)

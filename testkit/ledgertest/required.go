@@ -42,13 +42,10 @@ func testRecordsTxnRequiredHolds(f *recFixture) {
 	t := f.t
 	f.fund("fund", alice, 1_000)
 	id := "Transaction:rec-cancel"
-	_, err := f.s.PostWith(f.ctx, holdFor(id, alice, 300), f.recs(id, 300))
-	require.NoError(t, err)
-	job := f.jobs()["ledgertest.submit:"+id]
-	require.NotEmpty(t, job.ID)
+	job := f.held(id)
 
 	// A cancel: the hold voided with the Required change.
-	_, err = f.s.PostWith(f.ctx, entry("cancel:"+id, voidHold("cancel:"+id, "hold:"+id)), ports.Records{
+	_, err := f.s.PostWith(f.ctx, entry("cancel:"+id, voidHold("cancel:"+id, "hold:"+id)), ports.Records{
 		StatusChanges: []ports.TransactionStatusChange{f.cancelChange(id)}, CompletedJobs: []string{job.ID}})
 	require.NoError(t, err)
 	st, _, _ := f.status(id)
