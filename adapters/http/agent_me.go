@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -177,7 +178,7 @@ func (h agentMeAPI) listTransactions(ctx context.Context, in *agentTransactionsI
 	if err != nil {
 		return nil, apiError(err)
 	}
-	order := cmpOr(in.SortOrder, "desc")
+	order := cmp.Or(in.SortOrder, "desc")
 	cursors := scopedCursors(h.d, "agent-transactions", order)
 	page, err := pageFrom(cursors, in.Limit, in.Cursor)
 	if err != nil {
