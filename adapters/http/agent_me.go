@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -178,27 +177,12 @@ func (h agentMeAPI) listTransactions(ctx context.Context, in *agentTransactionsI
 	if err != nil {
 		return nil, apiError(err)
 	}
-	order := cmp.Or(in.SortOrder, "desc")
-	cursors := scopedCursors(h.d, "agent-transactions", order)
-	page, err := pageFrom(cursors, in.Limit, in.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	res, err := h.d.Transactions.List(ctx, a.PlatformID, transactions.Query{
+	return transactionsAPI(h).list(ctx, a.PlatformID, "agent-transactions", transactions.Query{
 		CustomerID: a.CustomerID, AccountIdentifier: in.AccountIdentifier,
 		SenderAccountIdentifier: in.SenderAccountIdentifier, ReceiverAccountIdentifier: in.ReceiverAccountIdentifier,
 		Status: in.Status, Type: in.Type, Reference: in.Reference,
-		StartDate: optTime(in.StartDate), EndDate: optTime(in.EndDate), Asc: order == "asc",
-	}, page)
-	if err != nil {
-		return nil, apiError(err)
-	}
-	out := TransactionList{Data: make([]Transaction, len(res.Transactions)), HasMore: res.HasMore, TotalCount: res.Total}
-	for i, t := range res.Transactions {
-		out.Data[i] = transactionOut(h.d, a.PlatformID, t)
-	}
-	out.NextCursor = nextCursor(cursors, res.HasMore, res.Next)
-	return &transactionListOutput{Body: out}, nil
+		StartDate: optTime(in.StartDate), EndDate: optTime(in.EndDate),
+	}, in.SortOrder, in.Limit, in.Cursor)
 }
 
 func (agentMeAPI) getTransactionOp() huma.Operation {
