@@ -53,12 +53,6 @@ type agentInternalAccountsInput struct {
 	Cursor   string `query:"cursor" doc:"nextCursor of the previous page"`
 }
 
-type agentExternalAccountsInput struct {
-	Currency string `query:"currency" maxLength:"8" doc:"Only accounts in this currency"`
-	Limit    int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`
-	Cursor   string `query:"cursor" doc:"nextCursor of the previous page"`
-}
-
 type agentCreateExternalInput struct {
 	Body ExternalAccountCreateRequest
 }
@@ -217,18 +211,8 @@ func (h agentMeAPI) listInternalAccounts(ctx context.Context, in *agentInternalA
 	if err != nil {
 		return nil, apiError(err)
 	}
-	page, err := pageFrom(h.d, in.Limit, in.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	res, err := h.d.Accounts.ListCustomerAccounts(ctx, a.PlatformID, accounts.Filter{
-		CustomerID: a.CustomerID, Currency: in.Currency, Type: in.Type}, page)
-	if err != nil {
-		return nil, apiError(err)
-	}
-	out := InternalAccountList{Data: internalAccountsOut(res.Accounts), HasMore: res.HasMore, TotalCount: res.Total,
-		NextCursor: nextCursor(h.d, res.HasMore, res.Next)}
-	return &internalAccountListOutput{Body: out}, nil
+	return accountsAPI(h).listCustomer(ctx, a.PlatformID, accounts.Filter{
+		CustomerID: a.CustomerID, Currency: in.Currency, Type: in.Type}, in.Limit, in.Cursor)
 }
 
 const agentExternalDoc = " (needs MANAGE_EXTERNAL_ACCOUNTS; another customer's account is 404)"
@@ -238,7 +222,7 @@ func (agentMeAPI) listExternalAccountsOp() huma.Operation {
 		"The agent's customer's external accounts, oldest first"+agentExternalDoc+".", http.StatusBadRequest, http.StatusForbidden)
 }
 
-func (h agentMeAPI) listExternalAccounts(ctx context.Context, in *agentExternalAccountsInput) (*externalAccountListOutput, error) {
+func (h agentMeAPI) listExternalAccounts(ctx context.Context, in *listPlatformExternalAccountsInput) (*externalAccountListOutput, error) {
 	a, err := h.me(ctx, policy.ManageExternalAccounts)
 	if err != nil {
 		return nil, apiError(err)
