@@ -163,13 +163,19 @@ func (accountsAPI) listCustomerAccountsOp() huma.Operation {
 }
 
 func (h accountsAPI) listCustomerAccounts(ctx context.Context, in *listCustomerAccountsInput) (*internalAccountListOutput, error) {
-	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	return h.listCustomer(ctx, principal(ctx).PlatformID, accounts.Filter{
+		CustomerID: in.CustomerID, Currency: in.Currency, Type: in.Type,
+	}, in.Limit, in.Cursor)
+}
+
+// listCustomer is one page of platform pid's customer internal accounts
+// matching f, for GET /customers/internal-accounts and the agent's own list.
+func (h accountsAPI) listCustomer(ctx context.Context, pid string, f accounts.Filter, limit int, cursor string) (*internalAccountListOutput, error) {
+	page, err := pageFrom(h.d, limit, cursor)
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.d.Accounts.ListCustomerAccounts(ctx, principal(ctx).PlatformID, accounts.Filter{
-		CustomerID: in.CustomerID, Currency: in.Currency, Type: in.Type,
-	}, page)
+	res, err := h.d.Accounts.ListCustomerAccounts(ctx, pid, f, page)
 	if err != nil {
 		return nil, apiError(err)
 	}

@@ -53,12 +53,6 @@ type agentInternalAccountsInput struct {
 	Cursor   string `query:"cursor" doc:"nextCursor of the previous page"`
 }
 
-type agentExternalAccountsInput struct {
-	Currency string `query:"currency" maxLength:"8" doc:"Only accounts in this currency"`
-	Limit    int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`
-	Cursor   string `query:"cursor" doc:"nextCursor of the previous page"`
-}
-
 type agentCreateExternalInput struct {
 	Body ExternalAccountCreateRequest
 }
@@ -177,27 +171,12 @@ func (h agentMeAPI) listTransactions(ctx context.Context, in *agentTransactionsI
 	if err != nil {
 		return nil, apiError(err)
 	}
-	order := cmpOr(in.SortOrder, "desc")
-	cursors := scopedCursors(h.d, "agent-transactions", order)
-	page, err := pageFrom(cursors, in.Limit, in.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	res, err := h.d.Transactions.List(ctx, a.PlatformID, transactions.Query{
+	return transactionsAPI(h).list(ctx, a.PlatformID, "agent-transactions", transactions.Query{
 		CustomerID: a.CustomerID, AccountIdentifier: in.AccountIdentifier,
 		SenderAccountIdentifier: in.SenderAccountIdentifier, ReceiverAccountIdentifier: in.ReceiverAccountIdentifier,
 		Status: in.Status, Type: in.Type, Reference: in.Reference,
-		StartDate: optTime(in.StartDate), EndDate: optTime(in.EndDate), Asc: order == "asc",
-	}, page)
-	if err != nil {
-		return nil, apiError(err)
-	}
-	out := TransactionList{Data: make([]Transaction, len(res.Transactions)), HasMore: res.HasMore, TotalCount: res.Total}
-	for i, t := range res.Transactions {
-		out.Data[i] = transactionOut(h.d, a.PlatformID, t)
-	}
-	out.NextCursor = nextCursor(cursors, res.HasMore, res.Next)
-	return &transactionListOutput{Body: out}, nil
+		StartDate: optTime(in.StartDate), EndDate: optTime(in.EndDate),
+	}, in.SortOrder, in.Limit, in.Cursor)
 }
 
 func (agentMeAPI) getTransactionOp() huma.Operation {
@@ -232,18 +211,8 @@ func (h agentMeAPI) listInternalAccounts(ctx context.Context, in *agentInternalA
 	if err != nil {
 		return nil, apiError(err)
 	}
-	page, err := pageFrom(h.d, in.Limit, in.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	res, err := h.d.Accounts.ListCustomerAccounts(ctx, a.PlatformID, accounts.Filter{
-		CustomerID: a.CustomerID, Currency: in.Currency, Type: in.Type}, page)
-	if err != nil {
-		return nil, apiError(err)
-	}
-	out := InternalAccountList{Data: internalAccountsOut(res.Accounts), HasMore: res.HasMore, TotalCount: res.Total,
-		NextCursor: nextCursor(h.d, res.HasMore, res.Next)}
-	return &internalAccountListOutput{Body: out}, nil
+	return accountsAPI(h).listCustomer(ctx, a.PlatformID, accounts.Filter{
+		CustomerID: a.CustomerID, Currency: in.Currency, Type: in.Type}, in.Limit, in.Cursor)
 }
 
 const agentExternalDoc = " (needs MANAGE_EXTERNAL_ACCOUNTS; another customer's account is 404)"
@@ -253,7 +222,7 @@ func (agentMeAPI) listExternalAccountsOp() huma.Operation {
 		"The agent's customer's external accounts, oldest first"+agentExternalDoc+".", http.StatusBadRequest, http.StatusForbidden)
 }
 
-func (h agentMeAPI) listExternalAccounts(ctx context.Context, in *agentExternalAccountsInput) (*externalAccountListOutput, error) {
+func (h agentMeAPI) listExternalAccounts(ctx context.Context, in *listPlatformExternalAccountsInput) (*externalAccountListOutput, error) {
 	a, err := h.me(ctx, policy.ManageExternalAccounts)
 	if err != nil {
 		return nil, apiError(err)

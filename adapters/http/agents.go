@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -525,7 +526,7 @@ func (agentsAPI) listApprovalsOp() huma.Operation {
 }
 
 func (h agentsAPI) listApprovals(ctx context.Context, in *listApprovalsInput) (*agentActionListOutput, error) {
-	order := cmpOr(in.SortOrder, "desc")
+	order := cmp.Or(in.SortOrder, "desc")
 	cursors := scopedCursors(h.d, "agent-approvals", order)
 	page, err := pageFrom(cursors, in.Limit, in.Cursor)
 	if err != nil {
@@ -535,13 +536,6 @@ func (h agentsAPI) listApprovals(ctx context.Context, in *listApprovalsInput) (*
 		AgentID: in.AgentID, CustomerID: in.CustomerID, StartDate: optTime(in.StartDate), EndDate: optTime(in.EndDate),
 		Desc: order == "desc"}, page)
 	return agentActionsOut(ctx, h.d, cursors, res, err)
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func (agentsAPI) approveOp() huma.Operation {

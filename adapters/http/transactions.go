@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -242,23 +243,7 @@ func (transactionsAPI) listTransactionsOp() huma.Operation {
 }
 
 func (h transactionsAPI) listTransactions(ctx context.Context, in *listTransactionsInput) (*transactionListOutput, error) {
-	pid := principal(ctx).PlatformID
-	order := in.SortOrder
-	if order == "" {
-		order = "desc"
-	}
-	// A cursor made walking one way is refused (400 cursor) when sent
-	// with the other sortOrder, instead of silently restarting or skipping.
-	key := scopedCursorKey(h.d.CursorKey, "transactions", order)
-	page := ports.Page{Limit: in.Limit}
-	if in.Cursor != "" {
-		pos, err := decodeCursor(key, in.Cursor)
-		if err != nil {
-			return nil, apiError(err)
-		}
-		page.After = pos
-	}
-	q := transactions.Query{
+	return h.list(ctx, principal(ctx).PlatformID, "transactions", transactions.Query{
 		CustomerID:                in.CustomerID,
 		PlatformCustomerID:        in.PlatformCustomerID,
 		AccountIdentifier:         in.AccountIdentifier,
@@ -267,14 +252,24 @@ func (h transactionsAPI) listTransactions(ctx context.Context, in *listTransacti
 		Status:                    in.Status,
 		Type:                      in.Type,
 		Reference:                 in.Reference,
-		Asc:                       order == "asc",
+		StartDate:                 optTime(in.StartDate),
+		EndDate:                   optTime(in.EndDate),
+	}, in.SortOrder, in.Limit, in.Cursor)
+}
+
+// list is one page of platform pid's transactions matching q, by creation
+// time in sortOrder (desc when empty), for GET /transactions and the
+// agent's own list (scope names the list). A cursor made walking one way
+// is refused (400 cursor) when sent with the other sortOrder, instead of
+// silently restarting or skipping.
+func (h transactionsAPI) list(ctx context.Context, pid, scope string, q transactions.Query, sortOrder string, limit int, cursor string) (*transactionListOutput, error) {
+	order := cmp.Or(sortOrder, "desc")
+	cursors := scopedCursors(h.d, scope, order)
+	page, err := pageFrom(cursors, limit, cursor)
+	if err != nil {
+		return nil, err
 	}
-	if !in.StartDate.IsZero() {
-		q.StartDate = &in.StartDate
-	}
-	if !in.EndDate.IsZero() {
-		q.EndDate = &in.EndDate
-	}
+	q.Asc = order == "asc"
 	res, err := h.d.Transactions.List(ctx, pid, q, page)
 	if err != nil {
 		return nil, apiError(err)
@@ -283,9 +278,7 @@ func (h transactionsAPI) listTransactions(ctx context.Context, in *listTransacti
 	for i, t := range res.Transactions {
 		out.Data[i] = transactionOut(h.d, pid, t)
 	}
-	if res.HasMore && res.Next != nil {
-		out.NextCursor = encodeCursor(key, *res.Next)
-	}
+	out.NextCursor = nextCursor(cursors, res.HasMore, res.Next)
 	return &transactionListOutput{Body: out}, nil
 }
 
