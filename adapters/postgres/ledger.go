@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -196,10 +195,8 @@ type Ledger struct {
 	done   chan struct{} // closed when the writer has exited
 
 	// conn is the writer's own session (see writerConn); only the writer
-	// goroutine touches it, and loads are the load statements prepared
-	// there (see load), made on first use.
-	conn  *bun.Conn
-	loads [2]*sql.Stmt
+	// goroutine touches it.
+	conn *bun.Conn
 
 	// writeFault, set by tests only, is asked before each batch's write:
 	// rollBack ends the write in ROLLBACK instead of COMMIT, and lose makes
@@ -478,12 +475,16 @@ func (l *Ledger) commit(batch []*postRequest) {
 // bounded on the server, below batchTimeout, so a batch stuck behind another
 // session fails there (and is retried) instead of leaving a backend waiting
 // after the client gave up. Plans stay serial: the load statement's
-// branches must run one after the other, in lock order.
+// branches must run one after the other, in lock order. The load and
+// journal statements are prepared here (see load and journalStatement).
 var writerSession = []string{
 	"SET enable_seqscan = off",
 	"SET max_parallel_workers_per_gather = 0",
 	"SET lock_timeout = '10s'",
 	"SET statement_timeout = '20s'",
+	"PREPARE " + loadStmtNames[0] + " AS " + loadStatements[0],
+	"PREPARE " + loadStmtNames[1] + " AS " + loadStatements[1],
+	"PREPARE " + journalStmtName + " AS " + journalStatement,
 }
 
 // writerConn returns the writer's dedicated connection, opening it when
@@ -508,7 +509,6 @@ func (l *Ledger) writerConn(ctx context.Context) (bun.Conn, error) {
 
 // dropConn discards the writer's connection.
 func (l *Ledger) dropConn() {
-	l.loads = [2]*sql.Stmt{}
 	if l.conn != nil {
 		discardConn(*l.conn)
 		l.conn = nil
