@@ -529,13 +529,6 @@ func nonNilInts(s []int64) []int64 {
 	return s
 }
 
-func nonNilBytes(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
 const pgTimeLayout = "2006-01-02T15:04:05.999999Z07:00"
 
 // formatTime renders t for a text array cast to timestamptz; "" is NULL.
