@@ -475,8 +475,9 @@ func (l *Ledger) commit(batch []*postRequest) {
 // bounded on the server, below batchTimeout, so a batch stuck behind another
 // session fails there (and is retried) instead of leaving a backend waiting
 // after the client gave up. Plans stay serial: the load statement's
-// branches must run one after the other, in lock order. The load and
-// journal statements are prepared here (see load and journalStatement).
+// branches must run one after the other, in lock order. The load, journal,
+// status and quote statements are prepared here (see load and
+// journalStatement).
 var writerSession = []string{
 	"SET enable_seqscan = off",
 	"SET max_parallel_workers_per_gather = 0",
@@ -485,6 +486,8 @@ var writerSession = []string{
 	"PREPARE " + loadStmtNames[0] + " AS " + loadStatements[0],
 	"PREPARE " + loadStmtNames[1] + " AS " + loadStatements[1],
 	"PREPARE " + journalStmtName + " AS " + journalStatement,
+	"PREPARE " + statusStmtName + " AS " + statusStatement,
+	"PREPARE " + quotesStmtName + " AS " + quotesStatement,
 }
 
 // writerConn returns the writer's dedicated connection, opening it when

@@ -75,12 +75,20 @@ func (qb quoteBook) appendWrite(gen schema.QueryGen, b []byte) []byte {
 			executed[i] = formatTime(*s.executed)
 		}
 	}
-	b = gen.AppendQuery(b, `UPDATE quotes q SET status = u.status, updated_at = coalesce(NULLIF(u.updated_at, '')::timestamptz, q.updated_at),
+	return appendExecute(gen, b, quotesStmtName, []any{pgdialect.Array(ids), pgdialect.Array(status), pgdialect.Array(updated), pgdialect.Array(executed)})
+}
+
+// quotesStatement stores quotes' final states (appendWrite), prepared on
+// the writer's session like journalStatement. Its one generic plan is made
+// whatever the table held then, so the rows are found by primary key from
+// the id array (= ANY) rather than through a join the planner of a young
+// table could turn into a walk of a whole index.
+var quotesStatement = numberParams(`UPDATE quotes q SET status = u.status, updated_at = coalesce(NULLIF(u.updated_at, '')::timestamptz, q.updated_at),
 	executed_at = coalesce(NULLIF(u.executed_at, '')::timestamptz, q.executed_at)
 FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS u(id, status, updated_at, executed_at)
-WHERE q.id = u.id`, pgdialect.Array(ids), pgdialect.Array(status), pgdialect.Array(updated), pgdialect.Array(executed))
-	return append(b, ";\n"...)
-}
+WHERE q.id = ANY(?1::text[]) AND q.id = u.id`)
+
+const quotesStmtName = "ledger_quotes"
 
 // appendStatusChanges appends the statements that apply a batch's status
 // changes (in batch order), each only while the stored status is one of
@@ -123,22 +131,31 @@ func appendStatusRound(gen schema.QueryGen, b []byte, changes []ports.Transactio
 			settled[i] = storeTime(*c.SettledAt).Format(pgTimeLayout)
 		}
 	}
-	b = gen.AppendQuery(b, `WITH u AS (
+	return appendExecute(gen, b, statusStmtName, []any{pgdialect.Array(platform), pgdialect.Array(id), pgdialect.Array(from),
+		pgdialect.Array(status), pgdialect.Array(updated), pgdialect.Array(settled), pgdialect.Array(reason)})
+}
+
+// statusStatement applies one round of status changes (appendStatusRound),
+// prepared on the writer's session like journalStatement: planned with
+// every batch it cost 0.28 ms for a 0.5 ms statement. Rows are found by
+// primary key from the id array ($2, = ANY): joined on (id, platform_id)
+// instead, the generic plan made on a young table walked the
+// (platform_id, created_at, id) index, every transaction of the platform.
+var statusStatement = numberParams(`WITH u AS (
 	SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
 		AS u(platform_id, id, from_statuses, status, updated_at, settled_at, failure_reason)),
 l AS MATERIALIZED (
-	SELECT t.id FROM transactions t JOIN u ON t.id = u.id AND t.platform_id = u.platform_id
-	WHERE t.status = ANY(string_to_array(u.from_statuses, ','))
+	SELECT t.id FROM transactions t JOIN u ON t.id = u.id
+	WHERE t.id = ANY(?2::text[]) AND t.platform_id = u.platform_id AND t.status = ANY(string_to_array(u.from_statuses, ','))
 	ORDER BY t.id FOR UPDATE OF t)
 UPDATE transactions t SET status = u.status, updated_at = u.updated_at::timestamptz,
 	settled_at = coalesce(NULLIF(u.settled_at, '')::timestamptz, t.settled_at),
 	failure_reason = coalesce(NULLIF(u.failure_reason, ''), t.failure_reason)
-FROM u JOIN l ON l.id = u.id
-WHERE t.id = u.id AND t.platform_id = u.platform_id AND t.status = ANY(string_to_array(u.from_statuses, ','))`,
-		pgdialect.Array(platform), pgdialect.Array(id), pgdialect.Array(from), pgdialect.Array(status),
-		pgdialect.Array(updated), pgdialect.Array(settled), pgdialect.Array(reason))
-	return append(b, ";\n"...)
-}
+FROM u
+WHERE t.id = ANY(ARRAY(SELECT id FROM l)) AND t.id = u.id AND t.platform_id = u.platform_id
+	AND t.status = ANY(string_to_array(u.from_statuses, ','))`)
+
+const statusStmtName = "ledger_status"
 
 // batchWrites are the rows an accepted batch writes, as column arrays.
 type batchWrites struct {
@@ -295,7 +312,10 @@ func (w *batchWrites) chain(head [32]byte) map[string]ledger.JournalEntry {
 // statement, which at concurrency 1 is a quarter of a ledger post. So
 // every part always runs, the parts a batch does not need on empty arrays
 // (a CTE over an empty unnest writes nothing), and the generic plan finds
-// every row by key (writerSession prefers index scans).
+// every row by key: writerSession prefers index scans, and the rows a part
+// updates or joins are also named by their id array (= ANY, the ?N
+// placeholders repeat a parameter), so a plan made on a young table cannot
+// walk a whole index instead.
 //
 // The balance events (ports.BalanceUpdated, bev): one per changed internal
 // account that is an internal_accounts row (system accounts have none), its
@@ -333,7 +353,7 @@ pi AS (
 pu AS (
 	UPDATE ledger_pending hp SET status = u.status, posted_amount = u.posted_amount, resolved_by = NULLIF(u.resolved_by, '')
 	FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[]) AS u(id, status, posted_amount, resolved_by)
-	WHERE hp.id = u.id),
+	WHERE hp.id = ANY(?30::text[]) AND hp.id = u.id),
 d AS (
 	SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[]) AS d(id, dp, dpo, cp, cpo)),
 l AS MATERIALIZED (
@@ -345,7 +365,7 @@ u AS (
 		credits_pending = a.credits_pending + d.cp,
 		credits_posted = a.credits_posted + d.cpo
 	FROM d
-	WHERE a.id = d.id AND (SELECT count(*) FROM l) >= 0
+	WHERE a.id = ANY(?34::text[]) AND a.id = d.id AND (SELECT count(*) FROM l) >= 0
 	RETURNING a.id, a.debits_pending, a.debits_posted, a.credits_pending, a.credits_posted),
 po AS (
 	INSERT INTO ledger_postings (account_id, entry_id, transfer_id, posted_at, debits_pending, debits_posted, credits_pending, credits_posted)
@@ -362,7 +382,7 @@ bev AS (
 		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), '` + storeEventBalanceData + `',
 		?1::timestamptz, 'PENDING'
 	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
-	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C"
+	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C" AND ia.id = ANY(?47::text[])
 	ORDER BY x.id
 	RETURNING id, platform_id, created_at),
 bjob AS (
