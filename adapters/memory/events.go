@@ -64,7 +64,7 @@ func (r storeEvents) GetMany(_ context.Context, ids []string) ([]ports.Event, er
 }
 
 func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
-	return storeListCopies(r.tx, pickEvents, func(e ports.Event) bool {
+	keep := func(e ports.Event) bool {
 		switch {
 		case e.PlatformID != f.PlatformID,
 			f.ResourceID != "" && e.ResourceID != f.ResourceID,
@@ -73,7 +73,22 @@ func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Pag
 			return false
 		}
 		return true
-	}, func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }, storeCopyEvent, page)
+	}
+	key := func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }
+	if f.ResourceID == "" {
+		return storeListCopies(r.tx, pickEvents, keep, key, storeCopyEvent, page)
+	}
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	rows, total := storePage(slices.DeleteFunc(storeResourceEvents(r.tx, f.PlatformID, f.ResourceID),
+		func(e ports.Event) bool { return !keep(e) }), key, page)
+	for i := range rows {
+		rows[i] = storeCopyEvent(rows[i])
+	}
+	return rows, total, nil
 }
 
 // RecordAttempts applies rs in order, all or none (an unknown event is
@@ -127,14 +142,35 @@ func (r storeEvents) PendingBefore(_ context.Context, es []ports.Event) (map[str
 	defer done()
 	out := map[string]bool{}
 	for _, e := range es {
-		earlier := storeAll(r.tx, pickEvents, func(o ports.Event) bool {
-			return o.PlatformID == e.PlatformID && o.ResourceID == e.ResourceID && o.Status == ports.EventPending && o.Seq < e.Seq
-		})
-		if len(earlier) > 0 {
-			out[e.ID] = true
+		for _, o := range storeResourceEvents(r.tx, e.PlatformID, e.ResourceID) {
+			if o.Status == ports.EventPending && o.Seq < e.Seq {
+				out[e.ID] = true
+				break
+			}
 		}
 	}
 	return out, nil
+}
+
+func eventResourceKey(platformID, resourceID string) string { return platformID + "\x00" + resourceID }
+
+// storeResourceEvents are the events of one resource visible to tx: the
+// committed ones through the index (as tx's unit of work may have changed
+// them), then those the unit recorded.
+func storeResourceEvents(tx *storeTx, platformID, resourceID string) []ports.Event {
+	ids := tx.s.state.kyc.byResource[eventResourceKey(platformID, resourceID)]
+	out := make([]ports.Event, 0, len(ids))
+	for _, id := range ids {
+		if e, ok := storeLookup(tx, pickEvents, id); ok {
+			out = append(out, e)
+		}
+	}
+	for id, e := range storeOverlay(tx, pickEvents) {
+		if _, committed := tx.s.state.kyc.events[id]; !committed && e.PlatformID == platformID && e.ResourceID == resourceID {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {

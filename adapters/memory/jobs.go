@@ -101,20 +101,28 @@ func (q storeJobs) Claim(_ context.Context, now time.Time, n int, lease time.Dur
 	q.tx.s.mu.Lock()
 	defer q.tx.s.mu.Unlock()
 	st := &q.tx.s.state
-	var due []ports.Job
-	for _, sj := range st.jobs {
-		if !sj.job.RunAt.After(now) && !sj.lockedUntil.After(now) && kinds.Match(sj.job.Kind) {
-			due = append(due, sj.job)
-		}
-	}
-	slices.SortFunc(due, func(a, b ports.Job) int {
+	// The n oldest due jobs, kept sorted as they are found (sorting every
+	// due job to take n cost a quarter of the process when deliveries
+	// queued up by the thousand).
+	older := func(a, b ports.Job) int {
 		if c := a.RunAt.Compare(b.RunAt); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.ID, b.ID)
-	})
-	if len(due) > n {
-		due = due[:n]
+	}
+	due := make([]ports.Job, 0, min(n, 64))
+	for _, sj := range st.jobs {
+		if sj.job.RunAt.After(now) || sj.lockedUntil.After(now) || !kinds.Match(sj.job.Kind) {
+			continue
+		}
+		if len(due) == n && older(sj.job, due[n-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(due, sj.job, older)
+		if len(due) == n {
+			due = due[:n-1]
+		}
+		due = slices.Insert(due, i, sj.job)
 	}
 	until := storeTime(now.Add(lease))
 	for i, j := range due {

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -22,6 +23,11 @@ type storeKYC struct {
 	documents map[string]storeDocument
 	events    map[string]ports.Event
 	attempts  map[string][]ports.EventAttempt // by event id
+	// byResource lists, in the committed state only, the ids of each
+	// resource's events (key eventResourceKey) in the order they were
+	// recorded: delivery asks for one resource's pending events with every
+	// batch, and a scan of every event made that grow with the store.
+	byResource map[string][]string
 }
 
 type storeDocument struct {
@@ -36,6 +42,7 @@ func newStoreKYC() storeKYC {
 		documents:     map[string]storeDocument{},
 		events:        map[string]ports.Event{},
 		attempts:      map[string][]ports.EventAttempt{},
+		byResource:    map[string][]string{},
 	}
 }
 
@@ -44,6 +51,17 @@ func commitKYC(to, from *storeKYC) {
 	maps.Copy(to.owners, from.owners)
 	maps.Copy(to.verifications, from.verifications)
 	maps.Copy(to.documents, from.documents)
+	var added []ports.Event
+	for id, e := range from.events {
+		if _, ok := to.events[id]; !ok {
+			added = append(added, e)
+		}
+	}
+	slices.SortFunc(added, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	for _, e := range added {
+		k := eventResourceKey(e.PlatformID, e.ResourceID)
+		to.byResource[k] = append(to.byResource[k], e.ID)
+	}
 	maps.Copy(to.events, from.events)
 	maps.Copy(to.attempts, from.attempts)
 }
