@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/corridorpay/corridor/testkit/externalfixture"
 )
 
 // POST /transactions/{id}/cancel through the HTTP stack, each answer
@@ -18,21 +15,7 @@ import (
 // platform's transfer are 404; a reason of the wrong type is 400.
 func TestCancelOperation(t *testing.T) {
 	onAPIBackends(t, func(t *testing.T, env *apiEnv, a apiTarget) {
-		cust := a.created(t, "POST", "/customers", `{"customerType":"INDIVIDUAL","region":"US","umaAddress":"$dora@sandbox.local"}`)
-		list := a.do(t, 0, "GET", "/customers/internal-accounts?customerId="+cust+"&type=INTERNAL_FIAT&currency=USD", "")
-		require.Equal(t, 200, list.status, "%s", list.body)
-		acct := list.json(t)["data"].([]any)[0].(map[string]any)["id"].(string)
-		balance := func() float64 {
-			t.Helper()
-			r := a.do(t, 0, "GET", "/customers/internal-accounts?customerId="+cust+"&type=INTERNAL_FIAT&currency=USD", "")
-			require.Equal(t, 200, r.status, "%s", r.body)
-			return r.json(t)["data"].([]any)[0].(map[string]any)["balance"].(map[string]any)["amount"].(float64)
-		}
-		require.Equal(t, 200, a.do(t, 0, "POST", "/sandbox/internal-accounts/"+acct+"/fund", `{"amount":10000}`).status)
-		info, err := json.Marshal(map[string]any{"customerId": cust, "currency": "USD",
-			"accountInfo": externalfixture.InfoJSON(externalfixture.Info("USD_ACCOUNT", externalfixture.DefaultSuffix))})
-		require.NoError(t, err)
-		ext := a.created(t, "POST", "/customers/external-accounts", string(info))
+		cust, acct, ext, balance := usdPayer(t, a, "$dora@sandbox.local", 10000)
 		transferOut := func(rail string) string {
 			t.Helper()
 			body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q,"paymentRail":%q},"amount":2500}`, acct, ext, rail)

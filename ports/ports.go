@@ -121,6 +121,10 @@ type Parties struct {
 	// sessionsAt, oldest first (what its stamps are checked against);
 	// none when sessionsAt is zero.
 	Sessions []WalletSession
+	// Currency is the platform's setting of the internal account's
+	// currency (PATCH /config supportedCurrencies); zero (Code "") when
+	// the platform has none for it, or the account is absent.
+	Currency CurrencySetting
 }
 
 // PartyReader reads Parties. sessionsAt is the time an embedded wallet's

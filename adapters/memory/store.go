@@ -891,6 +891,17 @@ func (r storeParties) Get(ctx context.Context, platformID, internalID, externalI
 			return ports.Parties{}, err
 		}
 	}
+	if p.Internal.ID != "" {
+		pl, err := r.tx.Platforms().Get(ctx, platformID)
+		if err != nil && !absent(err) {
+			return ports.Parties{}, err
+		}
+		for _, c := range pl.CurrencySettings {
+			if c.Code == p.Internal.Currency {
+				p.Currency = c
+			}
+		}
+	}
 	if p.Internal.Type == storeEmbeddedWallet && !sessionsAt.IsZero() {
 		if p.Sessions, err = r.tx.WalletSessions().Active(ctx, platformID, internalID, sessionsAt); err != nil {
 			return ports.Parties{}, err

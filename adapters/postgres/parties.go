@@ -32,6 +32,9 @@ type storePartiesRow struct {
 	// Sessions is an embedded wallet's active sessions as a JSON array
 	// (empty otherwise).
 	Sessions string `bun:"sessions"`
+	// Currency is the platform's setting of the internal account's
+	// currency (a storeCurrencySetting as JSON; empty for none).
+	Currency string `bun:"currency_setting"`
 }
 
 // storePartySession is one element of storePartiesRow.Sessions.
@@ -51,7 +54,13 @@ type storePartySession struct {
 const storePartiesFrom = `
 	LEFT JOIN LATERAL (SELECT * FROM internal_accounts WHERE id = u.iid LIMIT 1) AS a ON true
 	LEFT JOIN LATERAL (SELECT * FROM external_accounts WHERE id = u.eid LIMIT 1) AS e ON true
-	LEFT JOIN LATERAL (SELECT * FROM customers WHERE id = a.customer_id AND a.customer_id <> '' LIMIT 1) AS c ON true`
+	LEFT JOIN LATERAL (SELECT * FROM customers WHERE id = a.customer_id AND a.customer_id <> '' LIMIT 1) AS c ON true
+	LEFT JOIN LATERAL (SELECT currency_settings FROM platforms WHERE id = a.platform_id LIMIT 1) AS p ON true`
+
+// storePartyCurrency is the currency_setting column: the element of the
+// platform's currency_settings for the internal account's currency.
+const storePartyCurrency = `coalesce(CASE WHEN jsonb_typeof(p.currency_settings) = 'array' THEN
+	(SELECT s::text FROM jsonb_array_elements(p.currency_settings) AS s WHERE s->>'code' = a.currency LIMIT 1) END, '')`
 
 // storePartySessions is the sessions column: a scalar subquery, so its
 // plan reads wallet_sessions_active by the account id (a parameter of the
@@ -75,7 +84,8 @@ func storePartiesQueries(d schema.Dialect) (one, many string) {
 	storePartiesSQL.once.Do(func() {
 		sel := `SELECT u.ord, ` + storeColumns(d, "a", reflect.TypeFor[storeAccountRow]()) + `, ` +
 			storeColumns(d, "e", reflect.TypeFor[storeExternalRow]()) + `, ` +
-			storeColumns(d, "c", reflect.TypeFor[storeCustomerRow]()) + `, coalesce(` + storePartySessions + `, '') AS sessions`
+			storeColumns(d, "c", reflect.TypeFor[storeCustomerRow]()) + `, coalesce(` + storePartySessions + `, '') AS sessions, ` +
+			storePartyCurrency + ` AS currency_setting`
 		storePartiesSQL.one = sel + `
 	FROM (SELECT $1::text AS iid, $2::text AS eid, $3::text AS at, 1::bigint AS ord) AS u` + storePartiesFrom
 		storePartiesSQL.many = sel + `
@@ -121,6 +131,13 @@ func (row storePartiesRow) parties(platformID string) (ports.Parties, error) {
 		p.Internal = row.Internal.toPort()
 		if row.Customer.ID != "" && row.Customer.PlatformID == platformID {
 			p.Customer = row.Customer.toPort()
+		}
+		if row.Currency != "" {
+			var c storeCurrencySetting
+			if err := json.Unmarshal([]byte(row.Currency), &c); err != nil {
+				return p, fmt.Errorf("read currency setting of %s: %w", row.Internal.ID, err)
+			}
+			p.Currency = c.toPort()
 		}
 		if row.Sessions != "" {
 			var ss []storePartySession

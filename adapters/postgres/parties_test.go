@@ -16,12 +16,13 @@ import (
 // The grouped reads and the single parties read run one generic plan per
 // connection, made whenever the connection first runs them, possibly on
 // empty tables: that plan must read each table by its primary key and
-// nothing else (the parties' wallet sessions by their account's index).
+// nothing else (the parties' wallet sessions by their account's index,
+// the platform, for its currency settings, by its primary key).
 func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
 	one, many := postgres.PartiesQueries(db)
-	parties := []string{"internal_accounts", "external_accounts", "customers"}
+	parties := []string{"internal_accounts", "external_accounts", "customers", "platforms"}
 	cases := []struct {
 		name, query, args string
 		tables            []string

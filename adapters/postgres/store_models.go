@@ -75,15 +75,19 @@ func (r storePlatformRow) toPort() ports.Platform {
 	if r.CurrencySettings != nil {
 		p.CurrencySettings = make([]ports.CurrencySetting, len(r.CurrencySettings))
 		for i, c := range r.CurrencySettings {
-			fields := make([]ports.CounterpartyField, len(c.RequiredCounterpartyFields))
-			for j, f := range c.RequiredCounterpartyFields {
-				fields[j] = ports.CounterpartyField(f)
-			}
-			p.CurrencySettings[i] = ports.CurrencySetting{Code: c.Code, MinAmount: c.MinAmount, MaxAmount: c.MaxAmount,
-				RequiredCounterpartyFields: fields, EnabledTransactionTypes: c.EnabledTransactionTypes}
+			p.CurrencySettings[i] = c.toPort()
 		}
 	}
 	return p
+}
+
+func (c storeCurrencySetting) toPort() ports.CurrencySetting {
+	fields := make([]ports.CounterpartyField, len(c.RequiredCounterpartyFields))
+	for j, f := range c.RequiredCounterpartyFields {
+		fields[j] = ports.CounterpartyField(f)
+	}
+	return ports.CurrencySetting{Code: c.Code, MinAmount: c.MinAmount, MaxAmount: c.MaxAmount,
+		RequiredCounterpartyFields: fields, EnabledTransactionTypes: c.EnabledTransactionTypes}
 }
 
 type storeCredentialRow struct {

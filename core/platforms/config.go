@@ -95,6 +95,44 @@ func DefaultCurrencySetting(code string) ports.CurrencySetting {
 		RequiredCounterpartyFields: []ports.CounterpartyField{}, EnabledTransactionTypes: slices.Clone(TransactionTypes)}
 }
 
+// CodeAmountOutOfRange is the reference's 400 for an amount outside a
+// currency's configured minAmount..maxAmount.
+const CodeAmountOutOfRange = "AMOUNT_OUT_OF_RANGE"
+
+// SettingOf is p's setting of currency code; zero (Code "") when p has
+// none for it (the defaults then apply: any amount, both directions).
+func SettingOf(p ports.Platform, code string) ports.CurrencySetting {
+	for _, c := range p.CurrencySettings {
+		if c.Code == code {
+			return c
+		}
+	}
+	return ports.CurrencySetting{}
+}
+
+// CheckSend refuses to send amount minor units of s's currency when the
+// platform's setting s forbids it: 400 INVALID_INPUT when the currency's
+// enabledTransactionTypes leave OUTGOING out, 400 AMOUNT_OUT_OF_RANGE
+// outside minAmount..maxAmount (both inclusive). field names the amount in
+// the request. A zero s (no setting) allows everything.
+func CheckSend(s ports.CurrencySetting, field string, amount int64) error {
+	if s.Code == "" {
+		return nil
+	}
+	if !slices.Contains(s.EnabledTransactionTypes, "OUTGOING") {
+		return fault.Invalid(field, "the platform's configuration does not enable OUTGOING payments in "+s.Code+
+			" (supportedCurrencies[].enabledTransactionTypes)")
+	}
+	if amount < s.MinAmount || amount > s.MaxAmount {
+		msg := fmt.Sprintf("%d %s is outside the platform's configured range for %s, %d to %d (supportedCurrencies[].minAmount, maxAmount)",
+			amount, s.Code, s.Code, s.MinAmount, s.MaxAmount)
+		e := fault.New(fault.KindInvalid, CodeAmountOutOfRange, field+": "+msg)
+		e.Fields = []fault.FieldError{{Field: field, Message: msg}}
+		return e
+	}
+	return nil
+}
+
 func configOf(p ports.Platform) Config {
 	c := Config{Platform: p, Currencies: make([]ports.CurrencySetting, len(p.Currencies))}
 	for i, code := range p.Currencies {

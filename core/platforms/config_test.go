@@ -199,3 +199,37 @@ func TestUpdateConfigSandboxLoopback(t *testing.T) {
 		assert.Equal(t, v, c.Platform.WebhookEndpoint)
 	}
 }
+
+func TestCheckSend(t *testing.T) {
+	usd := ports.CurrencySetting{Code: "USD", MinAmount: 100, MaxAmount: 5000, EnabledTransactionTypes: []string{"INCOMING", "OUTGOING"}}
+	inOnly := usd
+	inOnly.EnabledTransactionTypes = []string{"INCOMING"}
+	for _, c := range []struct {
+		name    string
+		setting ports.CurrencySetting
+		amount  int64
+		code    string // "" allowed
+	}{
+		{"no setting allows anything", ports.CurrencySetting{}, 1 << 62, ""},
+		{"the minimum", usd, 100, ""},
+		{"one under the minimum", usd, 99, platforms.CodeAmountOutOfRange},
+		{"the maximum", usd, 5000, ""},
+		{"one over the maximum", usd, 5001, platforms.CodeAmountOutOfRange},
+		{"OUTGOING not enabled", inOnly, 1000, "INVALID_INPUT"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := platforms.CheckSend(c.setting, "amount", c.amount)
+			if c.code == "" {
+				require.NoError(t, err)
+				return
+			}
+			var f *fault.Error
+			require.ErrorAs(t, err, &f)
+			assert.Equal(t, c.code, f.Code)
+			assert.Equal(t, fault.KindInvalid, f.Kind)
+			assert.Contains(t, f.Message, "amount")
+		})
+	}
+	assert.Equal(t, usd, platforms.SettingOf(ports.Platform{CurrencySettings: []ports.CurrencySetting{inOnly, usd}[1:]}, "USD"))
+	assert.Zero(t, platforms.SettingOf(ports.Platform{CurrencySettings: []ports.CurrencySetting{usd}}, "EUR"))
+}

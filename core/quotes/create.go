@@ -15,6 +15,7 @@ import (
 	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
+	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ledger"
@@ -102,6 +103,9 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 		return ports.Quote{}, err
 	}
 	q := s.newQuote(platformID, r, res, sending, corridor, price)
+	if err := s.checkSendRange(ctx, read, platformID, q, res); err != nil {
+		return ports.Quote{}, err
+	}
 	t, err := s.newTransaction(ctx, read, q, res)
 	if err != nil {
 		return ports.Quote{}, err
@@ -151,6 +155,24 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 			"receiving", q.ReceivingCurrency, "totalSending", q.TotalSendingAmount)
 	}
 	return q, nil
+}
+
+// checkSendRange refuses a quote whose totalSendingAmount is outside the
+// platform's configured range for the sending currency
+// (platforms.CheckSend): the setting comes with the parties of an
+// account-to-account quote, and is read otherwise.
+func (s *Service) checkSendRange(ctx context.Context, read quoteTx, platformID string, q ports.Quote, res resolved) error {
+	var setting ports.CurrencySetting
+	if res.parties != nil {
+		setting = res.parties.Currency
+	} else {
+		p, err := read.Platforms().Get(ctx, platformID)
+		if err != nil {
+			return fmt.Errorf("quote: read platform %s: %w", platformID, err)
+		}
+		setting = platforms.SettingOf(p, q.SendingCurrency)
+	}
+	return platforms.CheckSend(setting, "lockedCurrencyAmount", q.TotalSendingAmount)
 }
 
 // resolve loads and checks what the request names: its source (and the

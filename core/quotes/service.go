@@ -180,6 +180,7 @@ func transactionIDFor(quoteID string) string {
 // quoteTx is what this package's helpers use of a unit of work (ports.Tx
 // and Store.Read both provide it).
 type quoteTx interface {
+	Platforms() ports.PlatformRepo
 	Customers() ports.CustomerRepo
 	InternalAccounts() ports.InternalAccountRepo
 	ExternalAccounts() ports.ExternalAccountRepo

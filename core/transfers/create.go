@@ -14,6 +14,7 @@ import (
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/kyc"
+	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
@@ -68,7 +69,7 @@ func (s *Service) TransferOut(ctx context.Context, platformID string, r OutReque
 	if err := checkOut(r); err != nil {
 		return ports.Transaction{}, err
 	}
-	src, dst, pcid, err := s.parties(ctx, platformID, r.SourceAccountID, r.DestinationAccountID, ports.RailPayout)
+	src, dst, pcid, err := s.parties(ctx, platformID, r.SourceAccountID, r.DestinationAccountID, ports.RailPayout, r.Amount)
 	if err != nil {
 		return ports.Transaction{}, err
 	}
@@ -187,7 +188,7 @@ func (s *Service) TransferIn(ctx context.Context, platformID string, r InRequest
 	if err := errs.Err(); err != nil {
 		return ports.Transaction{}, err
 	}
-	dst, src, pcid, err := s.parties(ctx, platformID, r.DestinationAccountID, r.SourceAccountID, ports.RailPull)
+	dst, src, pcid, err := s.parties(ctx, platformID, r.DestinationAccountID, r.SourceAccountID, ports.RailPull, r.Amount)
 	if err != nil {
 		return ports.Transaction{}, err
 	}
@@ -306,14 +307,27 @@ func (s *Service) insufficient(ctx context.Context, a ports.InternalAccount, req
 // customer owning them in one read, and checks them in the order the
 // request names them (the source first): each account exists and is
 // ACTIVE (errors name its field), both belong to the same owner in the
-// same currency, and the customer exists. It returns the customer's
-// platformCustomerId ("" for the platform's own accounts).
-func (s *Service) parties(ctx context.Context, platformID, internalID, externalID string, dir ports.RailDirection) (
+// same currency, and the customer exists; a payout's amount must be in
+// the platform's configured range for its currency (platforms.CheckSend).
+// It returns the customer's platformCustomerId ("" for the platform's own
+// accounts).
+func (s *Service) parties(ctx context.Context, platformID, internalID, externalID string, dir ports.RailDirection, amount int64) (
 	ports.InternalAccount, ports.ExternalAccount, string, error) {
 	p, err := s.store.Read().Parties().Get(ctx, platformID, internalID, externalID, time.Time{})
 	if err != nil {
 		return ports.InternalAccount{}, ports.ExternalAccount{}, "", fmt.Errorf("read %s and %s: %w", internalID, externalID, err)
 	}
+	in, ex, pcid, err := checkParties(p, internalID, externalID, dir)
+	if err == nil && dir == ports.RailPayout {
+		// The platform's configured range for the currency it sends.
+		err = platforms.CheckSend(p.Currency, "amount", amount)
+	}
+	return in, ex, pcid, err
+}
+
+// checkParties is the checks of parties, on what it read.
+func checkParties(p ports.Parties, internalID, externalID string, dir ports.RailDirection) (
+	ports.InternalAccount, ports.ExternalAccount, string, error) {
 	in, ex := p.Internal, p.External
 	internalField, externalField := "source.accountId", "destination.accountId"
 	checks := []func() error{

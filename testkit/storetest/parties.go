@@ -65,6 +65,9 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.NoError(t, err)
 	assert.Zero(t, got, "another platform's accounts are absent")
 
+	assert.Zero(t, got.Currency, "a platform without currency settings has none")
+	testPartyCurrency(t, s, p, in.ID, ex.ID)
+
 	// The reads above, and one of an unknown external account, at once.
 	wallet := testPartySessions(t, s, p.ID, c.ID, ex.ID)
 	calls := []partiesCall{{p.ID, in.ID, ex.ID, at(9)}, {p.ID, platformIn.ID, ex.ID, at(9)}, {p.ID, in.ID, gone.ID, at(9)},
@@ -94,6 +97,43 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 		assert.Equal(t, in2.ID, got.Internal.ID)
 		return nil
 	})
+}
+
+// testPartyCurrency: once the platform sets its currencies, an internal
+// account's parties carry the setting of the account's currency, as the
+// platform stores it, and none for a currency without one.
+func testPartyCurrency(t *testing.T, s ports.Store, p ports.Platform, inID, exID string) {
+	ctx := context.Background()
+	usd := ports.CurrencySetting{Code: "USD", MinAmount: 100, MaxAmount: 5000,
+		RequiredCounterpartyFields: []ports.CounterpartyField{{Name: "FULL_NAME", Mandatory: true}},
+		EnabledTransactionTypes:    []string{"OUTGOING"}}
+	eur := ports.CurrencySetting{Code: "EUR", MinAmount: 1, MaxAmount: 9, RequiredCounterpartyFields: []ports.CounterpartyField{},
+		EnabledTransactionTypes: []string{"INCOMING", "OUTGOING"}}
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		cur, err := tx.Platforms().GetForUpdate(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		cur.CurrencySettings = []ports.CurrencySetting{eur, usd}
+		return tx.Platforms().Update(ctx, cur)
+	})
+	got, err := s.Read().Parties().Get(ctx, p.ID, inID, exID, time.Time{})
+	require.NoError(t, err)
+	assert.Equal(t, usd, got.Currency)
+	got, err = s.Read().Parties().Get(ctx, p.ID, newID("InternalAccount"), exID, time.Time{})
+	require.NoError(t, err)
+	assert.Zero(t, got.Currency, "no account, no setting")
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		cur, err := tx.Platforms().GetForUpdate(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		cur.CurrencySettings = []ports.CurrencySetting{eur}
+		return tx.Platforms().Update(ctx, cur)
+	})
+	got, err = s.Read().Parties().Get(ctx, p.ID, inID, exID, time.Time{})
+	require.NoError(t, err)
+	assert.Zero(t, got.Currency, "no USD setting any more")
 }
 
 // testPartySessions: an embedded wallet's parties carry its sessions
