@@ -40,12 +40,13 @@ func usdPayer(t *testing.T, a apiTarget, umaAddress string, amount int64) (cust,
 // or a quote whose amount is outside the currency's minAmount..maxAmount
 // is 400 AMOUNT_OUT_OF_RANGE naming the amount's field (both ends are
 // allowed), one in a currency whose enabledTransactionTypes leave OUTGOING
-// out is 400 INVALID_INPUT, and neither moves money. A currency without a
-// setting, and every currency again once the setting allows it, sends
-// any amount.
+// out is 400 INVALID_INPUT, and neither moves money; without INCOMING a
+// transfer-in or a UMA receive in the currency is 400 INVALID_INPUT. A
+// currency without a setting, and every currency again once the setting
+// allows it, sends any amount.
 func TestSendRange(t *testing.T) {
 	onAPIBackends(t, func(t *testing.T, env *apiEnv, a apiTarget) {
-		_, acct, ext, balance := usdPayer(t, a, "$rhea@sandbox.local", 100000)
+		cust, acct, ext, balance := usdPayer(t, a, "$rhea@sandbox.local", 100000)
 		transferOut := func(amount int64) apiReply {
 			t.Helper()
 			return a.do(t, 0, "POST", "/transfer-out",
@@ -94,5 +95,17 @@ func TestSendRange(t *testing.T) {
 		setUSD(0, 1000000, `["OUTGOING"]`)
 		require.Equal(t, 201, transferOut(6000).status)
 		assert.EqualValues(t, 86990, balance())
+		// Without INCOMING, money cannot arrive in the currency: a
+		// transfer-in and a UMA receive are refused, nothing credited.
+		transferIn := a.do(t, 0, "POST", "/transfer-in",
+			fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":1000}`, ext, acct))
+		refused(transferIn, "INVALID_INPUT", "INCOMING")
+		receive := a.do(t, 0, "POST", "/sandbox/uma/receive", fmt.Sprintf(
+			`{"senderUmaAddress":"$success.usd@sandbox.local","customerId":%q,"receivingCurrencyCode":"USD","receivingCurrencyAmount":1000}`, cust))
+		refused(receive, "INVALID_INPUT", "receivingCurrencyCode")
+		assert.EqualValues(t, 86990, balance())
+		setUSD(0, 1000000, `["INCOMING","OUTGOING"]`)
+		require.Equal(t, 201, a.do(t, 0, "POST", "/transfer-in",
+			fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":1000}`, ext, acct)).status)
 	})
 }

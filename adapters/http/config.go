@@ -20,7 +20,7 @@ type PlatformCurrencyConfig struct {
 	MinAmount                  int64                         `json:"minAmount" minimum:"0" doc:"Smallest amount to send, in minor units: a transfer-out or quote sending less is 400 AMOUNT_OUT_OF_RANGE"`
 	MaxAmount                  int64                         `json:"maxAmount" minimum:"0" doc:"Largest amount to send, in minor units: a transfer-out or quote sending more is 400 AMOUNT_OUT_OF_RANGE"`
 	RequiredCounterpartyFields []CounterpartyFieldDefinition `json:"requiredCounterpartyFields" maxItems:"20" doc:"Fields asked of counterparties (CounterpartyFieldDefinition as lookups use it) (stored; not yet enforced on payments)"`
-	EnabledTransactionTypes    []string                      `json:"enabledTransactionTypes" maxItems:"2" enum:"INCOMING,OUTGOING" doc:"Transaction types enabled in the currency: without OUTGOING a transfer-out or quote sending it is 400 (INCOMING is stored, not yet enforced)"`
+	EnabledTransactionTypes    []string                      `json:"enabledTransactionTypes" maxItems:"2" enum:"INCOMING,OUTGOING" doc:"Transaction types enabled in the currency: without OUTGOING a transfer-out or quote sending it is 400; without INCOMING a transfer-in or UMA receive in it is 400"`
 }
 
 // EmbeddedWalletConfig is the platform's embedded-wallet OTP settings.

@@ -133,6 +133,18 @@ func CheckSend(s ports.CurrencySetting, field string, amount int64) error {
 	return nil
 }
 
+// CheckReceive refuses money arriving in s's currency when the platform's
+// setting s leaves INCOMING out of its enabledTransactionTypes: 400
+// INVALID_INPUT naming field. A zero s (no setting) allows it. (minAmount
+// and maxAmount bound what is sent, not what arrives.)
+func CheckReceive(s ports.CurrencySetting, field string) error {
+	if s.Code == "" || slices.Contains(s.EnabledTransactionTypes, "INCOMING") {
+		return nil
+	}
+	return fault.Invalid(field, "the platform's configuration does not enable INCOMING payments in "+s.Code+
+		" (supportedCurrencies[].enabledTransactionTypes)")
+}
+
 func configOf(p ports.Platform) Config {
 	c := Config{Platform: p, Currencies: make([]ports.CurrencySetting, len(p.Currencies))}
 	for i, code := range p.Currencies {

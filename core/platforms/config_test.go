@@ -230,6 +230,13 @@ func TestCheckSend(t *testing.T) {
 			assert.Contains(t, f.Message, "amount")
 		})
 	}
+	require.NoError(t, platforms.CheckReceive(ports.CurrencySetting{}, "f"), "no setting")
+	require.NoError(t, platforms.CheckReceive(usd, "f"))
+	outOnly := usd
+	outOnly.EnabledTransactionTypes = []string{"OUTGOING"}
+	var f *fault.Error
+	require.ErrorAs(t, platforms.CheckReceive(outOnly, "f"), &f)
+	assert.Equal(t, "INVALID_INPUT", f.Code)
 	assert.Equal(t, usd, platforms.SettingOf(ports.Platform{CurrencySettings: []ports.CurrencySetting{inOnly, usd}[1:]}, "USD"))
 	assert.Zero(t, platforms.SettingOf(ports.Platform{CurrencySettings: []ports.CurrencySetting{usd}}, "EUR"))
 }

@@ -308,7 +308,8 @@ func (s *Service) insufficient(ctx context.Context, a ports.InternalAccount, req
 // request names them (the source first): each account exists and is
 // ACTIVE (errors name its field), both belong to the same owner in the
 // same currency, and the customer exists; a payout's amount must be in
-// the platform's configured range for its currency (platforms.CheckSend).
+// the platform's configured range for its currency (platforms.CheckSend),
+// and a pull's currency must take INCOMING payments (CheckReceive).
 // It returns the customer's platformCustomerId ("" for the platform's own
 // accounts).
 func (s *Service) parties(ctx context.Context, platformID, internalID, externalID string, dir ports.RailDirection, amount int64) (
@@ -318,9 +319,13 @@ func (s *Service) parties(ctx context.Context, platformID, internalID, externalI
 		return ports.InternalAccount{}, ports.ExternalAccount{}, "", fmt.Errorf("read %s and %s: %w", internalID, externalID, err)
 	}
 	in, ex, pcid, err := checkParties(p, internalID, externalID, dir)
-	if err == nil && dir == ports.RailPayout {
+	switch {
+	case err != nil:
+	case dir == ports.RailPayout:
 		// The platform's configured range for the currency it sends.
 		err = platforms.CheckSend(p.Currency, "amount", amount)
+	default:
+		err = platforms.CheckReceive(p.Currency, "destination.accountId")
 	}
 	return in, ex, pcid, err
 }

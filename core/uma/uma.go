@@ -118,6 +118,13 @@ func (s *Service) SimulateReceive(ctx context.Context, platformID string, r Rece
 	if err != nil {
 		return ports.Transaction{}, err
 	}
+	p, err := read.Platforms().Get(ctx, platformID)
+	if err != nil {
+		return ports.Transaction{}, fmt.Errorf("uma: read platform %s: %w", platformID, err)
+	}
+	if err := platforms.CheckReceive(platforms.SettingOf(p, r.Currency), "receivingCurrencyCode"); err != nil {
+		return ports.Transaction{}, err
+	}
 	dest, err := s.destination(ctx, read, platformID, c, r.Currency)
 	if err != nil {
 		return ports.Transaction{}, err
