@@ -19,8 +19,7 @@ import (
 
 // webhookContractTypes are the webhook types a platform hears of through
 // the flows TestWebhookBodiesMatchReference drives: every type the service
-// records but REFUND_PENDING (a refund here completes or fails at once),
-// the incoming refunds (no incoming payment is refunded),
+// records but the incoming refunds (no incoming payment is refunded),
 // OUTGOING_PAYMENT.PENDING_AUTHORIZATION (no rail asks for strong
 // authentication), VERIFICATION.PENDING_MANUAL_REVIEW (the sandbox
 // provider never asks for it) and AGENT_ACTION.PENDING_APPROVAL (the
@@ -29,7 +28,7 @@ var webhookContractTypes = []string{
 	"TEST",
 	"OUTGOING_PAYMENT.PENDING", "OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.COMPLETED",
 	"OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.EXPIRED",
-	"OUTGOING_PAYMENT.REFUND_COMPLETED", "OUTGOING_PAYMENT.REFUND_FAILED",
+	"OUTGOING_PAYMENT.REFUND_PENDING", "OUTGOING_PAYMENT.REFUND_COMPLETED", "OUTGOING_PAYMENT.REFUND_FAILED",
 	"INCOMING_PAYMENT.PENDING", "INCOMING_PAYMENT.COMPLETED",
 	"CUSTOMER.KYC_APPROVED", "CUSTOMER.KYC_REJECTED", "CUSTOMER.KYC_PENDING",
 	"VERIFICATION.RESOLVE_ERRORS", "VERIFICATION.APPROVED", "VERIFICATION.REJECTED", "VERIFICATION.IN_PROGRESS",
@@ -65,7 +64,8 @@ func TestWebhookBodiesMatchReference(t *testing.T) {
 		}
 
 		// Payments out: a payout, a failed one, and quotes that
-		// expire, are cancelled (refunded) or fail with their refund.
+		// expire, are returned (a refund pending, then completed), are
+		// cancelled (refunded) or fail with their refund.
 		p := newPayer(t, a, "contract@example.com")
 		a.created(t, "POST", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":100000}`)
 		a.created(t, "POST", "/transfer-out", p.payout(2500))
@@ -79,7 +79,7 @@ func TestWebhookBodiesMatchReference(t *testing.T) {
 				p.account, dest))
 		}
 		quote(externalfixture.DefaultSuffix) // expires unexecuted
-		for _, suffix := range []string{"006", "007"} {
+		for _, suffix := range []string{"005", "006", "007"} {
 			a.created(t, "POST", "/quotes/"+quote(suffix)+"/execute", "")
 		}
 		drain()

@@ -64,7 +64,8 @@ const (
 	// sender's request) and its funds came back.
 	RailCancelled RailState = "CANCELLED"
 	// RailReturned: a movement that SUCCEEDED was later returned by the
-	// receiving institution and its funds came back.
+	// receiving institution and its funds come back: at CheckAt when the
+	// result sets it (they are on their way until then), else at once.
 	RailReturned RailState = "RETURNED"
 	// RailFailedUnreturned: the payout failed and its funds did not come
 	// back (they stay with the rail until resolved out of band).

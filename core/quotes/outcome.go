@@ -40,6 +40,7 @@ func (s *Service) Register(r *jobs.Runner) {
 	jobs.HandleJSON(r, KindSubmit, s.handleSubmit)
 	jobs.HandleJSON(r, KindCheck, s.handleCheck)
 	jobs.HandleJSON(r, KindExpire, s.handleExpire)
+	jobs.HandleJSON(r, KindRefund, s.handleRefund)
 }
 
 // handleExpire runs at a quote's expiresAt: a quote still PENDING expires
@@ -141,24 +142,20 @@ func (s *Service) apply(ctx context.Context, j ports.Job, q ports.Quote, p jobPa
 		if err := s.settle(ctx, q); err != nil {
 			return err
 		}
-		rev, err := returnEntry(q)
-		if err != nil {
-			return fmt.Errorf("quote %s: return entry: %w", q.ID, err)
-		}
-		_, err = s.ledger.Post(ctx, rev)
-		switch ledger.CodeOf(err) {
-		case ledger.CodeOK:
-			if err != nil {
-				return fmt.Errorf("quote %s: return: %w", q.ID, err)
-			}
-		case ledger.CodeExists, ledger.CodeAlreadyReversed:
-			// Refunded by an earlier run.
-		default:
-			return fmt.Errorf("quote %s: return: %w", q.ID, err)
-		}
-		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusFailed,
+		returned := outcome{quote: StatusFailed, txn: transactions.StatusFailed,
 			reason: transactions.OutgoingFailureReason(res.FailureReason), afterCompleted: true,
-			refund: RefundCompleted, refundReason: RefundTransactionFailed, detail: res.FailureDetail})
+			refund: RefundCompleted, refundReason: RefundTransactionFailed, detail: res.FailureDetail}
+		if res.CheckAt.After(s.clock.Now()) {
+			// The funds are on their way back: the refund is PENDING
+			// until they arrive (handleRefund, queued with the outcome).
+			back := refundJob(q, res.CheckAt)
+			returned.refund, returned.then = RefundPending, &back
+			return s.finish(ctx, q, returned)
+		}
+		if err := s.refundBack(ctx, q); err != nil {
+			return err
+		}
+		return s.finish(ctx, q, returned)
 	case ports.RailFailedUnreturned:
 		// The funds left with the payout and did not come back: they stay
 		// in the rail's settlement account until resolved out of band.
@@ -299,6 +296,61 @@ func (s *Service) paidAnyway(ctx context.Context, q ports.Quote, res ports.RailR
 	return s.finish(ctx, q, outcome{quote: StatusCompleted, txn: transactions.StatusCompleted})
 }
 
+// refundJob completes, at at, the refund of q's returned payout.
+func refundJob(q ports.Quote, at time.Time) ports.Job {
+	return ports.Job{ID: "Job:" + KindRefund + ":" + q.ID, Kind: KindRefund, Key: KindRefund + ":" + q.ID,
+		Payload: jobPayloadOf(q), RunAt: at}
+}
+
+// refundBack posts the return of q's settled payout (its legs flow back,
+// the source gets its full payment back); idempotent.
+func (s *Service) refundBack(ctx context.Context, q ports.Quote) error {
+	rev, err := returnEntry(q)
+	if err != nil {
+		return fmt.Errorf("quote %s: return entry: %w", q.ID, err)
+	}
+	_, err = s.ledger.Post(ctx, rev)
+	switch ledger.CodeOf(err) {
+	case ledger.CodeOK:
+		if err != nil {
+			return fmt.Errorf("quote %s: return: %w", q.ID, err)
+		}
+	case ledger.CodeExists, ledger.CodeAlreadyReversed:
+		// Refunded by an earlier run.
+	default:
+		return fmt.Errorf("quote %s: return: %w", q.ID, err)
+	}
+	return nil
+}
+
+// handleRefund runs when a returned payout's funds are back: the return
+// is posted, then the transaction's PENDING refund becomes COMPLETED
+// (once; OUTGOING_PAYMENT.REFUND_COMPLETED follows from the change). A
+// crash between the two is finished by the job's next run.
+func (s *Service) handleRefund(ctx context.Context, _ ports.Job, p jobPayload) error {
+	q, err := s.store.Read().Quotes().Get(ctx, p.PlatformID, p.QuoteID)
+	if err != nil {
+		return fmt.Errorf("refund %s: %w", p.QuoteID, err)
+	}
+	if err := s.refundBack(ctx, q); err != nil {
+		return err
+	}
+	now := s.clock.Now().UTC()
+	return s.store.InTx(ctx, func(tx ports.Tx) error {
+		t, err := tx.Transactions().GetForUpdate(ctx, q.PlatformID, q.TransactionID)
+		if err != nil {
+			return fmt.Errorf("refund %s: transaction %s: %w", q.ID, q.TransactionID, err)
+		}
+		r := t.Details.Refund
+		if r == nil || r.Status != RefundPending {
+			return nil
+		}
+		r.Status, r.SettledAt = RefundCompleted, &now
+		t.UpdatedAt = now
+		return tx.Transactions().Update(ctx, t)
+	})
+}
+
 // outcome is where a payout ends.
 type outcome struct {
 	quote  Status
@@ -309,6 +361,8 @@ type outcome struct {
 	// afterCompleted allows the move from COMPLETED (a returned payout).
 	afterCompleted bool
 	detail         string
+	// then, when set, is queued with the outcome (in its unit of work).
+	then *ports.Job
 }
 
 // finish moves the quote and its transaction to the outcome, once, in a
@@ -350,6 +404,11 @@ func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 				r.SettledAt = &now
 			}
 			t.Details.Refund = r
+		}
+		if o.then != nil {
+			if err := tx.Jobs().Enqueue(ctx, *o.then); err != nil {
+				return fmt.Errorf("quote %s: queue %s: %w", q.ID, o.then.Kind, err)
+			}
 		}
 		moved = true
 		return s.save(ctx, tx, cur, t)

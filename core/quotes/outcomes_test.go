@@ -78,6 +78,14 @@ func failed(reason string) expect {
 		refund: quotes.RefundCompleted, refundReason: quotes.RefundTransactionFailed}
 }
 
+// refunding is a returned payout whose funds are not back yet: the refund
+// is PENDING, the source has paid and the rail's settlement account holds
+// the payout.
+func refunding(reason string) expect {
+	return expect{quote: quotes.StatusFailed, txn: transactions.StatusFailed, reason: reason,
+		refund: quotes.RefundPending, refundReason: quotes.RefundTransactionFailed, spent: true, settled: true}
+}
+
 // step moves the clock by after, runs the due jobs and expects want.
 type step struct {
 	after time.Duration
@@ -103,6 +111,8 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 		{"005", []step{
 			{0, completed},
 			{sandbox.QuoteReturnAfter - time.Second, completed},
+			{time.Second, refunding(transactions.ReasonPayoutReturned)},
+			{sandbox.QuoteRefundAfter - time.Second, refunding(transactions.ReasonPayoutReturned)},
 			{time.Second, failed(transactions.ReasonPayoutReturned)}}},
 		{"006", []step{{0, expect{quote: quotes.StatusFailed, txn: transactions.StatusRefunded,
 			refund: quotes.RefundCompleted, refundReason: quotes.RefundUserCancellation}}}},
@@ -135,7 +145,8 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 		"789": {{0, processing}, {achDelay - time.Second, processing}, {time.Second, completed}},
 		"003": {{0, processing}, {sandbox.QuoteSlowAfter - time.Second, processing}, {time.Second, completed}},
 		"004": {{0, processing}, {achDelay, failed("ACCOUNT_CANNOT_RECEIVE")}},
-		"005": {{0, processing}, {achDelay, completed}, {sandbox.QuoteReturnAfter, failed(transactions.ReasonPayoutReturned)}},
+		"005": {{0, processing}, {achDelay, completed}, {sandbox.QuoteReturnAfter, refunding(transactions.ReasonPayoutReturned)},
+			{sandbox.QuoteRefundAfter, failed(transactions.ReasonPayoutReturned)}},
 	}
 	for suffix, steps := range batch {
 		t.Run("ACH/"+suffix, func(t *testing.T) {

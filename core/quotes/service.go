@@ -84,6 +84,9 @@ const (
 	KindCheck = "quote.check"
 	// KindExpire expires a quote still unexecuted at its expiresAt.
 	KindExpire = "quote.expire"
+	// KindRefund completes the refund of a returned payout when its funds
+	// are back.
+	KindRefund = "quote.refund"
 )
 
 // Error codes.
@@ -107,6 +110,7 @@ const (
 
 // Refund statuses.
 const (
+	RefundPending   = "PENDING"
 	RefundCompleted = "COMPLETED"
 	RefundFailed    = "FAILED"
 )

@@ -62,7 +62,8 @@ func TestSandboxQuotePayoutTable(t *testing.T) {
 		{"ACH", "123456005", []step{
 			{state: ports.RailPending, checkAt: ach},
 			{after: ach, state: ports.RailSucceeded, checkAt: ach + sandbox.QuoteReturnAfter},
-			{after: sandbox.QuoteReturnAfter, state: ports.RailReturned, reason: "PAYOUT_RETURNED"}}},
+			{after: sandbox.QuoteReturnAfter, state: ports.RailReturned, reason: "PAYOUT_RETURNED",
+				checkAt: ach + sandbox.QuoteReturnAfter + sandbox.QuoteRefundAfter}}},
 		{"RTP", "123456006", []step{
 			{state: ports.RailPending},
 			{state: ports.RailCancelled}}},

@@ -23,7 +23,8 @@
 //	004  PENDING, then FAILED at settlement (ACCOUNT_CANNOT_RECEIVE: the
 //	     counterparty could not deliver it)
 //	005  PENDING, SUCCEEDED at settlement with a return window, then
-//	     RETURNED (PAYOUT_RETURNED) QuoteReturnAfter later
+//	     RETURNED (PAYOUT_RETURNED) QuoteReturnAfter later, its funds back
+//	     QuoteRefundAfter after that (CheckAt)
 //	006  PENDING, then CANCELLED at settlement (the sender cancelled)
 //	007  PENDING, then FAILED_UNRETURNED at settlement (payout and refund
 //	     both failed)
@@ -68,6 +69,9 @@ const (
 	// QuoteReturnAfter is how long after settling a 005 quote payout is
 	// returned by the receiving bank.
 	QuoteReturnAfter = time.Minute
+	// QuoteRefundAfter is how long after the return its funds are back
+	// (the refund is PENDING until then).
+	QuoteRefundAfter = time.Minute
 )
 
 // UMALongPending is how long a payout to a PENDING_LONG UMA receiver stays
@@ -236,7 +240,7 @@ func (r *Rail) quoteOutcome(req ports.RailRequest, ref string, submitted, settle
 			return ports.RailResult{State: ports.RailSucceeded, ExternalRef: ref, CheckAt: returned}
 		}
 		return ports.RailResult{State: ports.RailReturned, FailureReason: "PAYOUT_RETURNED",
-			FailureDetail: "the receiving bank returned the payment", ExternalRef: ref}
+			FailureDetail: "the receiving bank returned the payment", ExternalRef: ref, CheckAt: returned.Add(QuoteRefundAfter)}
 	case "006":
 		if p, ok := pendingUntil(settles); ok {
 			return p
