@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	httpapi "github.com/corridorpay/corridor/adapters/http"
 	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -193,6 +194,13 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 	logWalletKeys(cfg, log)
 
 	workers := startWorkers(ctx, b, s.runner, s.webhooks, cfg, clock, log)
+	if b.revocations != nil {
+		// Tokens deleted through other instances stop working here at once.
+		watchCtx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go b.revocations(watchCtx, func(id string) { httpapi.ForgetCredential(s.platforms, id) },
+			func() { httpapi.ForgetCredentials(s.platforms) })
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

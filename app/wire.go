@@ -72,8 +72,12 @@ type backend struct {
 	log *slog.Logger
 	// durable is true on PostgreSQL (state survives a restart).
 	durable bool
-	pingers map[string]ports.Pinger
-	closers []func()
+	// revocations, when set, tells until ctx ends of API tokens deleted
+	// through other instances (forget), or that some may have been
+	// missed (forgetAll): see postgres.WatchCredentialRevocations.
+	revocations func(ctx context.Context, forget func(clientID string), forgetAll func())
+	pingers     map[string]ports.Pinger
+	closers     []func()
 	// reports reads the ledger for the /ledger reports and the ledger CLI.
 	reports ports.LedgerReports
 	// tokens checks OAUTH credentials' ID-token signatures against their
@@ -116,6 +120,9 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.durable = true
 		b.pingers["database"] = pingDB{db}
 		b.closers = append(b.closers, led.Close, func() { _ = db.Close() })
+		b.revocations = func(ctx context.Context, forget func(string), forgetAll func()) {
+			postgres.WatchCredentialRevocations(ctx, db, forget, forgetAll)
+		}
 	} else {
 		led := memory.NewLedger(clock)
 		b.ledger = led

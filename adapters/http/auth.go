@@ -126,7 +126,10 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 // up. The key also names the platforms service, so servers on different
 // stores in one process never share an answer. Deleting a token through
 // this process forgets its entries at once (forget); another instance
-// serving the same store keeps its own entry for up to credTTL.
+// serving the same PostgreSQL store hears of it from the deleting
+// transaction's NOTIFY (postgres.WatchCredentialRevocations, wired to
+// ForgetCredential) a moment after it commits, and at worst keeps its
+// entry for credTTL.
 const (
 	credTTL = 5 * time.Second
 	// credCacheMax bounds the cache; it is cleared when full.
@@ -194,6 +197,28 @@ func (c *credCache) forget(svc *platforms.Service, clientID string) {
 		}
 	}
 }
+
+// forgetAll drops every entry of svc (notifications about deleted tokens
+// may have been missed).
+func (c *credCache) forgetAll(svc *platforms.Service) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	for k := range c.m {
+		if k.svc == svc {
+			delete(c.m, k)
+		}
+	}
+}
+
+// ForgetCredential drops what the servers on svc remember of the API token
+// clientID (deleted through another instance): its next request is
+// checked against the store.
+func ForgetCredential(svc *platforms.Service, clientID string) { verified.forget(svc, clientID) }
+
+// ForgetCredentials drops everything the servers on svc remember of
+// verified tokens.
+func ForgetCredentials(svc *platforms.Service) { verified.forgetAll(svc) }
 
 func (c *credCache) generation() uint64 {
 	c.mu.Lock()

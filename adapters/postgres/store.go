@@ -388,9 +388,11 @@ func (r storePlatforms) LiveCredentialsForUpdate(ctx context.Context, platformID
 func (r storePlatforms) DeleteCredential(ctx context.Context, platformID, id string, at time.Time) error {
 	what := "delete token " + id
 	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model((*storeCredentialRow)(nil)).
-			Set("deleted_at = ?", storeTime(at)).Set("updated_at = ?", storeTime(at)).
-			Where("id = ?", id).Where("platform_id = ?", platformID).Where("deleted_at IS NULL").Exec(ctx)
+		// The deleted token's client id is announced to the other
+		// instances when this commits (WatchCredentialRevocations).
+		return r.tx.db.NewRaw(`WITH d AS (
+	UPDATE api_credentials SET deleted_at = ?, updated_at = ? WHERE id = ? AND platform_id = ? AND deleted_at IS NULL RETURNING token_id)
+SELECT pg_notify(?, d.token_id) FROM d`, storeTime(at), storeTime(at), id, platformID, credentialChannel).Exec(ctx)
 	})
 	if err != nil {
 		return err
