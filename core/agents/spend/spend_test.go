@@ -22,6 +22,7 @@ import (
 	"github.com/corridorpay/corridor/core/agents/spend"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/quotes"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/core/walletauth"
@@ -374,6 +375,36 @@ func TestRefusals(t *testing.T) {
 		_, err = e.spend.TransferOut(ctx, pending, transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: e.usdDest.ID, Amount: 100_001})
 		assert.Equal(t, fault.KindInvalid, kind(t, err))
 		assert.Equal(t, int64(0), e.usage(pending).DailySpend)
+	})
+}
+
+// The platform's per-currency settings refuse an agent's transfer when it
+// asks, before anything is held or counted, even one that would wait for
+// approval.
+func TestTransfersKeepThePlatformCurrencySettings(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a := e.agent(policy.ApprovalRequired, nil)
+		require.NoError(t, e.Store.InTx(ctx, func(tx ports.Tx) error {
+			p, err := tx.Platforms().GetForUpdate(ctx, e.platform)
+			if err != nil {
+				return err
+			}
+			p.CurrencySettings = []ports.CurrencySetting{{Code: "USD", MinAmount: 100, MaxAmount: 5_000,
+				RequiredCounterpartyFields: []ports.CounterpartyField{}, EnabledTransactionTypes: []string{"OUTGOING"}}}
+			return tx.Platforms().Update(ctx, p)
+		}))
+		_, err := e.spend.TransferOut(ctx, a, transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: e.usdDest.ID, Amount: 5_001})
+		var f *fault.Error
+		require.ErrorAs(t, err, &f)
+		assert.Equal(t, platforms.CodeAmountOutOfRange, f.Code)
+		_, err = e.spend.TransferIn(ctx, a, transfers.InRequest{SourceAccountID: e.usdDest.ID, DestinationAccountID: e.usd.ID, Amount: 1_000})
+		assert.Equal(t, fault.KindInvalid, kind(t, err), "no INCOMING in USD")
+		assert.Equal(t, int64(100_000), e.available(), "nothing held")
+		assert.Equal(t, int64(0), e.usage(a).DailySpend, "nothing counted")
+		act, err := e.spend.TransferOut(ctx, a, transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: e.usdDest.ID, Amount: 5_000})
+		require.NoError(t, err)
+		assert.Equal(t, agents.StatusPendingApproval, act.Status)
 	})
 }
 

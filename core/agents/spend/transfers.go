@@ -2,10 +2,12 @@ package spend
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/agents/policy"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -23,6 +25,15 @@ func (s *Service) TransferOut(ctx context.Context, a ports.Agent, r transfers.Ou
 		return ports.AgentAction{}, err
 	}
 	if _, err := s.ownExternal(ctx, a, "destination.accountId", r.DestinationAccountID); err != nil {
+		return ports.AgentAction{}, err
+	}
+	// The platform's range for the currency, now rather than when an
+	// approval would run the transfer.
+	setting, err := s.currencySetting(ctx, a, src.Currency)
+	if err != nil {
+		return ports.AgentAction{}, err
+	}
+	if err := platforms.CheckSend(setting, "amount", r.Amount); err != nil {
 		return ports.AgentAction{}, err
 	}
 	key := r.IdempotencyKey
@@ -58,6 +69,13 @@ func (s *Service) TransferIn(ctx context.Context, a ports.Agent, r transfers.InR
 	if err != nil {
 		return ports.AgentAction{}, err
 	}
+	setting, err := s.currencySetting(ctx, a, dst.Currency)
+	if err != nil {
+		return ports.AgentAction{}, err
+	}
+	if err := platforms.CheckReceive(setting, "destination.accountId"); err != nil {
+		return ports.AgentAction{}, err
+	}
 	return s.submit(ctx, a, request{
 		op: policy.OpTransferIn, typ: agents.ActionTransferIn, key: r.IdempotencyKey,
 		pol:  policy.Request{Operation: policy.OpTransferIn, AccountID: dst.ID, Amount: r.Amount, Currency: dst.Currency},
@@ -70,6 +88,16 @@ func (s *Service) TransferIn(ctx context.Context, a ports.Agent, r transfers.InR
 			return t.ID, err
 		},
 	})
+}
+
+// currencySetting is the agent's platform's setting of currency (zero for
+// none: see platforms.CheckSend).
+func (s *Service) currencySetting(ctx context.Context, a ports.Agent, currency string) (ports.CurrencySetting, error) {
+	p, err := s.store.Read().Platforms().Get(ctx, a.PlatformID)
+	if err != nil {
+		return ports.CurrencySetting{}, fmt.Errorf("agent %s: platform: %w", a.ID, err)
+	}
+	return platforms.SettingOf(p, currency), nil
 }
 
 func checkTransfer(source, destination string, amount int64) error {
