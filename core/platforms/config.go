@@ -110,6 +110,17 @@ func SettingOf(p ports.Platform, code string) ports.CurrencySetting {
 	return ports.CurrencySetting{}
 }
 
+// ReadSetting reads platform platformID and returns its setting of
+// currency code (SettingOf), for the payments that do not get it with
+// their parties read (ports.Parties.Currency).
+func ReadSetting(ctx context.Context, read interface{ Platforms() ports.PlatformRepo }, platformID, code string) (ports.CurrencySetting, error) {
+	p, err := read.Platforms().Get(ctx, platformID)
+	if err != nil {
+		return ports.CurrencySetting{}, fmt.Errorf("read platform %s: %w", platformID, err)
+	}
+	return SettingOf(p, code), nil
+}
+
 // CheckSend refuses to send amount minor units of s's currency when the
 // platform's setting s forbids it: 400 INVALID_INPUT when the currency's
 // enabledTransactionTypes leave OUTGOING out, 400 AMOUNT_OUT_OF_RANGE

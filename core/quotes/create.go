@@ -166,11 +166,10 @@ func (s *Service) checkSendRange(ctx context.Context, read quoteTx, platformID s
 	if res.parties != nil {
 		setting = res.parties.Currency
 	} else {
-		p, err := read.Platforms().Get(ctx, platformID)
-		if err != nil {
-			return fmt.Errorf("quote: read platform %s: %w", platformID, err)
+		var err error
+		if setting, err = platforms.ReadSetting(ctx, read, platformID, q.SendingCurrency); err != nil {
+			return fmt.Errorf("quote: %w", err)
 		}
-		setting = platforms.SettingOf(p, q.SendingCurrency)
 	}
 	return platforms.CheckSend(setting, "lockedCurrencyAmount", q.TotalSendingAmount)
 }

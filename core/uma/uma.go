@@ -118,11 +118,11 @@ func (s *Service) SimulateReceive(ctx context.Context, platformID string, r Rece
 	if err != nil {
 		return ports.Transaction{}, err
 	}
-	p, err := read.Platforms().Get(ctx, platformID)
+	setting, err := platforms.ReadSetting(ctx, read, platformID, r.Currency)
 	if err != nil {
-		return ports.Transaction{}, fmt.Errorf("uma: read platform %s: %w", platformID, err)
+		return ports.Transaction{}, fmt.Errorf("uma: %w", err)
 	}
-	if err := platforms.CheckReceive(platforms.SettingOf(p, r.Currency), "receivingCurrencyCode"); err != nil {
+	if err := platforms.CheckReceive(setting, "receivingCurrencyCode"); err != nil {
 		return ports.Transaction{}, err
 	}
 	dest, err := s.destination(ctx, read, platformID, c, r.Currency)

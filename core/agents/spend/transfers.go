@@ -29,9 +29,9 @@ func (s *Service) TransferOut(ctx context.Context, a ports.Agent, r transfers.Ou
 	}
 	// The platform's range for the currency, now rather than when an
 	// approval would run the transfer.
-	setting, err := s.currencySetting(ctx, a, src.Currency)
+	setting, err := platforms.ReadSetting(ctx, s.store.Read(), a.PlatformID, src.Currency)
 	if err != nil {
-		return ports.AgentAction{}, err
+		return ports.AgentAction{}, fmt.Errorf("agent %s: %w", a.ID, err)
 	}
 	if err := platforms.CheckSend(setting, "amount", r.Amount); err != nil {
 		return ports.AgentAction{}, err
@@ -69,9 +69,9 @@ func (s *Service) TransferIn(ctx context.Context, a ports.Agent, r transfers.InR
 	if err != nil {
 		return ports.AgentAction{}, err
 	}
-	setting, err := s.currencySetting(ctx, a, dst.Currency)
+	setting, err := platforms.ReadSetting(ctx, s.store.Read(), a.PlatformID, dst.Currency)
 	if err != nil {
-		return ports.AgentAction{}, err
+		return ports.AgentAction{}, fmt.Errorf("agent %s: %w", a.ID, err)
 	}
 	if err := platforms.CheckReceive(setting, "destination.accountId"); err != nil {
 		return ports.AgentAction{}, err
@@ -88,16 +88,6 @@ func (s *Service) TransferIn(ctx context.Context, a ports.Agent, r transfers.InR
 			return t.ID, err
 		},
 	})
-}
-
-// currencySetting is the agent's platform's setting of currency (zero for
-// none: see platforms.CheckSend).
-func (s *Service) currencySetting(ctx context.Context, a ports.Agent, currency string) (ports.CurrencySetting, error) {
-	p, err := s.store.Read().Platforms().Get(ctx, a.PlatformID)
-	if err != nil {
-		return ports.CurrencySetting{}, fmt.Errorf("agent %s: platform: %w", a.ID, err)
-	}
-	return platforms.SettingOf(p, currency), nil
 }
 
 func checkTransfer(source, destination string, amount int64) error {
