@@ -188,24 +188,23 @@ func (c *credCache) get(k credKey) Principal {
 // forget drops every entry of the client id (a deleted token): its next
 // request is checked against the store.
 func (c *credCache) forget(svc *platforms.Service, clientID string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	for k, e := range c.m {
-		if k.svc == svc && e.p.ClientID == clientID {
-			delete(c.m, k)
-		}
-	}
+	c.drop(svc, func(e credEntry) bool { return e.p.ClientID == clientID })
 }
 
 // forgetAll drops every entry of svc (notifications about deleted tokens
 // may have been missed).
 func (c *credCache) forgetAll(svc *platforms.Service) {
+	c.drop(svc, func(credEntry) bool { return true })
+}
+
+// drop removes svc's entries that match, and counts a generation (see
+// putSince).
+func (c *credCache) drop(svc *platforms.Service, match func(credEntry) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	for k := range c.m {
-		if k.svc == svc {
+	for k, e := range c.m {
+		if k.svc == svc && match(e) {
 			delete(c.m, k)
 		}
 	}

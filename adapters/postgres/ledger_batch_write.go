@@ -423,7 +423,7 @@ func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte) []byte {
 		pgdialect.Array(nonNil(w.unlocked)),
 		pgdialect.Array(pAcct), pgdialect.Array(pEntry), pgdialect.Array(pTransfer),
 		pgdialect.Array(a0), pgdialect.Array(a1), pgdialect.Array(a2), pgdialect.Array(a3),
-		pgdialect.Array(nonNil(w.balanceIDs)), pgdialect.Array(nonNilInts(w.balances)), pgdialect.Array(nonNilInts(w.totalAmount)),
+		pgdialect.Array(nonNil(w.balanceIDs)), pgdialect.Array(nonNil(w.balances)), pgdialect.Array(nonNil(w.totalAmount)),
 		n, m)
 	return appendExecute(gen, b, journalStmtName, args)
 }
@@ -535,16 +535,10 @@ WHERE e.id = ANY(?::text[]) ON CONFLICT DO NOTHING`, ports.EventDeliveryJob, pgd
 	return appendStatusChanges(gen, b, changes), nil
 }
 
-func nonNil(s []string) []string {
+// nonNil is s, or an empty slice for nil (a nil slice is a NULL array).
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func nonNilInts(s []int64) []int64 {
-	if s == nil {
-		return []int64{}
+		return []T{}
 	}
 	return s
 }
