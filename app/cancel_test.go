@@ -15,7 +15,10 @@ import (
 // platform's transfer are 404; a reason of the wrong type is 400.
 func TestCancelOperation(t *testing.T) {
 	onAPIBackends(t, func(t *testing.T, env *apiEnv, a apiTarget) {
-		cust, acct, ext, balance := usdPayer(t, a, "$dora@sandbox.local", 10000)
+		p := newPayer(t, a, "dora@example.com")
+		require.Equal(t, 200, a.do(t, 0, "POST", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":10000}`).status)
+		cust, acct, ext := p.customer, p.account, p.external
+		balance := func() int64 { return p.balance(t, a) }
 		transferOut := func(rail string) string {
 			t.Helper()
 			body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q,"paymentRail":%q},"amount":2500}`, acct, ext, rail)

@@ -1,40 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/corridorpay/corridor/testkit/externalfixture"
 )
-
-// usdPayer creates, over the API, an INDIVIDUAL customer with umaAddress,
-// funds its USD internal account with amount and gives it a USD external
-// account; it returns their ids and a reader of the internal account's
-// balance.
-func usdPayer(t *testing.T, a apiTarget, umaAddress string, amount int64) (cust, acct, ext string, balance func() float64) {
-	t.Helper()
-	cust = a.created(t, "POST", "/customers", fmt.Sprintf(`{"customerType":"INDIVIDUAL","region":"US","umaAddress":%q}`, umaAddress))
-	accounts := "/customers/internal-accounts?customerId=" + cust + "&type=INTERNAL_FIAT&currency=USD"
-	list := a.do(t, 0, "GET", accounts, "")
-	require.Equal(t, 200, list.status, "%s", list.body)
-	acct = list.json(t)["data"].([]any)[0].(map[string]any)["id"].(string)
-	balance = func() float64 {
-		t.Helper()
-		r := a.do(t, 0, "GET", accounts, "")
-		require.Equal(t, 200, r.status, "%s", r.body)
-		return r.json(t)["data"].([]any)[0].(map[string]any)["balance"].(map[string]any)["amount"].(float64)
-	}
-	require.Equal(t, 200, a.do(t, 0, "POST", "/sandbox/internal-accounts/"+acct+"/fund", fmt.Sprintf(`{"amount":%d}`, amount)).status)
-	info, err := json.Marshal(map[string]any{"customerId": cust, "currency": "USD",
-		"accountInfo": externalfixture.InfoJSON(externalfixture.Info("USD_ACCOUNT", externalfixture.DefaultSuffix))})
-	require.NoError(t, err)
-	ext = a.created(t, "POST", "/customers/external-accounts", string(info))
-	return cust, acct, ext, balance
-}
 
 // The platform's supportedCurrencies bound what it sends: a transfer-out
 // or a quote whose amount is outside the currency's minAmount..maxAmount
@@ -46,7 +18,10 @@ func usdPayer(t *testing.T, a apiTarget, umaAddress string, amount int64) (cust,
 // allows it, sends any amount.
 func TestSendRange(t *testing.T) {
 	onAPIBackends(t, func(t *testing.T, env *apiEnv, a apiTarget) {
-		cust, acct, ext, balance := usdPayer(t, a, "$rhea@sandbox.local", 100000)
+		p := newPayer(t, a, "rhea@example.com")
+		require.Equal(t, 200, a.do(t, 0, "POST", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":100000}`).status)
+		cust, acct, ext := p.customer, p.account, p.external
+		balance := func() int64 { return p.balance(t, a) }
 		transferOut := func(amount int64) apiReply {
 			t.Helper()
 			return a.do(t, 0, "POST", "/transfer-out",
