@@ -19,8 +19,9 @@ import (
 
 // webhookContractTypes are the webhook types a platform hears of through
 // the flows TestWebhookBodiesMatchReference drives: every type the service
-// records but the incoming refunds (no incoming payment is refunded),
-// OUTGOING_PAYMENT.PENDING_AUTHORIZATION (no rail asks for strong
+// records but INCOMING_PAYMENT.REFUND_PENDING and REFUND_FAILED (the funds
+// of a deposit that does not complete were never credited: they go back
+// at once), // OUTGOING_PAYMENT.PENDING_AUTHORIZATION (no rail asks for strong
 // authentication), VERIFICATION.PENDING_MANUAL_REVIEW (the sandbox
 // provider never asks for it) and AGENT_ACTION.PENDING_APPROVAL (the
 // agents work).
@@ -29,7 +30,7 @@ var webhookContractTypes = []string{
 	"OUTGOING_PAYMENT.PENDING", "OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.COMPLETED",
 	"OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.EXPIRED",
 	"OUTGOING_PAYMENT.REFUND_PENDING", "OUTGOING_PAYMENT.REFUND_COMPLETED", "OUTGOING_PAYMENT.REFUND_FAILED",
-	"INCOMING_PAYMENT.PENDING", "INCOMING_PAYMENT.COMPLETED",
+	"INCOMING_PAYMENT.PENDING", "INCOMING_PAYMENT.COMPLETED", "INCOMING_PAYMENT.FAILED", "INCOMING_PAYMENT.REFUND_COMPLETED",
 	"CUSTOMER.KYC_APPROVED", "CUSTOMER.KYC_REJECTED", "CUSTOMER.KYC_PENDING",
 	"VERIFICATION.RESOLVE_ERRORS", "VERIFICATION.APPROVED", "VERIFICATION.REJECTED", "VERIFICATION.IN_PROGRESS",
 	"INTERNAL_ACCOUNT.STATUS_UPDATED", "INTERNAL_ACCOUNT.BALANCE_UPDATED",
@@ -89,6 +90,18 @@ func TestWebhookBodiesMatchReference(t *testing.T) {
 		r := a.do(t, 0, "POST", "/sandbox/uma/receive", fmt.Sprintf(`{"senderUmaAddress":"$success.usd@sandbox.local",`+
 			`"customerId":%q,"receivingCurrencyCode":"USD","receivingCurrencyAmount":700}`, p.customer))
 		require.Equal(t, 200, r.status, "%s", r.body)
+		drain()
+
+		// Deposits: a quote crediting the customer's account, funded
+		// (approved by the endpoint's 200), and one funded with the
+		// wrong amount (failed, its funds returned).
+		for _, amount := range []string{"", `,"currencyAmount":1`} {
+			d := a.created(t, "POST", "/quotes", fmt.Sprintf(`{"source":{"sourceType":"REALTIME_FUNDING","currency":"USDC",`+
+				`"cryptoNetwork":"SOLANA","customerId":%q},"destination":{"destinationType":"ACCOUNT","accountId":%q},`+
+				`"lockedCurrencySide":"RECEIVING","lockedCurrencyAmount":1500}`, p.customer, p.account))
+			r = a.do(t, 0, "POST", "/sandbox/send", fmt.Sprintf(`{"quoteId":%q,"currencyCode":"USDC"%s}`, d, amount))
+			require.Equal(t, 200, r.status, "%s", r.body)
+		}
 		drain()
 
 		// KYC: data missing, then pending, rejected and approved.

@@ -313,6 +313,10 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s.quotes = quotes.New(b.store, b.ledger, b.rails, rates, s.walletauth, clock, ids,
 		quotes.Options{Logger: b.log, Sandbox: cfg.Sandbox})
 	s.quotes.Register(s.runner)
+	// Deposits (quotes crediting an internal account) wait for the
+	// platform's decision like UMA receives; their quotes follow it.
+	s.quotes.SetApprovals(s.approvals)
+	s.approvals.SetFollower(s.quotes)
 	s.invitations = invitations.New(b.store, clock, ids, b.log)
 	s.invitations.Register(s.runner)
 	s.agents = agents.New(b.store, clock, ids, b.log)

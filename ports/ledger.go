@@ -100,7 +100,13 @@ type TransactionStatusChange struct {
 	UpdatedAt     time.Time
 	SettledAt     *time.Time // written when set
 	FailureReason string     // written when not empty
-	Required      bool
+	// Approval and Refund, when set, are written into the transaction's
+	// details with its status: an incoming payment that starts waiting
+	// for the platform's decision (core/approvals), the refund of one
+	// that did not complete.
+	Approval *Approval
+	Refund   *Refund
+	Required bool
 }
 
 // Holds reports whether c may move a quote whose stored status and expiry

@@ -27,7 +27,7 @@ type QuoteSource struct {
 // QuoteDestination is who a quote pays (discriminated by destinationType).
 type QuoteDestination struct {
 	DestinationType string `json:"destinationType" enum:"ACCOUNT,UMA_ADDRESS" doc:"Kind of destination"`
-	AccountID       string `json:"accountId,omitempty" doc:"The external account paid (ACCOUNT)" example:"ExternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123"`
+	AccountID       string `json:"accountId,omitempty" doc:"The external account paid out to (ACCOUNT); or, for a REALTIME_FUNDING source, the payer's internal account credited when the funds arrive (a deposit: its transaction is INCOMING)" example:"ExternalAccount:a12dcbd6-dced-4ec4-b756-3c3a9ea3d123"`
 	PaymentRail     string `json:"paymentRail,omitempty" enum:"ACH,ACH_COLOMBIA,BANK_TRANSFER,BRE_B,CIPS,FAST,FASTER_PAYMENTS,FEDNOW,INSTAPAY,MOBILE_MONEY,NEFT,PAYNOW,PESONET,PIX,RTGS,RTP,SEPA,SEPA_INSTANT,SPEI,SWIFT,UNIONPAY,UPI,WIRE" doc:"Rail to pay on (ACCOUNT); it must reach the account. Absent: the service chooses"`
 	UmaAddress      string `json:"umaAddress,omitempty" doc:"The receiver's UMA address (UMA_ADDRESS; the request's lookupId is required)" example:"$success.eur@sandbox.local"`
 	Currency        string `json:"currency,omitempty" doc:"Currency the UMA receiver gets (UMA_ADDRESS; default: the lookup's first)" example:"EUR"`

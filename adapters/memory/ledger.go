@@ -244,6 +244,14 @@ func ledgerChangeStatus(ctx context.Context, tx ports.Tx, c ports.TransactionSta
 	if c.FailureReason != "" {
 		t.FailureReason = c.FailureReason
 	}
+	if c.Approval != nil {
+		a := *c.Approval
+		t.Details.Approval = &a
+	}
+	if c.Refund != nil {
+		r := *c.Refund
+		t.Details.Refund = &r
+	}
 	return tx.Transactions().Update(ctx, t)
 }
 

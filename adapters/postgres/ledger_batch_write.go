@@ -3,6 +3,7 @@ package postgres
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -122,17 +123,32 @@ func appendStatusRound(gen schema.QueryGen, b []byte, changes []ports.Transactio
 		return cmp.Compare(a.TransactionID, b.TransactionID)
 	})
 	n := len(changes)
-	platform, id, from, status, updated, settled, reason := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	platform, id, from, status, updated, settled, reason, patch := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, c := range changes {
 		platform[i], id[i], from[i], status[i], reason[i] = c.PlatformID, c.TransactionID, strings.Join(c.From, ","), c.Status, c.FailureReason
 		updated[i] = storeTime(c.UpdatedAt).Format(pgTimeLayout)
 		if c.SettledAt != nil {
 			settled[i] = storeTime(*c.SettledAt).Format(pgTimeLayout)
 		}
+		patch[i] = detailsPatch(c)
 	}
 	return appendExecute(gen, b, statusStmtName, []any{pgdialect.Array(platform), pgdialect.Array(id), pgdialect.Array(from),
-		pgdialect.Array(status), pgdialect.Array(updated), pgdialect.Array(settled), pgdialect.Array(reason)})
+		pgdialect.Array(status), pgdialect.Array(updated), pgdialect.Array(settled), pgdialect.Array(reason), pgdialect.Array(patch)})
+}
+
+// detailsPatch is the part of the details document status change c
+// writes (its approval and refund), as a JSON object merged into the
+// stored one, or "" for none.
+func detailsPatch(c ports.TransactionStatusChange) string {
+	if c.Approval == nil && c.Refund == nil {
+		return ""
+	}
+	b, err := json.Marshal(detailsToStore(ports.TransactionDetails{Approval: c.Approval, Refund: c.Refund}))
+	if err != nil {
+		panic("details patch: " + err.Error()) // plain strings, times and slices: cannot fail
+	}
+	return string(b)
 }
 
 // statusStatement applies one round of status changes (appendStatusRound),
@@ -142,15 +158,16 @@ func appendStatusRound(gen schema.QueryGen, b []byte, changes []ports.Transactio
 // instead, the generic plan made on a young table walked the
 // (platform_id, created_at, id) index, every transaction of the platform.
 var statusStatement = numberParams(`WITH u AS (
-	SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-		AS u(platform_id, id, from_statuses, status, updated_at, settled_at, failure_reason)),
+	SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+		AS u(platform_id, id, from_statuses, status, updated_at, settled_at, failure_reason, details_patch)),
 l AS MATERIALIZED (
 	SELECT t.id FROM transactions t JOIN u ON t.id = u.id
 	WHERE t.id = ANY(?2::text[]) AND t.platform_id = u.platform_id AND t.status = ANY(string_to_array(u.from_statuses, ','))
 	ORDER BY t.id FOR UPDATE OF t)
 UPDATE transactions t SET status = u.status, updated_at = u.updated_at::timestamptz,
 	settled_at = coalesce(NULLIF(u.settled_at, '')::timestamptz, t.settled_at),
-	failure_reason = coalesce(NULLIF(u.failure_reason, ''), t.failure_reason)
+	failure_reason = coalesce(NULLIF(u.failure_reason, ''), t.failure_reason),
+	details = CASE WHEN u.details_patch = '' THEN t.details ELSE t.details || u.details_patch::jsonb END
 FROM u
 WHERE t.id = ANY(ARRAY(SELECT id FROM l)) AND t.id = u.id AND t.platform_id = u.platform_id
 	AND t.status = ANY(string_to_array(u.from_statuses, ','))`)

@@ -1,5 +1,7 @@
 // Package approvals decides incoming payments on approval-capable rails
-// (UMA receives): the platform approves or rejects each one, by its answer
+// (UMA receives, and deposits: quotes crediting an internal account, whose
+// quote follows the decision through a Follower): the platform approves
+// or rejects each one, by its answer
 // to the INCOMING_PAYMENT.PENDING webhook or, after a 202, by POST
 // /transactions/{id}/approve or /reject within Window.
 //
@@ -62,17 +64,27 @@ const (
 // single transfers are pending transfers. It returns the timeout job to
 // queue with them.
 func Hold(t *ports.Transaction, e *ledger.Entry, requested []ports.CounterpartyField, now time.Time) ports.Job {
-	a := &ports.Approval{Deadline: now.Add(Window), RequestedFields: requested}
+	var holds []string
 	for i := range e.Transfers {
 		if e.Transfers[i].Kind == ledger.Single {
 			e.Transfers[i].Kind = ledger.Pending
-			a.HoldIDs = append(a.HoldIDs, e.Transfers[i].ID)
+			holds = append(holds, e.Transfers[i].ID)
 		}
 	}
+	a, job := Await(t.PlatformID, t.ID, holds, requested, now)
 	t.Status = transactions.StatusPending
 	t.SettledAt = nil
 	t.Details.Approval = a
-	return timeoutJob(t.PlatformID, t.ID, a.Deadline)
+	return job
+}
+
+// Await is the approval of the incoming payment txID of platformID whose
+// credit is the ledger holds holdIDs, placed at now: the window starts
+// now. It returns the approval to record with the payment's PENDING (its
+// details) and the timeout job to queue with them.
+func Await(platformID, txID string, holdIDs []string, requested []ports.CounterpartyField, now time.Time) (*ports.Approval, ports.Job) {
+	a := &ports.Approval{Deadline: now.Add(Window), HoldIDs: holdIDs, RequestedFields: requested}
+	return a, timeoutJob(platformID, txID, a.Deadline)
 }
 
 func timeoutJob(platformID, txID string, at time.Time) ports.Job {
@@ -85,13 +97,26 @@ type Endpoints interface {
 	WebhookEndpoint(ctx context.Context, platformID string) (string, error)
 }
 
+// Follower adds to a decision's records what follows from it beyond the
+// payment's own status: for a payment made through a quote (core/quotes),
+// the quote's status and, when the payment does not complete, the refund
+// of its funds to the payer (set on change). They are written with the
+// decision's ledger entry, so a crash never leaves one without the other.
+type Follower interface {
+	FollowDecision(t ports.Transaction, approved bool, change *ports.TransactionStatusChange, recs *ports.Records)
+}
+
 // Service decides payments.
 type Service struct {
 	store     ports.Store
 	ledger    ports.LedgerStore
 	clock     ports.Clock
 	endpoints Endpoints
+	follower  Follower
 }
+
+// SetFollower makes every decision also write what f adds to it.
+func (s *Service) SetFollower(f Follower) { s.follower = f }
 
 // New returns a Service.
 func New(store ports.Store, led ports.LedgerStore, clock ports.Clock, endpoints Endpoints) *Service {
@@ -317,8 +342,11 @@ func (s *Service) decide(ctx context.Context, t ports.Transaction, d decision) (
 		e.Transfers = append(e.Transfers, ledger.Transfer{ID: fmt.Sprintf("%s%s/%d", prefix, t.ID, i+1),
 			Kind: kind, PendingID: h, Code: code})
 	}
-	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{c},
-		CompletedJobs: []string{timeoutJob(t.PlatformID, t.ID, time.Time{}).ID}}
+	recs := ports.Records{CompletedJobs: []string{timeoutJob(t.PlatformID, t.ID, time.Time{}).ID}}
+	if s.follower != nil {
+		s.follower.FollowDecision(t, d == approved, &c, &recs)
+	}
+	recs.StatusChanges = append(recs.StatusChanges, c)
 	_, err = posting.Post(ctx, s.ledger, e, recs)
 	switch ledger.CodeOf(err) {
 	case ledger.CodeOK:

@@ -78,8 +78,10 @@ type resolved struct {
 	// sending side
 	source  *ports.InternalAccount
 	funding fundingMethod
-	// receiving side
+	// receiving side: an external account paid out to, or an internal
+	// account credited (a deposit: a REALTIME_FUNDING source only)
 	dest       *ports.ExternalAccount
+	credit     *ports.InternalAccount
 	lookup     *ports.Lookup
 	receiving  string
 	rail       string
@@ -162,6 +164,15 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 // (platforms.CheckSend): the setting comes with the parties of an
 // account-to-account quote, and is read otherwise.
 func (s *Service) checkSendRange(ctx context.Context, read quoteTx, platformID string, q ports.Quote, res resolved) error {
+	if res.credit != nil {
+		// A deposit: money arriving for the platform, in the receiving
+		// currency.
+		setting, err := platforms.ReadSetting(ctx, read, platformID, q.ReceivingCurrency)
+		if err != nil {
+			return fmt.Errorf("quote: %w", err)
+		}
+		return platforms.CheckReceive(setting, "destination.accountId")
+	}
 	var setting ports.CurrencySetting
 	if res.parties != nil {
 		setting = res.parties.Currency
@@ -278,6 +289,9 @@ func (s *Service) newQuote(platformID string, r CreateRequest, res resolved, sen
 		q.DestinationAccountID = res.dest.ID
 		q.CounterpartyInformation = counterparty(res.dest.Info.Beneficiary)
 	}
+	if res.credit != nil {
+		q.DestinationAccountID = res.credit.ID
+	}
 	return q
 }
 
@@ -353,7 +367,20 @@ func checkRequest(r CreateRequest) error {
 	}
 	switch r.Destination.Type {
 	case DestinationAccount:
-		transfers.CheckID(&errs, "destination.accountId", r.Destination.AccountID, "ExternalAccount:")
+		switch id := r.Destination.AccountID; {
+		case strings.HasPrefix(id, internalPrefix):
+			if r.Source.Type != SourceRealtimeFunding {
+				errs.Add("destination.accountId", "an internal account receives through a quote from a REALTIME_FUNDING source only "+
+					"(between internal accounts, use a transfer)")
+			}
+			if r.Destination.PaymentRail != "" {
+				errs.Add("destination.paymentRail", "applies to external account destinations only")
+			}
+		case id == "" || strings.HasPrefix(id, "ExternalAccount:"):
+			transfers.CheckID(&errs, "destination.accountId", id, "ExternalAccount:")
+		default:
+			errs.Add("destination.accountId", "must be an ExternalAccount id (or, for a REALTIME_FUNDING source, an InternalAccount id)")
+		}
 		if r.Destination.UmaAddress != "" {
 			errs.Add("destination.umaAddress", "applies to UMA_ADDRESS destinations only")
 		}
@@ -488,6 +515,9 @@ func (s *Service) resolveDestination(ctx context.Context, read quoteTx, platform
 		res.rail = UMARail
 		return nil
 	}
+	if strings.HasPrefix(r.Destination.AccountID, internalPrefix) {
+		return s.resolveCredit(ctx, read, platformID, r, res)
+	}
 	a, err := externalAccount(ctx, read, res.parties, platformID, r.Destination.AccountID)
 	if errors.Is(err, ports.ErrNotFound) {
 		return transfers.NotFound("destination.accountId", "external account "+r.Destination.AccountID+" not found")
@@ -519,6 +549,34 @@ func (s *Service) resolveDestination(ctx context.Context, read quoteTx, platform
 	return nil
 }
 
+// resolveCredit loads the internal account a deposit quote credits: an
+// ACTIVE account of the paying customer (the platform's own when the quote
+// names no customer). No rail pays it out: the ledger credits it.
+func (s *Service) resolveCredit(ctx context.Context, read quoteTx, platformID string, r CreateRequest, res *resolved) error {
+	a, err := read.InternalAccounts().Get(ctx, platformID, r.Destination.AccountID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return transfers.NotFound("destination.accountId", "internal account "+r.Destination.AccountID+" not found")
+	}
+	if err != nil {
+		return fmt.Errorf("quote: read internal account %s: %w", r.Destination.AccountID, err)
+	}
+	if a.Status != accounts.StatusActive {
+		return fault.Invalid("destination.accountId", "the internal account is "+a.Status+"; only ACTIVE accounts can receive")
+	}
+	if r.Source.CustomerID == "" {
+		res.customerID = a.CustomerID
+	}
+	if a.CustomerID != res.customerID {
+		return fault.Invalid("destination.accountId", "the internal account does not belong to customer "+res.customerID+", the paying side")
+	}
+	if res.lookup != nil {
+		return fault.Invalid("lookupId", "applies to UMA address and external account destinations only")
+	}
+	res.credit = &a
+	res.receiving = a.Currency
+	return nil
+}
+
 // checkPayerData: every mandatory payer field the lookup names must be in
 // senderCustomerInfo (a 400 naming each missing one).
 func checkPayerData(r CreateRequest, l *ports.Lookup) error {
@@ -547,7 +605,8 @@ func corridorError(err error, sending, receiving string) error {
 	return fmt.Errorf("quote: corridor %s→%s: %w", sending, receiving, err)
 }
 
-// newTransaction is the quote's OUTGOING transaction, PENDING.
+// newTransaction is the quote's transaction: OUTGOING and PENDING, or for
+// a deposit INCOMING and CREATED.
 func (s *Service) newTransaction(ctx context.Context, read quoteTx, q ports.Quote, res resolved) (ports.Transaction, error) {
 	t := ports.Transaction{
 		ID:                    q.TransactionID,
@@ -599,9 +658,15 @@ func (s *Service) newTransaction(ctx context.Context, read quoteTx, q ports.Quot
 	if q.SourceAccountID != "" {
 		t.SenderIdentifiers = []string{q.SourceAccountID}
 	}
-	if res.dest != nil {
+	switch {
+	case res.credit != nil:
+		// A deposit: INCOMING to the internal account, CREATED until its
+		// funds arrive.
+		t.Type, t.Status = transactions.TypeIncoming, transactions.StatusCreated
+		t.ReceiverIdentifiers = []string{res.credit.ID}
+	case res.dest != nil:
 		t.ReceiverIdentifiers = transactions.AccountIdentifiers(*res.dest)
-	} else {
+	default:
 		t.ReceiverIdentifiers = []string{q.DestinationUmaAddress}
 	}
 	return t, nil

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/corridorpay/corridor/core/accounts"
+	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/kyc"
 	"github.com/corridorpay/corridor/core/posting"
@@ -43,10 +45,13 @@ type leg struct {
 }
 
 // legs are the holds executing q places, debiting source: see the package
-// comment. A same-currency quote pays the rail's settlement account
-// directly.
+// comment. A same-currency quote pays the rail's settlement account (a
+// deposit's internal account) directly.
 func legs(q ports.Quote, source string) []leg {
 	settlement := ledger.RailSettlementID(q.PaymentRail, q.ReceivingCurrency)
+	if credits(q) {
+		settlement = q.DestinationAccountID
+	}
 	net := q.TotalSendingAmount - q.FeesIncluded
 	var out []leg
 	if q.SendingCurrency == q.ReceivingCurrency {
@@ -61,6 +66,14 @@ func legs(q ports.Quote, source string) []leg {
 	}
 	return out
 }
+
+// internalPrefix starts the id of an internal account.
+const internalPrefix = "InternalAccount:"
+
+// credits reports whether q is a deposit: a REALTIME_FUNDING quote whose
+// destination is an internal account, credited in the ledger when its
+// funds arrive instead of paid out on a rail.
+func credits(q ports.Quote) bool { return strings.HasPrefix(q.DestinationAccountID, internalPrefix) }
 
 // ledgerSource is the account a quote's holds debit: the internal account,
 // or the settlement account of the rail a REALTIME_FUNDING quote's funds
@@ -229,6 +242,9 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	if ex.mismatch != "" {
 		return s.refuseFunding(ctx, q, now, ex.mismatch)
 	}
+	if credits(q) {
+		return s.credit(ctx, q, now)
+	}
 	submit, err := s.submitJob(ctx, q, dest, now)
 	if err != nil {
 		return ports.Quote{}, err
@@ -240,27 +256,8 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 		StatusChanges: []ports.TransactionStatusChange{transactions.StatusChange(q.PlatformID, q.TransactionID, transactions.StatusProcessing, now)},
 		Jobs:          []ports.Job{submit},
 	}
-	_, err = s.post(ctx, holdEntry(q, ex.release), recs)
-	switch {
-	case err == nil:
-	case errors.Is(err, ports.ErrPrecondition), errors.Is(err, ledger.ErrExists), errors.Is(err, ledger.ErrExistsDifferent):
-		if lerr := s.lost(ctx, q, now); lerr != nil {
-			return ports.Quote{}, lerr
-		}
-		// Still PENDING as read: the winner's commit is not visible yet.
-		return ports.Quote{}, errNotPending(StatusProcessing)
-	case errors.Is(err, ledger.ErrExceedsCredits):
-		if lerr := s.lost(ctx, q, now); lerr != nil {
-			// Executed meanwhile (its holds are what the balance lacks
-			// now) or expired: that is the answer, not the balance.
-			return ports.Quote{}, lerr
-		}
-		return ports.Quote{}, transactions.Insufficient(ctx, s.ledger, "totalSendingAmount", q.SourceAccountID,
-			q.SendingCurrency, q.TotalSendingAmount)
-	case errors.Is(err, ledger.ErrOverflow):
-		return ports.Quote{}, fault.New(fault.KindInvalid, transactions.CodeInvalidAmount, "the amount is too large")
-	default:
-		return ports.Quote{}, fmt.Errorf("execute %s: hold: %w", q.ID, err)
+	if err := s.executed(ctx, q, holdEntry(q, ex.release), recs, now); err != nil {
+		return ports.Quote{}, err
 	}
 	if err := Move(&q, StatusProcessing, now); err != nil {
 		return ports.Quote{}, err
@@ -268,6 +265,109 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	q.ExecutedAt = &now
 	s.log.InfoContext(ctx, "quote executed", "quote", q.ID, "transaction", q.TransactionID)
 	return q, nil
+}
+
+// executed posts e, the entry that executes q, with recs (whose quote
+// change is Required) and turns a refusal into the caller's answer: the
+// quote was executed or expired meanwhile (409), the source lacks the
+// funds (400), the amount overflows.
+func (s *Service) executed(ctx context.Context, q ports.Quote, e ledger.Entry, recs ports.Records, now time.Time) error {
+	_, err := s.post(ctx, e, recs)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ports.ErrPrecondition), errors.Is(err, ledger.ErrExists), errors.Is(err, ledger.ErrExistsDifferent):
+		if lerr := s.lost(ctx, q, now); lerr != nil {
+			return lerr
+		}
+		// Still PENDING as read: the winner's commit is not visible yet.
+		return errNotPending(StatusProcessing)
+	case errors.Is(err, ledger.ErrExceedsCredits):
+		if lerr := s.lost(ctx, q, now); lerr != nil {
+			// Executed meanwhile (its holds are what the balance lacks
+			// now) or expired: that is the answer, not the balance.
+			return lerr
+		}
+		return transactions.Insufficient(ctx, s.ledger, "totalSendingAmount", q.SourceAccountID,
+			q.SendingCurrency, q.TotalSendingAmount)
+	case errors.Is(err, ledger.ErrOverflow):
+		return fault.New(fault.KindInvalid, transactions.CodeInvalidAmount, "the amount is too large")
+	}
+	return fmt.Errorf("execute %s: hold: %w", q.ID, err)
+}
+
+// credit books the arrival of a deposit's funds (q PENDING and unexpired
+// at now, as execute checked). When the platform decides incoming
+// payments (it has a webhook endpoint: core/approvals) the legs are holds
+// ending at the internal account, the transaction PENDING with its
+// approval and the quote PROCESSING until the decision (FollowDecision);
+// otherwise the account is credited at once and both are COMPLETED. In
+// both cases one ledger write, conditional on the quote still PENDING.
+func (s *Service) credit(ctx context.Context, q ports.Quote, now time.Time) (ports.Quote, error) {
+	asks, err := s.approvals.Asks(ctx, q.PlatformID)
+	if err != nil {
+		return ports.Quote{}, fmt.Errorf("fund %s: %w", q.ID, err)
+	}
+	to, txTo := Status(StatusCompleted), transactions.Status(transactions.StatusCompleted)
+	if asks {
+		to, txTo = StatusProcessing, transactions.StatusPending
+	}
+	change := StatusChange(q.PlatformID, q.ID, to, now)
+	change.ExecutedAt, change.NotExpiredAt, change.Required = &now, &now, true
+	txn := transactions.StatusChange(q.PlatformID, q.TransactionID, txTo, now)
+	recs := ports.Records{QuoteChanges: []ports.QuoteStatusChange{change}}
+	e := holdEntry(q, "")
+	if asks {
+		holds := make([]string, len(e.Transfers))
+		for i, t := range e.Transfers {
+			holds[i] = t.ID
+		}
+		a, timeout := approvals.Await(q.PlatformID, q.TransactionID, holds, nil, now)
+		txn.Approval = a
+		recs.Jobs = []ports.Job{timeout}
+	} else {
+		e.ID = settlePrefix + q.ID
+		for i := range e.Transfers {
+			e.Transfers[i].ID = settlePrefix + strings.TrimPrefix(e.Transfers[i].ID, holdPrefix)
+			e.Transfers[i].Kind = ledger.Single
+		}
+		txn.SettledAt = &now
+	}
+	recs.StatusChanges = []ports.TransactionStatusChange{txn}
+	if err := s.executed(ctx, q, e, recs, now); err != nil {
+		return ports.Quote{}, err
+	}
+	if err := Move(&q, to, now); err != nil {
+		return ports.Quote{}, err
+	}
+	q.ExecutedAt = &now
+	s.log.InfoContext(ctx, "deposit funded", "quote", q.ID, "transaction", q.TransactionID, "awaitsApproval", asks)
+	return q, nil
+}
+
+// FollowDecision (approvals.Follower) moves the quote of a deposit the
+// platform decided with its transaction: COMPLETED when approved, FAILED
+// otherwise, and then the payer's funds, never credited (the holds are
+// voided), are returned: the transaction's refund is COMPLETED with it
+// (reason TIMEOUT when no decision came in time).
+func (s *Service) FollowDecision(t ports.Transaction, approved bool, c *ports.TransactionStatusChange, recs *ports.Records) {
+	if t.QuoteID == "" {
+		return
+	}
+	to := Status(StatusFailed)
+	if approved {
+		to = StatusCompleted
+	}
+	recs.QuoteChanges = append(recs.QuoteChanges, StatusChange(t.PlatformID, t.QuoteID, to, c.UpdatedAt))
+	if approved {
+		return
+	}
+	at := c.UpdatedAt
+	reason := RefundTransactionFailed
+	if c.FailureReason == transactions.ReasonApprovalTimedOut {
+		reason = RefundTimeout
+	}
+	c.Refund = &ports.Refund{Reference: refundReference(t), InitiatedAt: at, SettledAt: &at, Status: RefundCompleted, Reason: reason}
 }
 
 // lost explains an execution whose holds were not placed because the
@@ -414,6 +514,11 @@ func (s *Service) refuseFunding(ctx context.Context, q ports.Quote, now time.Tim
 			return err
 		}
 		t.FailureReason = ReasonFundingAmountMismatch
+		if credits(cur) {
+			// The incoming payments' reasons have no mismatch: the
+			// collection of the deposit's funds failed.
+			t.FailureReason = ReasonCollectionFailed
+		}
 		t.Details.Refund = &ports.Refund{Reference: refundReference(t), InitiatedAt: now, SettledAt: &now,
 			Status: RefundCompleted, Reason: RefundTransactionFailed}
 		out = cur

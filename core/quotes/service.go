@@ -43,6 +43,16 @@
 // answers finish in a unit of work, since they record the transaction's
 // refund with its status.
 //
+// Deposits. A REALTIME_FUNDING quote whose destination is one of the
+// payer's internal accounts credits it instead of paying out: its
+// transaction is INCOMING and CREATED until the funds arrive, and its legs
+// end at the account. The arrival (SandboxSend) posts them at once (quote
+// and transaction COMPLETED) or, when the platform decides incoming
+// payments (core/approvals), places them as holds with the transaction
+// PENDING and its approval, the quote PROCESSING; the decision's entry
+// moves the quote too and, when the payment does not complete, records
+// its refund (FollowDecision).
+//
 // Entry ids derive from the quote id ("quote-hold:", "quote-settle:",
 // "quote-void:", "quote-return:" + id) and the execution is conditional on
 // the quote being PENDING, so concurrent or repeated executes and re-run
@@ -56,6 +66,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/ports"
@@ -104,8 +115,10 @@ const (
 const (
 	ReasonQuoteExpired          = "QUOTE_EXPIRED"
 	ReasonFundingAmountMismatch = "FUNDING_AMOUNT_MISMATCH"
+	ReasonCollectionFailed      = "COLLECTION_FAILED"
 	RefundTransactionFailed     = "TRANSACTION_FAILED"
 	RefundUserCancellation      = "USER_CANCELLATION"
+	RefundTimeout               = "TIMEOUT"
 )
 
 // Refund statuses.
@@ -149,7 +162,14 @@ type Service struct {
 	log     *slog.Logger
 	sandbox bool
 	retry   time.Duration
+	// approvals, when set, holds a deposit's credit for the platform's
+	// decision when the platform has a webhook endpoint (core/approvals).
+	approvals *approvals.Service
 }
+
+// SetApprovals makes deposits to a platform with a webhook endpoint wait
+// for its decision (their quotes then follow it: FollowDecision).
+func (s *Service) SetApprovals(a *approvals.Service) { s.approvals = a }
 
 // New returns a Service. wallet verifies Service-Wallet-Signature headers
 // of embedded-wallet executions.

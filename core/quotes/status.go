@@ -23,10 +23,12 @@ const (
 
 // transitions is the quote state machine: PENDING until executed
 // (PROCESSING) or expired; a payout ends COMPLETED or FAILED, and a
-// COMPLETED payout the rail returns later becomes FAILED.
+// COMPLETED payout the rail returns later becomes FAILED. A deposit
+// credited as its funds arrive (no platform decision to wait for) goes
+// from PENDING to COMPLETED at once.
 var transitions = status.NewTable("quote", []Status{StatusPending, StatusProcessing, StatusCompleted, StatusFailed, StatusExpired},
 	map[Status][]Status{
-		StatusPending:    {StatusProcessing, StatusExpired, StatusFailed},
+		StatusPending:    {StatusProcessing, StatusCompleted, StatusExpired, StatusFailed},
 		StatusProcessing: {StatusCompleted, StatusFailed},
 		StatusCompleted:  {StatusFailed},
 	})

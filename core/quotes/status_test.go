@@ -21,10 +21,13 @@ func TestQuoteStateMachine(t *testing.T) {
 	require.NoError(t, quotes.Move(&q, quotes.StatusCompleted, t0))
 	require.NoError(t, quotes.Move(&q, quotes.StatusFailed, t0), "a returned payout")
 	require.ErrorIs(t, quotes.Move(&q, quotes.StatusCompleted, t0), status.ErrIllegal)
+	deposit := ports.Quote{ID: "Quote:2", Status: quotes.StatusPending}
+	require.NoError(t, quotes.Move(&deposit, quotes.StatusCompleted, t0), "a deposit credited as its funds arrive")
 
 	assert.Equal(t, []string{quotes.StatusPending}, quotes.StatusChange("", "", quotes.StatusProcessing, t0).From)
 	assert.Equal(t, []string{quotes.StatusPending}, quotes.StatusChange("", "", quotes.StatusExpired, t0).From)
-	assert.Equal(t, []string{quotes.StatusProcessing}, quotes.StatusChange("", "", quotes.StatusCompleted, t0).From)
+	assert.Equal(t, []string{quotes.StatusPending, quotes.StatusProcessing}, quotes.StatusChange("", "", quotes.StatusCompleted, t0).From,
+		"a deposit credited on arrival completes from PENDING")
 	assert.Equal(t, []string{quotes.StatusPending, quotes.StatusProcessing}, quotes.StatusChange("", "", quotes.StatusFailed, t0).From,
 		"never from COMPLETED: a return is made on the locked row")
 }

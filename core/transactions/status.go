@@ -34,10 +34,12 @@ var Statuses = []string{StatusCreated, StatusPending, StatusPendingAuthorization
 // PENDING (a quote's waits there for execution), is PROCESSING once
 // submitted, and ends COMPLETED, FAILED, REFUNDED (cancelled, its money
 // back), REJECTED or EXPIRED; a COMPLETED payout the rail returns later
-// becomes FAILED.
+// becomes FAILED. A deposit (a quote crediting an internal account) is
+// CREATED until its funds arrive, then PENDING for the platform's
+// decision or COMPLETED at once.
 var transitions = status.NewTable("transaction", []Status{StatusCreated, StatusPending, StatusPendingAuthorization,
 	StatusProcessing, StatusCompleted, StatusRejected, StatusFailed, StatusRefunded, StatusExpired}, map[Status][]Status{
-	StatusCreated:              {StatusPending, StatusPendingAuthorization, StatusProcessing, StatusRejected, StatusFailed, StatusExpired},
+	StatusCreated:              {StatusPending, StatusPendingAuthorization, StatusProcessing, StatusCompleted, StatusRejected, StatusFailed, StatusExpired},
 	StatusPendingAuthorization: {StatusPending, StatusProcessing, StatusRejected, StatusFailed, StatusExpired},
 	StatusPending:              {StatusProcessing, StatusCompleted, StatusFailed, StatusRejected, StatusExpired},
 	StatusProcessing:           {StatusCompleted, StatusFailed, StatusRefunded},

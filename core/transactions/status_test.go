@@ -35,7 +35,8 @@ func TestTransactionStateMachine(t *testing.T) {
 	// they apply once and never reopen a settled payment.
 	c := transactions.StatusChange("Platform:1", "Transaction:1", transactions.StatusCompleted, t0)
 	assert.Equal(t, ports.TransactionStatusChange{PlatformID: "Platform:1", TransactionID: "Transaction:1",
-		From: []string{transactions.StatusPending, transactions.StatusProcessing}, Status: transactions.StatusCompleted, UpdatedAt: t0}, c)
+		From:   []string{transactions.StatusCreated, transactions.StatusPending, transactions.StatusProcessing},
+		Status: transactions.StatusCompleted, UpdatedAt: t0}, c, "a deposit credited on arrival completes from CREATED")
 	assert.NotContains(t, transactions.StatusChange("", "", transactions.StatusFailed, t0).From, transactions.StatusCompleted)
 	assert.Equal(t, []string{transactions.StatusCreated, transactions.StatusPending, transactions.StatusPendingAuthorization},
 		transactions.StatusChange("", "", transactions.StatusExpired, t0).From)

@@ -34,6 +34,7 @@ func RunRecords(t *testing.T, newStores NewStores) {
 		{"QueuedJobKeyIsKept", testRecordsJobKey},
 		{"ConcurrentHoldsWriteExactlyTheAcceptedRecords", testRecordsConcurrent},
 		{"StatusChangesAndCompletedJobs", testRecordsStatusAndJobs},
+		{"StatusChangesWriteApprovalAndRefund", testRecordsStatusDetails},
 		{"RefusedEntryChangesNoStatus", testRecordsRefusedStatus},
 		{"RecordsWithoutEntry", testRecordsWithoutEntry},
 		{"QuoteCreatedWithEntry", testRecordsQuoteCreate},
@@ -423,6 +424,42 @@ func testRecordsStatusAndJobs(f *recFixture) {
 	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, Status: "PENDING"}, 0)
 	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform, Status: "FAILED"}, 0)
 	f.requireCount(ports.TransactionFilter{PlatformID: recPlatform}, 1)
+	f.verify()
+}
+
+// A status change's approval and refund are written into the
+// transaction's details with the status, each kept by the changes that do
+// not carry it; the rest of the details stays.
+func testRecordsStatusDetails(f *recFixture) {
+	t := f.t
+	f.fund("fund", alice, 1_000)
+	id := "Transaction:rec-details"
+	f.held(id)
+	before, err := f.store.Read().Transactions().Get(f.ctx, recPlatform, id)
+	require.NoError(t, err)
+
+	now := f.clock.Now().UTC().Truncate(time.Microsecond)
+	approval := &ports.Approval{Deadline: now.Add(5 * time.Second), HoldIDs: []string{"hold:" + id},
+		RequestedFields: []ports.CounterpartyField{{Name: "NATIONALITY", Mandatory: true}}}
+	require.NoError(t, f.s.WriteRecords(f.ctx, ports.Records{StatusChanges: []ports.TransactionStatusChange{{
+		PlatformID: recPlatform, TransactionID: id, From: []string{"PENDING"}, Status: "PROCESSING", UpdatedAt: now, Approval: approval}}}))
+	got, err := f.store.Read().Transactions().Get(f.ctx, recPlatform, id)
+	require.NoError(t, err)
+	assert.Equal(t, "PROCESSING", got.Status)
+	assert.Equal(t, approval, got.Details.Approval)
+	got.Details.Approval = nil
+	assert.Equal(t, before.Details, got.Details, "the rest of the details stays")
+
+	refund := &ports.Refund{Reference: "R-1", InitiatedAt: now, SettledAt: &now, Status: "COMPLETED", Reason: "TIMEOUT"}
+	_, err = f.s.PostWith(f.ctx, entry("void:"+id, voidHold("void:"+id, "hold:"+id)), ports.Records{
+		StatusChanges: []ports.TransactionStatusChange{{PlatformID: recPlatform, TransactionID: id,
+			From: []string{"PROCESSING"}, Status: "FAILED", UpdatedAt: now, FailureReason: "PAYMENT_APPROVAL_TIMED_OUT", Refund: refund}}})
+	require.NoError(t, err)
+	got, err = f.store.Read().Transactions().Get(f.ctx, recPlatform, id)
+	require.NoError(t, err)
+	assert.Equal(t, "FAILED", got.Status)
+	assert.Equal(t, refund, got.Details.Refund)
+	assert.Equal(t, approval, got.Details.Approval, "kept by a change without one")
 	f.verify()
 }
 
