@@ -21,6 +21,8 @@ type SandboxUmaReceiveRequest struct {
 	// An extension (the reference's sandbox request has no such field):
 	// what the simulated sender's VASP asks of the receiver.
 	RequestedReceiverCustomerInfoFields []CounterpartyFieldDefinition `json:"requestedReceiverCustomerInfoFields,omitempty" maxItems:"20" doc:"Extension: the receiver fields the simulated sender asks for. They travel in the INCOMING_PAYMENT.PENDING webhook's requestedReceiverCustomerInfoFields, and a 200 answer (or POST /transactions/{id}/approve) must carry every mandatory one in receiverCustomerInfo."`
+	// An extension too: what the simulated sender shares.
+	SenderCustomerInfo map[string]string `json:"senderCustomerInfo,omitempty" maxProperties:"20" doc:"Extension: what the simulated sender shares about its customer (CustomerInfoFieldName keys, e.g. FULL_NAME). The transaction's counterpartyInformation holds the fields the platform's requiredCounterpartyFields for the currency ask for (and IDENTIFIER, the sender's address); a mandatory one the sender does not share refuses the payment (400 naming senderCustomerInfo.<name>)."`
 }
 
 type sandboxUmaReceiveInput struct {
@@ -64,11 +66,24 @@ func (h sandboxUmaAPI) receive(ctx context.Context, in *sandboxUmaReceiveInput) 
 		Amount:                  in.Body.ReceivingCurrencyAmount,
 		IdempotencyKey:          in.IdempotencyKey,
 		RequestedReceiverFields: counterpartyFields(in.Body.RequestedReceiverCustomerInfoFields),
+		SenderInfo:              senderInfo(in.Body.SenderCustomerInfo),
 	})
 	if err != nil {
 		return nil, apiError(err)
 	}
 	return &transactionOutput{Body: transactionOut(h.d, pid, t)}, nil
+}
+
+// senderInfo is the core's form of a request's senderCustomerInfo.
+func senderInfo(m map[string]string) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // counterpartyFields are the port's fields of a request's definitions.

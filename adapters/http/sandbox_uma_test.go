@@ -208,6 +208,10 @@ func TestSandboxUmaReceiveErrorsOverHTTP(t *testing.T) {
 		"fractional amount":  {base(func(m map[string]any) { m["receivingCurrencyAmount"] = 1.5 }), 400, "INVALID_INPUT", "receivingCurrencyAmount"},
 		"unknown property":   {base(func(m map[string]any) { m["amount"] = 5 }), 400, "INVALID_INPUT", ""},
 		"receiver disagrees": {base(func(m map[string]any) { m["receiverUmaAddress"] = "$other@corridor.test" }), 400, "INVALID_INPUT", "receiverUmaAddress"},
+		"sender info not text": {base(func(m map[string]any) { m["senderCustomerInfo"] = map[string]any{"FULL_NAME": 5} }), 400, "INVALID_INPUT",
+			"senderCustomerInfo.FULL_NAME"},
+		"sender info unknown": {base(func(m map[string]any) { m["senderCustomerInfo"] = map[string]any{"SHOE_SIZE": "42"} }), 400, "INVALID_INPUT",
+			"senderCustomerInfo.SHOE_SIZE"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var fields []string

@@ -11,6 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/corridorpay/corridor/core/accounts"
@@ -91,6 +94,10 @@ type Receive struct {
 	// RequestedReceiverFields are the receiver fields the sender asks
 	// for: the webhook's requestedReceiverCustomerInfoFields.
 	RequestedReceiverFields []ports.CounterpartyField
+	// SenderInfo is what the sender shares about its customer
+	// (CustomerInfoFieldName keys): the fields the receiving platform
+	// asks for in its currency's requiredCounterpartyFields.
+	SenderInfo map[string]any
 }
 
 // SimulateReceive credits a customer with a payment from a sandbox UMA
@@ -123,6 +130,10 @@ func (s *Service) SimulateReceive(ctx context.Context, platformID string, r Rece
 		return ports.Transaction{}, fmt.Errorf("uma: %w", err)
 	}
 	if err := platforms.CheckReceive(setting, "receivingCurrencyCode"); err != nil {
+		return ports.Transaction{}, err
+	}
+	counterparty, err := counterpartyInfo(r, setting)
+	if err != nil {
 		return ports.Transaction{}, err
 	}
 	dest, err := s.destination(ctx, read, platformID, c, r.Currency)
@@ -159,7 +170,7 @@ func (s *Service) SimulateReceive(ctx context.Context, platformID string, r Rece
 			SourceType:            "UMA_ADDRESS",
 			SourceUmaAddress:      r.SenderUmaAddress,
 			DestinationUmaAddress: receiverUma,
-			CounterpartyInfo:      map[string]any{"IDENTIFIER": r.SenderUmaAddress},
+			CounterpartyInfo:      counterparty,
 		},
 		SettledAt: &now,
 		CreatedAt: now,
@@ -220,6 +231,9 @@ func (s *Service) earlier(ctx context.Context, t ports.Transaction) (ports.Trans
 // EntryID is the ledger entry of the credit of transaction txID.
 func EntryID(txID string) string { return "uma-receive:" + txID }
 
+// maxSenderInfo bounds one shared sender field, in bytes.
+const maxSenderInfo = 1024
+
 func check(r Receive) error {
 	var errs fault.Collector
 	switch {
@@ -242,7 +256,46 @@ func check(r Receive) error {
 		errs.Add("receivingCurrencyAmount", fmt.Sprintf("must be between 1 and %d", fx.MaxAmount))
 	}
 	platforms.CheckCounterpartyFields(&errs, "requestedReceiverCustomerInfoFields", r.RequestedReceiverFields)
+	for _, name := range slices.Sorted(maps.Keys(r.SenderInfo)) {
+		if !slices.Contains(platforms.CounterpartyFieldNames, name) {
+			errs.Add("senderCustomerInfo."+name, "is not a customer info field (one of "+strings.Join(platforms.CounterpartyFieldNames, ", ")+")")
+			continue
+		}
+		switch v := r.SenderInfo[name].(type) {
+		case string:
+			if len(v) > maxSenderInfo {
+				errs.Add("senderCustomerInfo."+name, fmt.Sprintf("must be at most %d bytes", maxSenderInfo))
+			}
+		default:
+			errs.Add("senderCustomerInfo."+name, "must be a string")
+		}
+	}
 	return errs.Err()
+}
+
+// counterpartyInfo is what the receiving platform learns of the sender:
+// its UMA address (IDENTIFIER) and, of what the sender shares, the fields
+// the platform's setting for the currency asks for (requiredCounterpartyFields;
+// a receiving institution gets what it asks for, nothing more). A sender
+// that does not share a mandatory one cannot pay (the pay request is
+// refused, as the UMA protocol has it): 400 naming each missing field.
+func counterpartyInfo(r Receive, setting ports.CurrencySetting) (map[string]any, error) {
+	out := map[string]any{"IDENTIFIER": r.SenderUmaAddress}
+	var errs fault.Collector
+	for _, f := range setting.RequiredCounterpartyFields {
+		v, ok := r.SenderInfo[f.Name]
+		if ok && v != nil && v != "" {
+			if f.Name != "IDENTIFIER" {
+				out[f.Name] = v
+			}
+			continue
+		}
+		if f.Mandatory && f.Name != "IDENTIFIER" {
+			errs.Add("senderCustomerInfo."+f.Name, "is required by the platform's requiredCounterpartyFields for "+setting.Code+
+				"; the sender did not share it, so it cannot pay")
+		}
+	}
+	return out, errs.Err()
 }
 
 func invalidUma(field, v string) error {

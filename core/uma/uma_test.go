@@ -264,3 +264,44 @@ func TestReceiveErrors(t *testing.T) {
 	_, err = prod.svc.SimulateReceive(ctx, prod.platform, ok)
 	testkit.RequireFault(t, err, fault.KindForbidden, "FORBIDDEN")
 }
+
+// The platform's requiredCounterpartyFields for the currency decide what
+// it learns of the sender: the requested fields the sender shares (and its
+// address), nothing more; a mandatory one the sender keeps back refuses the
+// payment, crediting nothing.
+func TestReceiveTakesTheSenderDataThePlatformRequires(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	c := e.customer(t, "US", "$ana@corridor.test")
+	acct := e.account(t, c.ID, "USD")
+	setting := platforms.DefaultCurrencySetting("USD")
+	setting.RequiredCounterpartyFields = []ports.CounterpartyField{
+		{Name: "FULL_NAME", Mandatory: true}, {Name: "NATIONALITY", Mandatory: false}, {Name: "IDENTIFIER", Mandatory: true}}
+	_, err := platforms.New(e.store, e.ledger, e.clock, system.IDs{}).UpdateConfig(ctx, e.platform,
+		platforms.ConfigUpdate{SupportedCurrencies: []ports.CurrencySetting{setting}})
+	require.NoError(t, err)
+	receive := func(info map[string]any) (ports.Transaction, error) {
+		return e.svc.SimulateReceive(ctx, e.platform, uma.Receive{SenderUmaAddress: sender, CustomerID: c.ID,
+			Currency: "USD", Amount: 1_000, SenderInfo: info})
+	}
+
+	tx, err := receive(map[string]any{"FULL_NAME": "Bea Sender", "BIRTH_DATE": "1990-01-01"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"IDENTIFIER": sender, "FULL_NAME": "Bea Sender"}, tx.Details.CounterpartyInfo,
+		"the optional NATIONALITY was not shared; BIRTH_DATE was not asked for")
+	tx, err = receive(map[string]any{"FULL_NAME": "Bea Sender", "NATIONALITY": "FR"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"IDENTIFIER": sender, "FULL_NAME": "Bea Sender", "NATIONALITY": "FR"}, tx.Details.CounterpartyInfo)
+	assert.Equal(t, int64(2_000), e.balance(t, acct.ID))
+
+	for _, info := range []map[string]any{nil, {"NATIONALITY": "FR"}, {"FULL_NAME": ""}} {
+		_, err = receive(info)
+		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderCustomerInfo.FULL_NAME")
+	}
+	_, err = receive(map[string]any{"FULL_NAME": "Bea", "SHOE_SIZE": "42"})
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderCustomerInfo.SHOE_SIZE")
+	_, err = receive(map[string]any{"FULL_NAME": 42})
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "senderCustomerInfo.FULL_NAME")
+	assert.Equal(t, int64(2_000), e.balance(t, acct.ID), "a refused payment credits nothing")
+	e.verify(t)
+}
