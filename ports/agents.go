@@ -97,8 +97,10 @@ type AgentActionFilter struct {
 	AgentID    string
 	CustomerID string
 	Status     string
-	StartDate  *time.Time // inclusive, on CreatedAt
-	EndDate    *time.Time
+	// TransactionID selects the action that made that transaction.
+	TransactionID string
+	StartDate     *time.Time // inclusive, on CreatedAt
+	EndDate       *time.Time
 	// Desc sorts newest first.
 	Desc bool
 }

@@ -272,6 +272,7 @@ func (r storeAgentActions) List(_ context.Context, f ports.AgentActionFilter, pa
 	rows := storeAll(r.tx, pickAgentActions, func(a ports.AgentAction) bool {
 		return a.PlatformID == f.PlatformID && (f.AgentID == "" || a.AgentID == f.AgentID) &&
 			(f.CustomerID == "" || a.CustomerID == f.CustomerID) && (f.Status == "" || a.Status == f.Status) &&
+			(f.TransactionID == "" || a.TransactionID == f.TransactionID) &&
 			storeInTimeBounds(a.CreatedAt, a.CreatedAt, f.StartDate, f.EndDate, nil, nil)
 	})
 	compare := func(a, b ports.AgentAction) int {

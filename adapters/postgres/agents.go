@@ -254,6 +254,7 @@ func (r storeAgentActions) List(ctx context.Context, f ports.AgentActionFilter, 
 		q = q.Where("platform_id = ?", f.PlatformID)
 		for _, c := range []struct{ cond, v string }{
 			{"agent_id = ?", f.AgentID}, {"customer_id = ?", f.CustomerID}, {"status = ?", f.Status},
+			{"transaction_id = ?", f.TransactionID},
 		} {
 			if c.v != "" {
 				q = q.Where(c.cond, c.v)

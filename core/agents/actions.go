@@ -2,9 +2,11 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/corridorpay/corridor/core/fault"
@@ -207,4 +209,57 @@ func (s *Service) handleRelease(ctx context.Context, _ ports.Job, p releasePaylo
 		return fmt.Errorf("agents: release %s: %w", p.ActionID, err)
 	}
 	return s.executor.Release(ctx, act)
+}
+
+// KindGiveBack gives an executed action's usage back to its agent when the
+// payment it made did not go through (it failed, was cancelled or was
+// refunded): an agent's spending is what left its customer's account.
+const KindGiveBack = "agent.action.giveback"
+
+type giveBackPayload struct {
+	PlatformID    string `json:"platformId"`
+	AgentID       string `json:"agentId"`
+	TransactionID string `json:"transactionId"`
+}
+
+// GiveBackJob is the job that gives back the usage of the action that
+// made transaction t, to queue in the write that fails t; ok is false
+// when no agent made t.
+func GiveBackJob(t ports.Transaction, now time.Time) (j ports.Job, ok bool) {
+	if t.AgentID == "" {
+		return ports.Job{}, false
+	}
+	payload, err := json.Marshal(giveBackPayload{PlatformID: t.PlatformID, AgentID: t.AgentID, TransactionID: t.ID})
+	if err != nil {
+		return ports.Job{}, false // plain strings: cannot fail
+	}
+	return ports.Job{Kind: KindGiveBack, Key: KindGiveBack + ":" + t.ID, Payload: payload, RunAt: now}, true
+}
+
+// giveBackTries is how often a give-back looks for its action: the
+// action records its transaction just after executing it, so a payment
+// that fails at once may be seen first.
+const giveBackTries = 5
+
+// handleGiveBack gives back the reservation of the action that made the
+// job's transaction (at most once: the usage store keys it by action).
+func (s *Service) handleGiveBack(ctx context.Context, j ports.Job, p giveBackPayload) error {
+	if s.executor == nil {
+		return nil
+	}
+	rows, _, err := s.store.Read().AgentActions().List(ctx, ports.AgentActionFilter{PlatformID: p.PlatformID,
+		AgentID: p.AgentID, TransactionID: p.TransactionID}, ports.Page{Limit: 1})
+	if err != nil {
+		return fmt.Errorf("agents: give back for %s: %w", p.TransactionID, err)
+	}
+	if len(rows) == 0 {
+		if j.Attempts+1 < giveBackTries {
+			return jobs.RetryAt(s.clock.Now().Add(5*time.Second),
+				fmt.Errorf("agents: give back for %s: no action records it yet", p.TransactionID))
+		}
+		s.log.Warn("no agent action made the failed transaction: nothing given back", "transaction", p.TransactionID, "agent", p.AgentID)
+		return nil
+	}
+	s.log.Info("agent usage given back: its payment did not go through", "action", rows[0].ID, "transaction", p.TransactionID)
+	return s.executor.Release(ctx, rows[0])
 }

@@ -128,8 +128,11 @@ func (s *Service) SetExecutor(e Executor) { s.executor = e }
 // SetUsage sets where usage is read (none: every counter zero).
 func (s *Service) SetUsage(u UsageReader) { s.usage = u }
 
-// Register registers the release job's handler on r.
-func (s *Service) Register(r *jobs.Runner) { jobs.HandleJSON(r, KindRelease, s.handleRelease) }
+// Register registers the release and give-back jobs' handlers on r.
+func (s *Service) Register(r *jobs.Runner) {
+	jobs.HandleJSON(r, KindRelease, s.handleRelease)
+	jobs.HandleJSON(r, KindGiveBack, s.handleGiveBack)
+}
 
 // DeviceCode is a device code as shown: the code itself only in the
 // answers that create it.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
@@ -405,9 +406,18 @@ func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 			}
 			t.Details.Refund = r
 		}
+		then := []ports.Job{}
 		if o.then != nil {
-			if err := tx.Jobs().Enqueue(ctx, *o.then); err != nil {
-				return fmt.Errorf("quote %s: queue %s: %w", q.ID, o.then.Kind, err)
+			then = append(then, *o.then)
+		}
+		if o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded {
+			if j, ok := agents.GiveBackJob(t, now); ok {
+				then = append(then, j)
+			}
+		}
+		for _, j := range then {
+			if err := tx.Jobs().Enqueue(ctx, j); err != nil {
+				return fmt.Errorf("quote %s: queue %s: %w", q.ID, j.Kind, err)
 			}
 		}
 		moved = true

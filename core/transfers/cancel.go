@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ledger"
@@ -52,7 +53,11 @@ func (s *Service) Cancel(ctx context.Context, platformID, id, reason string) (po
 	if why := s.uncancellable(t); why != "" {
 		return t, notCancellable(id, why)
 	}
-	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{transactions.CancelChange(platformID, id, s.clock.Now().UTC())}}
+	now := s.clock.Now().UTC()
+	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{transactions.CancelChange(platformID, id, now)}}
+	if j, ok := agents.GiveBackJob(t, now); ok {
+		recs.Jobs = append(recs.Jobs, j)
+	}
 	if t.Type == transactions.TypeOutgoing {
 		_, err = s.ledger.PostWith(ctx, ledger.Entry{ID: cancelPrefix + id, Ref: id, Transfers: []ledger.Transfer{{
 			ID: cancelPrefix + id, Kind: ledger.VoidPending, PendingID: holdPrefix + id, Code: CodeTransferCancel,

@@ -253,7 +253,8 @@ func (s *Service) create(ctx context.Context, t ports.Transaction, internalID st
 
 // submitJob is the transfer.submit job of t, due at once.
 func submitJob(t ports.Transaction, internalID string, req ports.RailRequest) (ports.Job, error) {
-	payload, err := json.Marshal(jobPayload{PlatformID: t.PlatformID, TransactionID: t.ID, InternalAccountID: internalID, Request: req})
+	payload, err := json.Marshal(jobPayload{PlatformID: t.PlatformID, TransactionID: t.ID, InternalAccountID: internalID, Request: req,
+		AgentID: t.AgentID})
 	if err != nil {
 		return ports.Job{}, fmt.Errorf("transfer %s: job payload: %w", t.ID, err)
 	}

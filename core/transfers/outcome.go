@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
@@ -35,6 +36,9 @@ type jobPayload struct {
 	ExternalRef string `json:"externalRef,omitempty"`
 	// Check numbers the status checks (1 for the first).
 	Check int `json:"check,omitempty"`
+	// AgentID is the agent that made the transfer, if one did: a failure
+	// gives its action's usage back (agents.GiveBackJob).
+	AgentID string `json:"agentId,omitempty"`
 }
 
 func decodePayload(j ports.Job) (jobPayload, error) {
@@ -268,8 +272,8 @@ func releaseEntry(txID, code string) ledger.Entry {
 }
 
 // finishRecords are the records that finish a transaction: the terminal
-// status (once: transactions.StatusChange moves an open status only) and
-// the removal of job j.
+// status (once: transactions.StatusChange moves an open status only) and,
+// for a failure of an agent's transfer, the job that gives its usage back.
 func (s *Service) finishRecords(p jobPayload, status transactions.Status, reason string, now time.Time) ports.Records {
 	c := transactions.StatusChange(p.PlatformID, p.TransactionID, status, now)
 	switch status {
@@ -282,7 +286,13 @@ func (s *Service) finishRecords(p jobPayload, status transactions.Status, reason
 		}
 		c.FailureReason = failureReason(txType, reason)
 	}
-	return ports.Records{StatusChanges: []ports.TransactionStatusChange{c}}
+	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{c}}
+	if status == transactions.StatusFailed {
+		if j, ok := agents.GiveBackJob(ports.Transaction{ID: p.TransactionID, PlatformID: p.PlatformID, AgentID: p.AgentID}, now); ok {
+			recs.Jobs = append(recs.Jobs, j)
+		}
+	}
+	return recs
 }
 
 // finish moves the transaction to a terminal status, once, and removes

@@ -276,6 +276,10 @@ func testAgentActions(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Equal(t, []string{a1.ID, a2.ID}, got1)
 	got1, _ = ids(ports.AgentActionFilter{PlatformID: p.ID, StartDate: ptr(at(2)), EndDate: ptr(at(2))}, ports.Page{Limit: 10})
 	assert.Equal(t, []string{a2.ID}, got1, "date bounds are inclusive")
+	got1, _ = ids(ports.AgentActionFilter{PlatformID: p.ID, TransactionID: "Transaction:t"}, ports.Page{Limit: 10})
+	assert.Equal(t, []string{a2.ID}, got1, "the action that made a transaction")
+	got1, _ = ids(ports.AgentActionFilter{PlatformID: q.ID, TransactionID: "Transaction:t"}, ports.Page{Limit: 10})
+	assert.Empty(t, got1, "another platform's")
 
 	// A conditional update: from the stored status only.
 	a1.Status, a1.RejectionReason, a1.UpdatedAt = "REJECTED", "too much", at(5)

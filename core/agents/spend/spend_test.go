@@ -24,6 +24,7 @@ import (
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/quotes"
+	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ledger"
@@ -52,6 +53,7 @@ type env struct {
 	agents   *agents.Service
 	quotes   *quotes.Service
 	spend    *spend.Service
+	tr       *transfers.Service
 	platform string
 	customer ports.Customer
 	usd      ports.InternalAccount
@@ -71,6 +73,7 @@ func newEnv(t *testing.T, b coretest.Backend, usage ports.AgentUsageStore) *env 
 			quotes.Options{Logger: log, Sandbox: true}),
 	}
 	tr := transfers.New(c.Store, c.Ledger, c.Rails, c.Clock, c.IDs, transfers.Options{Logger: log})
+	e.tr = tr
 	e.flaky = &flakyStore{Store: c.Store}
 	e.spend = spend.New(spend.Deps{Store: e.flaky, Ledger: c.Ledger, Agents: e.agents, Quotes: e.quotes, Transfers: tr,
 		Usage: usage, FX: rates, Clock: c.Clock, IDs: c.IDs, Log: log})
@@ -514,6 +517,65 @@ func TestHoldWithoutActionIsGivenBack(t *testing.T) {
 		e.Advance(11 * time.Minute)
 		assert.Equal(t, int64(100_000), e.available())
 		assert.Equal(t, int64(0), e.usage(a).DailySpend)
+		e.Verify()
+	})
+}
+
+// A payment an agent made that does not go through gives its usage back:
+// a transfer-out the rail fails, a quote whose payout fails, a transfer
+// the platform cancels; one on its way keeps counting.
+func TestFailedPaymentsGiveUsageBack(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a := e.agent(policy.Auto, nil)
+		failing := e.External(e.platform, e.customer.ID, "USD", ports.AccountInfo{
+			AccountType: "USD_ACCOUNT", AccountNumber: "12345678002", RoutingNumber: "021000021", BankAccountType: "CHECKING",
+			BankName: "Test Bank", Beneficiary: &ports.Beneficiary{BeneficiaryType: "INDIVIDUAL", FullName: "Ada Lovelace"}})
+		failingEUR := e.External(e.platform, e.customer.ID, "EUR", ports.AccountInfo{
+			AccountType: "EUR_ACCOUNT", IBAN: "DE89370400440532013002", SwiftCode: "COBADEFFXXX",
+			Beneficiary: &ports.Beneficiary{BeneficiaryType: "INDIVIDUAL", FullName: "Ada Lovelace"}})
+
+		ok, err := e.spend.TransferOut(ctx, a, transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: e.usdDest.ID, Amount: 1_000})
+		require.NoError(t, err)
+		bad, err := e.spend.TransferOut(ctx, a, transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: failing.ID, Amount: 2_000})
+		require.NoError(t, err)
+		q, err := e.spend.CreateQuote(ctx, a, quotes.CreateRequest{
+			Source:      quotes.Source{Type: quotes.SourceAccount, AccountID: e.usd.ID},
+			Destination: quotes.Destination{Type: "ACCOUNT", AccountID: failingEUR.ID},
+			LockedSide:  "SENDING", LockedAmount: 4_000})
+		require.NoError(t, err)
+		qa, err := e.spend.ExecuteQuote(ctx, a, q.ID, "")
+		require.NoError(t, err)
+		require.Equal(t, agents.StatusApproved, qa.Status)
+		u := e.usage(a)
+		assert.Equal(t, 3, u.DailyTransactionCount)
+		assert.Equal(t, int64(7_000), u.DailySpend)
+
+		e.RunJobs()
+		for _, id := range []string{bad.TransactionID, q.TransactionID} {
+			txn, err := e.Store.Read().Transactions().Get(ctx, e.platform, id)
+			require.NoError(t, err)
+			require.Equal(t, transactions.StatusFailed, txn.Status, id)
+		}
+		txn, err := e.Store.Read().Transactions().Get(ctx, e.platform, ok.TransactionID)
+		require.NoError(t, err)
+		require.NotEqual(t, transactions.StatusFailed, txn.Status, "on its way (ACH)")
+		u = e.usage(a)
+		assert.Equal(t, 1, u.DailyTransactionCount, "only the payment that went through counts")
+		assert.Equal(t, int64(1_000), u.DailySpend)
+		assert.Equal(t, int64(1_000), u.MonthlySpend)
+		e.RunJobs()
+		assert.Equal(t, int64(1_000), e.usage(a).DailySpend, "given back once")
+		assert.Equal(t, int64(100_000-1_000), e.available())
+
+		// A transfer the platform cancels before it settles.
+		_, err = e.tr.Cancel(ctx, e.platform, ok.TransactionID, "changed my mind")
+		require.NoError(t, err)
+		e.RunJobs()
+		u = e.usage(a)
+		assert.Zero(t, u.DailyTransactionCount)
+		assert.Zero(t, u.DailySpend)
+		assert.Equal(t, int64(100_000), e.available())
 		e.Verify()
 	})
 }
