@@ -98,10 +98,9 @@ type Endpoints interface {
 }
 
 // Follower adds to a decision's records what follows from it beyond the
-// payment's own status: for a payment made through a quote (core/quotes),
-// the quote's status and, when the payment does not complete, the refund
-// of its funds to the payer (set on change). They are written with the
-// decision's ledger entry, so a crash never leaves one without the other.
+// payment's own status and refund: for a payment made through a quote
+// (core/quotes), the quote's status. They are written with the decision's
+// ledger entry, so a crash never leaves one without the other.
 type Follower interface {
 	FollowDecision(t ports.Transaction, approved bool, change *ports.TransactionStatusChange, recs *ports.Records)
 }
@@ -336,6 +335,15 @@ func (s *Service) decide(ctx context.Context, t ports.Transaction, d decision) (
 	if d == approved {
 		kind, prefix, code = ledger.PostPending, approvePrefix, CodeApproved
 		c.SettledAt = &now
+	} else {
+		// The held funds go back to the sender as the holds are voided:
+		// the refund is complete with the decision.
+		reason := transactions.RefundTransactionFailed
+		if d == timedOut {
+			reason = transactions.RefundTimeout
+		}
+		c.Refund = &ports.Refund{Reference: transactions.RefundReference(t), InitiatedAt: now, SettledAt: &now,
+			Status: transactions.RefundCompleted, Reason: reason}
 	}
 	e := ledger.Entry{ID: prefix + t.ID, Ref: t.ID}
 	for i, h := range t.Details.Approval.HoldIDs {

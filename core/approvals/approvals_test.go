@@ -101,6 +101,18 @@ func (e *env) check(t *testing.T, id, status, reason string) {
 	if status == transactions.StatusCompleted {
 		want += 2500
 		assert.NotNil(t, tx.SettledAt)
+		assert.Nil(t, tx.Details.Refund)
+	} else {
+		// Never credited: the held funds went back to the sender.
+		require.NotNil(t, tx.Details.Refund)
+		assert.Equal(t, transactions.RefundCompleted, tx.Details.Refund.Status)
+		wantReason := transactions.RefundTransactionFailed
+		if reason == transactions.ReasonApprovalTimedOut {
+			wantReason = transactions.RefundTimeout
+		}
+		assert.Equal(t, wantReason, tx.Details.Refund.Reason)
+		assert.Equal(t, tx.Reference+"-R", tx.Details.Refund.Reference)
+		assert.NotNil(t, tx.Details.Refund.SettledAt)
 	}
 	assert.Equal(t, want, e.balance(t))
 	_, pend, err := e.Ledger.Snapshot(ctx)

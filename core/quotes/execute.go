@@ -347,9 +347,8 @@ func (s *Service) credit(ctx context.Context, q ports.Quote, now time.Time) (por
 
 // FollowDecision (approvals.Follower) moves the quote of a deposit the
 // platform decided with its transaction: COMPLETED when approved, FAILED
-// otherwise, and then the payer's funds, never credited (the holds are
-// voided), are returned: the transaction's refund is COMPLETED with it
-// (reason TIMEOUT when no decision came in time).
+// otherwise (the payer's funds going back: the decision records the
+// refund).
 func (s *Service) FollowDecision(t ports.Transaction, approved bool, c *ports.TransactionStatusChange, recs *ports.Records) {
 	if t.QuoteID == "" {
 		return
@@ -359,15 +358,6 @@ func (s *Service) FollowDecision(t ports.Transaction, approved bool, c *ports.Tr
 		to = StatusCompleted
 	}
 	recs.QuoteChanges = append(recs.QuoteChanges, StatusChange(t.PlatformID, t.QuoteID, to, c.UpdatedAt))
-	if approved {
-		return
-	}
-	at := c.UpdatedAt
-	reason := RefundTransactionFailed
-	if c.FailureReason == transactions.ReasonApprovalTimedOut {
-		reason = RefundTimeout
-	}
-	c.Refund = &ports.Refund{Reference: refundReference(t), InitiatedAt: at, SettledAt: &at, Status: RefundCompleted, Reason: reason}
 }
 
 // lost explains an execution whose holds were not placed because the
@@ -581,7 +571,7 @@ func (s *Service) post(ctx context.Context, e ledger.Entry, recs ports.Records) 
 	return posting.Post(ctx, s.ledger, e, recs)
 }
 
-func refundReference(t ports.Transaction) string { return t.Reference + "-R" }
+func refundReference(t ports.Transaction) string { return transactions.RefundReference(t) }
 
 // SendRequest is POST /sandbox/send: the payer of a REALTIME_FUNDING quote
 // sends its funds.

@@ -69,6 +69,7 @@ import (
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/rails"
+	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -116,16 +117,16 @@ const (
 	ReasonQuoteExpired          = "QUOTE_EXPIRED"
 	ReasonFundingAmountMismatch = "FUNDING_AMOUNT_MISMATCH"
 	ReasonCollectionFailed      = "COLLECTION_FAILED"
-	RefundTransactionFailed     = "TRANSACTION_FAILED"
-	RefundUserCancellation      = "USER_CANCELLATION"
-	RefundTimeout               = "TIMEOUT"
+	RefundTransactionFailed     = transactions.RefundTransactionFailed
+	RefundUserCancellation      = transactions.RefundUserCancellation
+	RefundTimeout               = transactions.RefundTimeout
 )
 
 // Refund statuses.
 const (
-	RefundPending   = "PENDING"
-	RefundCompleted = "COMPLETED"
-	RefundFailed    = "FAILED"
+	RefundPending   = transactions.RefundPending
+	RefundCompleted = transactions.RefundCompleted
+	RefundFailed    = transactions.RefundFailed
 )
 
 var (

@@ -95,6 +95,21 @@ const (
 	ReasonMissingPayeeData     = "MISSING_MANDATORY_PAYEE_DATA"
 )
 
+// Refund statuses and reasons (reference Refund: a payment's funds going
+// back to its sender).
+const (
+	RefundPending   = "PENDING"
+	RefundCompleted = "COMPLETED"
+	RefundFailed    = "FAILED"
+
+	RefundTransactionFailed = "TRANSACTION_FAILED"
+	RefundUserCancellation  = "USER_CANCELLATION"
+	RefundTimeout           = "TIMEOUT"
+)
+
+// RefundReference is the reference of t's refund.
+func RefundReference(t ports.Transaction) string { return t.Reference + "-R" }
+
 // AwaitsApproval reports whether t is an incoming payment waiting for the
 // platform's decision: PENDING with an approval (its money held).
 func AwaitsApproval(t ports.Transaction) bool {
