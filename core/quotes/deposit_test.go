@@ -83,6 +83,7 @@ func TestDepositWithoutEndpointIsCreditedOnArrival(t *testing.T) {
 			assert.Equal(t, q.FeesIncluded, e.LedgerAccount(ledger.FeeRevenueID(currency)).Net(), currency)
 			_, err = e.quotes.SandboxSend(ctx, f.pid, quotes.SendRequest{QuoteID: q.ID, CurrencyCode: currency})
 			testkit.RequireFault(t, err, fault.KindConflict, "CONFLICT")
+			assert.Equal(t, quotes.CodeQuoteDeposit, creditCode(t, e, q, f.acct.ID), "a deposit's credit is not a payout")
 		}
 		e.RunJobs()
 		e.Verify()
@@ -242,4 +243,23 @@ func TestDepositRefusals(t *testing.T) {
 	assert.Equal(t, quotes.ReasonQuoteExpired, tx.FailureReason)
 	assert.Equal(t, funded, e.LedgerAccount(f.acct.ID).Net())
 	e.Verify()
+}
+
+// creditCode is the transfer code of the entry of q that credited account.
+func creditCode(t *testing.T, e *env, q ports.Quote, account string) string {
+	t.Helper()
+	journal, err := e.Ledger.Journal(context.Background(), 0, 100_000)
+	require.NoError(t, err)
+	for _, je := range journal {
+		if je.Entry.Ref != q.TransactionID {
+			continue
+		}
+		for _, tr := range je.Entry.Transfers {
+			if tr.CreditAccountID == account {
+				return tr.Code
+			}
+		}
+	}
+	t.Fatalf("no entry of %s credits %s", q.ID, account)
+	return ""
 }

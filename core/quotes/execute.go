@@ -31,6 +31,9 @@ const (
 	CodeQuoteSend   = "quote_send"
 	CodeQuoteFee    = "quote_fee"
 	CodeQuotePayout = "quote_payout"
+	// CodeQuoteDeposit credits a deposit's internal account (where a
+	// payout pays a rail's settlement account).
+	CodeQuoteDeposit = "quote_deposit"
 	// CodeQuoteRelease voids an agent action's hold as the quote's own
 	// holds take its place.
 	CodeQuoteRelease = "quote_release"
@@ -48,18 +51,18 @@ type leg struct {
 // comment. A same-currency quote pays the rail's settlement account (a
 // deposit's internal account) directly.
 func legs(q ports.Quote, source string) []leg {
-	settlement := ledger.RailSettlementID(q.PaymentRail, q.ReceivingCurrency)
+	settlement, payout := ledger.RailSettlementID(q.PaymentRail, q.ReceivingCurrency), CodeQuotePayout
 	if credits(q) {
-		settlement = q.DestinationAccountID
+		settlement, payout = q.DestinationAccountID, CodeQuoteDeposit
 	}
 	net := q.TotalSendingAmount - q.FeesIncluded
 	var out []leg
 	if q.SendingCurrency == q.ReceivingCurrency {
-		out = append(out, leg{"payout", source, settlement, net, q.SendingCurrency, CodeQuotePayout})
+		out = append(out, leg{"payout", source, settlement, net, q.SendingCurrency, payout})
 	} else {
 		out = append(out,
 			leg{"send", source, ledger.FXPositionID(q.SendingCurrency), net, q.SendingCurrency, CodeQuoteSend},
-			leg{"payout", ledger.FXPositionID(q.ReceivingCurrency), settlement, q.TotalReceivingAmount, q.ReceivingCurrency, CodeQuotePayout})
+			leg{"payout", ledger.FXPositionID(q.ReceivingCurrency), settlement, q.TotalReceivingAmount, q.ReceivingCurrency, payout})
 	}
 	if q.FeesIncluded > 0 {
 		out = append(out, leg{"fee", source, ledger.FeeRevenueID(q.SendingCurrency), q.FeesIncluded, q.SendingCurrency, CodeQuoteFee})
