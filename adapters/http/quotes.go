@@ -274,7 +274,10 @@ func (quotesAPI) sandboxSendOp() huma.Operation {
 		Description: "Simulates the payer sending the funds of a REALTIME_FUNDING quote by its paymentInstructions: " +
 			"the quote executes (PROCESSING, then COMPLETED or FAILED by the destination's sandbox outcome). An " +
 			"amount other than totalSendingAmount fails the quote and its transaction with FUNDING_AMOUNT_MISMATCH " +
-			"and the funds go back to the payer. Returns the quote's transaction. Sandbox only: 403 elsewhere.",
+			"and the funds go back to the payer (a deposit's: COLLECTION_FAILED). A deposit (a quote whose destination is " +
+			"the payer's internal account) is an incoming payment: credited at once (COMPLETED), or, when the platform " +
+			"has a webhook endpoint, held PENDING until its answer to INCOMING_PAYMENT.PENDING (or POST " +
+			"/transactions/{id}/approve or /reject) decides. Returns the quote's transaction. Sandbox only: 403 elsewhere.",
 		Tags:   []string{sandboxTag},
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
 	}
