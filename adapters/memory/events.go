@@ -142,14 +142,32 @@ func (r storeEvents) PendingBefore(_ context.Context, es []ports.Event) (map[str
 	defer done()
 	out := map[string]bool{}
 	for _, e := range es {
-		for _, o := range storeResourceEvents(r.tx, e.PlatformID, e.ResourceID) {
-			if o.Status == ports.EventPending && o.Seq < e.Seq {
-				out[e.ID] = true
-				break
-			}
+		if storePendingBefore(r.tx, e) {
+			out[e.ID] = true
 		}
 	}
 	return out, nil
+}
+
+// storePendingBefore reports whether an event of e's resource recorded
+// before e is PENDING as tx sees it: among the resource's committed
+// pending events (the index) as tx may have changed them, and the events
+// tx recorded or changed.
+func storePendingBefore(tx *storeTx, e ports.Event) bool {
+	for id, seq := range tx.s.state.kyc.pending[eventResourceKey(e.PlatformID, e.ResourceID)] {
+		if seq >= e.Seq {
+			continue
+		}
+		if o, ok := storeLookup(tx, pickEvents, id); ok && o.Status == ports.EventPending {
+			return true
+		}
+	}
+	for _, o := range storeOverlay(tx, pickEvents) {
+		if o.PlatformID == e.PlatformID && o.ResourceID == e.ResourceID && o.Status == ports.EventPending && o.Seq < e.Seq {
+			return true
+		}
+	}
+	return false
 }
 
 func eventResourceKey(platformID, resourceID string) string { return platformID + "\x00" + resourceID }

@@ -69,6 +69,132 @@ func storeEnqueueJob(st *storeState, j ports.Job) {
 		st.jobKeys[j.Key] = j.ID
 	}
 	st.jobs[j.ID] = storeJob{job: j}
+	st.due.push(j)
+}
+
+// storeDue orders the queued jobs for Claim without scanning them all (a
+// scan per claim took 40 % of the process when deliveries queued up by
+// the ten thousand): a min-heap of (RunAt, ID) per kind, and the set of
+// leased jobs. An entry is checked when it reaches the top: a job that was
+// completed, retried to another time (it has a newer entry) or is leased
+// is dropped from there; a lease that ran out puts its job back.
+type storeDue struct {
+	byKind map[string]*storeDueHeap
+	leased map[string]struct{}
+}
+
+func newStoreDue() storeDue {
+	return storeDue{byKind: map[string]*storeDueHeap{}, leased: map[string]struct{}{}}
+}
+
+type storeDueEntry struct {
+	runAt time.Time
+	id    string
+}
+
+func (a storeDueEntry) before(b storeDueEntry) bool {
+	if c := a.runAt.Compare(b.runAt); c != 0 {
+		return c < 0
+	}
+	return a.id < b.id
+}
+
+// storeDueHeap is a binary min-heap of entries.
+type storeDueHeap []storeDueEntry
+
+func (h *storeDueHeap) push(e storeDueEntry) {
+	*h = append(*h, e)
+	for i := len(*h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !(*h)[i].before((*h)[p]) {
+			break
+		}
+		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
+		i = p
+	}
+}
+
+func (h *storeDueHeap) pop() {
+	old := *h
+	n := len(old) - 1
+	old[0] = old[n]
+	*h = old[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && (*h)[l].before((*h)[m]) {
+			m = l
+		}
+		if r < n && (*h)[r].before((*h)[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		(*h)[i], (*h)[m] = (*h)[m], (*h)[i]
+		i = m
+	}
+}
+
+// push makes j claimable from its RunAt.
+func (d *storeDue) push(j ports.Job) {
+	h := d.byKind[j.Kind]
+	if h == nil {
+		h = &storeDueHeap{}
+		d.byKind[j.Kind] = h
+	}
+	h.push(storeDueEntry{runAt: j.RunAt, id: j.ID})
+	delete(d.leased, j.ID)
+}
+
+// head is the first claimable entry of kind's heap at now (false when
+// none is due), dropping the entries that no longer stand for a
+// claimable job.
+func (d *storeDue) head(st *storeState, kind string, now time.Time) (storeDueEntry, bool) {
+	h := d.byKind[kind]
+	for h != nil && len(*h) > 0 {
+		e := (*h)[0]
+		sj, ok := st.jobs[e.id]
+		if !ok || !sj.job.RunAt.Equal(e.runAt) || sj.lockedUntil.After(now) {
+			h.pop()
+			continue
+		}
+		return e, !e.runAt.After(now)
+	}
+	return storeDueEntry{}, false
+}
+
+// claim leases up to n due jobs of kinds, oldest RunAt first, until until.
+func (d *storeDue) claim(st *storeState, now time.Time, n int, until time.Time, kinds ports.JobKinds) []ports.Job {
+	for id := range d.leased {
+		if sj, ok := st.jobs[id]; !ok {
+			delete(d.leased, id)
+		} else if !sj.lockedUntil.After(now) {
+			d.push(sj.job) // its lease ran out: claimable again
+		}
+	}
+	var out []ports.Job
+	for len(out) < n {
+		best, bestKind, found := storeDueEntry{}, "", false
+		for kind := range d.byKind {
+			if !kinds.Match(kind) {
+				continue
+			}
+			if e, ok := d.head(st, kind, now); ok && (!found || e.before(best)) {
+				best, bestKind, found = e, kind, true
+			}
+		}
+		if !found {
+			break
+		}
+		d.byKind[bestKind].pop()
+		sj := st.jobs[best.id]
+		sj.job.Attempts++
+		sj.lockedUntil = until
+		st.jobs[best.id] = sj
+		d.leased[best.id] = struct{}{}
+		out = append(out, storeCopyJob(sj.job))
+	}
+	return out
 }
 
 // storeCommitJobs applies a unit of work's enqueues (skipping keys queued
@@ -101,36 +227,7 @@ func (q storeJobs) Claim(_ context.Context, now time.Time, n int, lease time.Dur
 	q.tx.s.mu.Lock()
 	defer q.tx.s.mu.Unlock()
 	st := &q.tx.s.state
-	// The n oldest due jobs, kept sorted as they are found (sorting every
-	// due job to take n cost a quarter of the process when deliveries
-	// queued up by the thousand).
-	older := func(a, b ports.Job) int {
-		if c := a.RunAt.Compare(b.RunAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	}
-	due := make([]ports.Job, 0, min(n, 64))
-	for _, sj := range st.jobs {
-		if sj.job.RunAt.After(now) || sj.lockedUntil.After(now) || !kinds.Match(sj.job.Kind) {
-			continue
-		}
-		if len(due) == n && older(sj.job, due[n-1]) >= 0 {
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(due, sj.job, older)
-		if len(due) == n {
-			due = due[:n-1]
-		}
-		due = slices.Insert(due, i, sj.job)
-	}
-	until := storeTime(now.Add(lease))
-	for i, j := range due {
-		j.Attempts++
-		st.jobs[j.ID] = storeJob{job: j, lockedUntil: until}
-		due[i] = storeCopyJob(j)
-	}
-	return due, nil
+	return st.due.claim(st, now, n, storeTime(now.Add(lease)), kinds), nil
 }
 
 // Complete removes a job; ErrNotFound when it is not queued.
@@ -141,6 +238,7 @@ func (q storeJobs) Complete(_ context.Context, id string) error {
 			return
 		}
 		delete(st.jobs, id)
+		delete(st.due.leased, id)
 		if sj.job.Key != "" && st.jobKeys[sj.job.Key] == id {
 			delete(st.jobKeys, sj.job.Key)
 		}
@@ -169,6 +267,7 @@ func (q storeJobs) Retry(_ context.Context, id string, runAt time.Time, lastErro
 		sj.job.LastError = lastError
 		sj.lockedUntil = time.Time{}
 		st.jobs[id] = sj
+		st.due.push(sj.job)
 	})
 }
 

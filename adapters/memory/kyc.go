@@ -28,6 +28,10 @@ type storeKYC struct {
 	// recorded: delivery asks for one resource's pending events with every
 	// batch, and a scan of every event made that grow with the store.
 	byResource map[string][]string
+	// pending holds, in the committed state only, each resource's PENDING
+	// events (id → seq): what PendingBefore asks, without walking an
+	// account's every balance event.
+	pending map[string]map[string]int64
 }
 
 type storeDocument struct {
@@ -43,6 +47,7 @@ func newStoreKYC() storeKYC {
 		events:        map[string]ports.Event{},
 		attempts:      map[string][]ports.EventAttempt{},
 		byResource:    map[string][]string{},
+		pending:       map[string]map[string]int64{},
 	}
 }
 
@@ -61,6 +66,20 @@ func commitKYC(to, from *storeKYC) {
 	for _, e := range added {
 		k := eventResourceKey(e.PlatformID, e.ResourceID)
 		to.byResource[k] = append(to.byResource[k], e.ID)
+	}
+	for id, e := range from.events {
+		k := eventResourceKey(e.PlatformID, e.ResourceID)
+		switch set := to.pending[k]; {
+		case e.Status == ports.EventPending && set == nil:
+			to.pending[k] = map[string]int64{id: e.Seq}
+		case e.Status == ports.EventPending:
+			set[id] = e.Seq
+		case set != nil:
+			delete(set, id)
+			if len(set) == 0 {
+				delete(to.pending, k)
+			}
+		}
 	}
 	maps.Copy(to.events, from.events)
 	maps.Copy(to.attempts, from.attempts)

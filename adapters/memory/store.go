@@ -58,6 +58,8 @@ type storeState struct {
 	// of the queued job holding it (de-duplication).
 	jobs    map[string]storeJob
 	jobKeys map[string]string
+	// due orders the jobs for Claim (jobs.go).
+	due     storeDue
 	lookups map[string]ports.Lookup // receiver lookups (lookup.go)
 	quotes  map[string]ports.Quote  // quotes.go
 	kyc     storeKYC                // owners, verifications, documents, events (kyc.go)
@@ -84,6 +86,7 @@ func newStoreState() storeState {
 		txns:        map[string]ports.Transaction{},
 		jobs:        map[string]storeJob{},
 		jobKeys:     map[string]string{},
+		due:         newStoreDue(),
 		lookups:     map[string]ports.Lookup{},
 		quotes:      map[string]ports.Quote{},
 		kyc:         newStoreKYC(),

@@ -35,6 +35,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"RoundTrip", testRoundTrip},
 		{"DeduplicateByKey", testDeduplicateByKey},
 		{"ClaimOrder", testClaimOrder},
+		{"ClaimOrderAcrossKinds", testClaimOrderAcrossKinds},
 		{"LeaseHidesClaimedJob", testLeaseHidesClaimedJob},
 		{"Retry", testRetry},
 		{"Complete", testComplete},
@@ -208,6 +209,29 @@ func testClaimOrder(t *testing.T, s ports.Store) {
 	assert.Empty(t, claim(t, s, now, 10))
 	got = claim(t, s, t0.Add(20*time.Second), 10)
 	assert.Equal(t, []string{future.ID}, jobIDs(got), "due exactly at now")
+}
+
+// Jobs of several kinds are claimed in one RunAt order; a kinds filter
+// takes only its own, in that order, and leaves the rest due.
+func testClaimOrderAcrossKinds(t *testing.T, s ports.Store) {
+	a1, b1, a2, b2, c1 := job("a", t0.Add(time.Second)), job("b", t0.Add(2*time.Second)), job("a", t0.Add(3*time.Second)),
+		job("b", t0.Add(4*time.Second)), job("c", t0.Add(5*time.Second))
+	enqueue(t, s, c1, b2, a2, b1, a1)
+	now := t0.Add(10 * time.Second)
+	kinds := func(k ports.JobKinds, n int) []string {
+		t.Helper()
+		got, err := s.Read().Jobs().Claim(context.Background(), now, n, lease, k)
+		require.NoError(t, err)
+		return jobIDs(got)
+	}
+	assert.Equal(t, []string{b1.ID, b2.ID}, kinds(ports.JobKinds{Only: []string{"b"}}, 10))
+	assert.Equal(t, []string{a1.ID, a2.ID}, kinds(ports.JobKinds{Except: []string{"c"}}, 10), "b's are leased")
+	assert.Equal(t, []string{c1.ID}, kinds(ports.JobKinds{}, 10))
+
+	// With the leases run out, every kind in one order, n at a time.
+	now = now.Add(lease)
+	assert.Equal(t, []string{a1.ID, b1.ID, a2.ID}, kinds(ports.JobKinds{}, 3))
+	assert.Equal(t, []string{b2.ID, c1.ID}, kinds(ports.JobKinds{Only: []string{"a", "b", "c"}}, 3))
 }
 
 func testLeaseHidesClaimedJob(t *testing.T, s ports.Store) {

@@ -165,6 +165,18 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	before, err = s.Read().Events().PendingBefore(ctx, []ports.Event{ev3})
 	require.NoError(t, err)
 	assert.Empty(t, before, "the earlier event was delivered")
+	// Redelivered, it is pending again: ev3 waits for it once more.
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Events().Requeue(ctx, p.ID, evs[0].ID, at(11)) })
+	before, err = s.Read().Events().PendingBefore(ctx, []ports.Event{ev3})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]bool{evs[3].ID: true}, before, "a redelivered earlier event")
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[0].ID,
+			At: at(11), StatusCode: 204}, Status: ports.EventDelivered}})
+	})
+	before, err = s.Read().Events().PendingBefore(ctx, []ports.Event{ev3})
+	require.NoError(t, err)
+	assert.Empty(t, before)
 	err = s.InTx(ctx, func(tx ports.Tx) error {
 		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{
 			{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[2].ID, At: at(12)}, Status: ports.EventFailed},
