@@ -232,6 +232,11 @@ func TestDepositRefusals(t *testing.T) {
 	require.NotNil(t, tx.Details.Refund)
 	assert.Equal(t, funded, e.LedgerAccount(f.acct.ID).Net())
 
+	// A deposit on its way keeps its account open: the customer cannot be
+	// deleted (which closes its accounts) until it is settled.
+	_, err = e.Customers.Delete(ctx, f.pid, other.ID)
+	testkit.RequireFault(t, err, fault.KindConflict, "CUSTOMER_HAS_FUNDS")
+
 	// Unfunded until expiresAt: EXPIRED, nothing credited.
 	q, err = e.quotes.Create(ctx, f.pid, deposit(f.cust.ID, "USD", f.acct.ID))
 	require.NoError(t, err)
