@@ -19,7 +19,7 @@ type PlatformCurrencyConfig struct {
 	CurrencyCode               string                        `json:"currencyCode" minLength:"1" maxLength:"16" doc:"Currency code (ISO 4217 for fiat, tickers for crypto such as USDC); the platform holds an internal account in each" example:"USD"`
 	MinAmount                  int64                         `json:"minAmount" minimum:"0" doc:"Smallest amount to send, in minor units: a transfer-out or quote sending less is 400 AMOUNT_OUT_OF_RANGE"`
 	MaxAmount                  int64                         `json:"maxAmount" minimum:"0" doc:"Largest amount to send, in minor units: a transfer-out or quote sending more is 400 AMOUNT_OUT_OF_RANGE"`
-	RequiredCounterpartyFields []CounterpartyFieldDefinition `json:"requiredCounterpartyFields" maxItems:"20" doc:"Fields asked of counterparties (CounterpartyFieldDefinition as lookups use it) (stored; not yet enforced on payments)"`
+	RequiredCounterpartyFields []CounterpartyFieldDefinition `json:"requiredCounterpartyFields" maxItems:"20" doc:"Fields the platform asks of the sender of an incoming UMA payment in this currency: the transaction's counterpartyInformation holds the listed fields the sender shares; a mandatory one it does not share refuses the payment"`
 	EnabledTransactionTypes    []string                      `json:"enabledTransactionTypes" maxItems:"2" enum:"INCOMING,OUTGOING" doc:"Transaction types enabled in the currency: without OUTGOING a transfer-out or quote sending it is 400; without INCOMING a transfer-in or UMA receive in it is 400"`
 }
 
