@@ -1,7 +1,8 @@
 // Package quotes prices, executes and settles cross-currency payments: a
 // quote locks the amounts on both sides, the fees and the exchange rate
 // (core/fx) until its expiresAt, and is created together with its OUTGOING
-// transaction (PENDING).
+// transaction (PENDING), or a deposit's INCOMING one (CREATED; see
+// Deposits below).
 //
 // Lifecycle. Quote: PENDING → PROCESSING (executed, or funded by its
 // payment instructions) → COMPLETED or FAILED; PENDING → EXPIRED when
