@@ -76,3 +76,60 @@ func TestApprovalOperations(t *testing.T) {
 		assert.EqualValues(t, 1000, acct["balance"].(map[string]any)["amount"])
 	})
 }
+
+// A deposit (a REALTIME_FUNDING quote crediting the customer's own
+// account) funded by POST /sandbox/send waits for the platform like a UMA
+// payment: approved, it is credited and its quote COMPLETED; rejected,
+// nothing is credited, its refund is COMPLETED and its quote FAILED.
+func TestDepositApprovalOperations(t *testing.T) {
+	onAPIBackends(t, func(t *testing.T, env *apiEnv, a apiTarget) {
+		hooks := httptest.NewServer(deferringHooks{})
+		t.Cleanup(hooks.Close)
+		require.Equal(t, 200, a.do(t, 0, "PATCH", "/config", fmt.Sprintf(`{"webhookEndpoint":%q}`, hooks.URL)).status)
+		cust := a.created(t, "POST", "/customers", `{"customerType":"INDIVIDUAL","region":"US"}`)
+		list := a.do(t, 0, "GET", "/customers/internal-accounts?customerId="+cust+"&type=INTERNAL_FIAT&currency=USD", "")
+		require.Equal(t, 200, list.status, "%s", list.body)
+		acct := list.json(t)["data"].([]any)[0].(map[string]any)["id"].(string)
+
+		deposit := func() (quote, txn string) {
+			t.Helper()
+			quote = a.created(t, "POST", "/quotes", fmt.Sprintf(`{"source":{"sourceType":"REALTIME_FUNDING","currency":"USD","customerId":%q},`+
+				`"destination":{"destinationType":"ACCOUNT","accountId":%q},"lockedCurrencySide":"RECEIVING","lockedCurrencyAmount":2000}`, cust, acct))
+			r := a.do(t, 0, "POST", "/sandbox/send", fmt.Sprintf(`{"quoteId":%q,"currencyCode":"USD"}`, quote))
+			require.Equal(t, 200, r.status, "%s", r.body)
+			body := r.json(t)
+			assert.Equal(t, "PENDING", body["status"])
+			assert.Equal(t, "INCOMING", body["type"])
+			// The INCOMING_PAYMENT.PENDING webhook, answered 202.
+			_, err := env.svc.webhooks.RunAll(t.Context(), 10)
+			require.NoError(t, err)
+			return quote, body["id"].(string)
+		}
+		status := func(path string) map[string]any {
+			t.Helper()
+			r := a.do(t, 0, "GET", path, "")
+			require.Equal(t, 200, r.status, "%s", r.body)
+			return r.json(t)
+		}
+		okQuote, okTxn := deposit()
+		noQuote, noTxn := deposit()
+
+		r := a.do(t, 0, "POST", "/transactions/"+okTxn+"/approve", `{}`)
+		require.Equal(t, 200, r.status, "%s", r.body)
+		assert.Equal(t, "COMPLETED", r.json(t)["status"])
+		assert.Equal(t, "COMPLETED", status("/quotes/" + okQuote)["status"])
+		r = a.do(t, 0, "POST", "/transactions/"+noTxn+"/reject", `{"reason":"unknown payer"}`)
+		require.Equal(t, 200, r.status, "%s", r.body)
+		rejected := r.json(t)
+		assert.Equal(t, "REJECTED", rejected["status"])
+		refund, _ := rejected["refund"].(map[string]any)
+		require.NotNil(t, refund, "%s", r.body)
+		assert.Equal(t, "COMPLETED", refund["status"])
+		assert.Equal(t, "FAILED", status("/quotes/" + noQuote)["status"])
+		r = a.do(t, 0, "POST", "/transactions/"+noTxn+"/approve", `{}`)
+		assert.Equal(t, 409, r.status, "%s", r.body)
+
+		got := status("/customers/internal-accounts?customerId=" + cust + "&type=INTERNAL_FIAT&currency=USD")
+		assert.EqualValues(t, 2000, got["data"].([]any)[0].(map[string]any)["balance"].(map[string]any)["amount"], "credited once")
+	})
+}
