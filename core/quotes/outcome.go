@@ -410,7 +410,10 @@ func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 		if o.then != nil {
 			then = append(then, *o.then)
 		}
-		if o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded {
+		// An agent's usage counts what left its customer's account: a
+		// payment whose funds come back gives it back; one whose refund
+		// failed (the funds held at the rail) does not.
+		if (o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded) && o.refund != RefundFailed {
 			if j, ok := agents.GiveBackJob(t, now); ok {
 				then = append(then, j)
 			}

@@ -523,7 +523,8 @@ func TestHoldWithoutActionIsGivenBack(t *testing.T) {
 
 // A payment an agent made that does not go through gives its usage back:
 // a transfer-out the rail fails, a quote whose payout fails, a transfer
-// the platform cancels; one on its way keeps counting.
+// the platform cancels; one on its way keeps counting, and so does one
+// whose refund failed (its funds left the account).
 func TestFailedPaymentsGiveUsageBack(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
@@ -547,9 +548,20 @@ func TestFailedPaymentsGiveUsageBack(t *testing.T) {
 		qa, err := e.spend.ExecuteQuote(ctx, a, q.ID, "")
 		require.NoError(t, err)
 		require.Equal(t, agents.StatusApproved, qa.Status)
+		// A payout that fails and whose refund fails too: the funds left.
+		stuckEUR := e.External(e.platform, e.customer.ID, "EUR", ports.AccountInfo{
+			AccountType: "EUR_ACCOUNT", IBAN: "DE89370400440532013007", SwiftCode: "COBADEFFXXX",
+			Beneficiary: &ports.Beneficiary{BeneficiaryType: "INDIVIDUAL", FullName: "Ada Lovelace"}})
+		stuck, err := e.spend.CreateQuote(ctx, a, quotes.CreateRequest{
+			Source:      quotes.Source{Type: quotes.SourceAccount, AccountID: e.usd.ID},
+			Destination: quotes.Destination{Type: "ACCOUNT", AccountID: stuckEUR.ID},
+			LockedSide:  "SENDING", LockedAmount: 3_000})
+		require.NoError(t, err)
+		_, err = e.spend.ExecuteQuote(ctx, a, stuck.ID, "")
+		require.NoError(t, err)
 		u := e.usage(a)
-		assert.Equal(t, 3, u.DailyTransactionCount)
-		assert.Equal(t, int64(7_000), u.DailySpend)
+		assert.Equal(t, 4, u.DailyTransactionCount)
+		assert.Equal(t, int64(10_000), u.DailySpend)
 
 		e.RunJobs()
 		for _, id := range []string{bad.TransactionID, q.TransactionID} {
@@ -560,22 +572,27 @@ func TestFailedPaymentsGiveUsageBack(t *testing.T) {
 		txn, err := e.Store.Read().Transactions().Get(ctx, e.platform, ok.TransactionID)
 		require.NoError(t, err)
 		require.NotEqual(t, transactions.StatusFailed, txn.Status, "on its way (ACH)")
+		txn, err = e.Store.Read().Transactions().Get(ctx, e.platform, stuck.TransactionID)
+		require.NoError(t, err)
+		require.Equal(t, transactions.StatusFailed, txn.Status)
+		require.NotNil(t, txn.Details.Refund)
+		require.Equal(t, transactions.RefundFailed, txn.Details.Refund.Status)
 		u = e.usage(a)
-		assert.Equal(t, 1, u.DailyTransactionCount, "only the payment that went through counts")
-		assert.Equal(t, int64(1_000), u.DailySpend)
-		assert.Equal(t, int64(1_000), u.MonthlySpend)
+		assert.Equal(t, 2, u.DailyTransactionCount, "the payment on its way and the one whose funds did not come back count")
+		assert.Equal(t, int64(4_000), u.DailySpend)
+		assert.Equal(t, int64(4_000), u.MonthlySpend)
 		e.RunJobs()
-		assert.Equal(t, int64(1_000), e.usage(a).DailySpend, "given back once")
-		assert.Equal(t, int64(100_000-1_000), e.available())
+		assert.Equal(t, int64(4_000), e.usage(a).DailySpend, "given back once")
+		assert.Equal(t, int64(100_000-4_000), e.available())
 
 		// A transfer the platform cancels before it settles.
 		_, err = e.tr.Cancel(ctx, e.platform, ok.TransactionID, "changed my mind")
 		require.NoError(t, err)
 		e.RunJobs()
 		u = e.usage(a)
-		assert.Zero(t, u.DailyTransactionCount)
-		assert.Zero(t, u.DailySpend)
-		assert.Equal(t, int64(100_000), e.available())
+		assert.Equal(t, 1, u.DailyTransactionCount)
+		assert.Equal(t, int64(3_000), u.DailySpend)
+		assert.Equal(t, int64(100_000-3_000), e.available())
 		e.Verify()
 	})
 }
