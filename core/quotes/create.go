@@ -105,7 +105,7 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 		return ports.Quote{}, err
 	}
 	q := s.newQuote(platformID, r, res, sending, corridor, price)
-	if err := s.checkSendRange(ctx, read, platformID, q, res); err != nil {
+	if err := s.checkCurrencySetting(ctx, read, platformID, q, res); err != nil {
 		return ports.Quote{}, err
 	}
 	t, err := s.newTransaction(ctx, read, q, res)
@@ -159,28 +159,25 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 	return q, nil
 }
 
-// checkSendRange refuses a quote whose totalSendingAmount is outside the
-// platform's configured range for the sending currency
-// (platforms.CheckSend): the setting comes with the parties of an
-// account-to-account quote, and is read otherwise.
-func (s *Service) checkSendRange(ctx context.Context, read quoteTx, platformID string, q ports.Quote, res resolved) error {
-	if res.credit != nil {
-		// A deposit: money arriving for the platform, in the receiving
-		// currency.
-		setting, err := platforms.ReadSetting(ctx, read, platformID, q.ReceivingCurrency)
-		if err != nil {
-			return fmt.Errorf("quote: %w", err)
-		}
-		return platforms.CheckReceive(setting, "destination.accountId")
-	}
-	var setting ports.CurrencySetting
+// checkCurrencySetting applies the platform's setting of the currency the
+// quote moves: a payout's totalSendingAmount must be in the sending
+// currency's range (platforms.CheckSend), a deposit's receiving currency
+// open to INCOMING payments (platforms.CheckReceive). The setting comes
+// with the parties of an account-to-account quote, and is read otherwise.
+func (s *Service) checkCurrencySetting(ctx context.Context, read quoteTx, platformID string, q ports.Quote, res resolved) error {
 	if res.parties != nil {
-		setting = res.parties.Currency
-	} else {
-		var err error
-		if setting, err = platforms.ReadSetting(ctx, read, platformID, q.SendingCurrency); err != nil {
-			return fmt.Errorf("quote: %w", err)
-		}
+		return platforms.CheckSend(res.parties.Currency, "lockedCurrencyAmount", q.TotalSendingAmount)
+	}
+	code := q.SendingCurrency
+	if res.credit != nil {
+		code = q.ReceivingCurrency
+	}
+	setting, err := platforms.ReadSetting(ctx, read, platformID, code)
+	if err != nil {
+		return fmt.Errorf("quote: %w", err)
+	}
+	if res.credit != nil {
+		return platforms.CheckReceive(setting, "destination.accountId")
 	}
 	return platforms.CheckSend(setting, "lockedCurrencyAmount", q.TotalSendingAmount)
 }

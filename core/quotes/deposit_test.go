@@ -111,9 +111,9 @@ func TestDepositAwaitsThePlatformsDecision(t *testing.T) {
 	}
 	for _, s := range []step{
 		{name: "200 approves", decide: reply(200), status: transactions.StatusCompleted},
-		{name: "403 rejects", decide: reply(403), status: transactions.StatusRejected, refund: quotes.RefundTransactionFailed},
+		{name: "403 rejects", decide: reply(403), status: transactions.StatusRejected, refund: transactions.RefundTransactionFailed},
 		{name: "500 fails", decide: reply(500), status: transactions.StatusFailed,
-			reason: transactions.ReasonApprovalWebhookError, refund: quotes.RefundTransactionFailed},
+			reason: transactions.ReasonApprovalWebhookError, refund: transactions.RefundTransactionFailed},
 		{name: "202 then approve", decide: func(t *testing.T, e *env, a *approvals.Service, pid string, tx ports.Transaction) {
 			reply(202)(t, e, a, pid, tx)
 			assert.True(t, transactions.AwaitsApproval(e.txn(pid, tx.ID)), "202 defers")
@@ -124,13 +124,13 @@ func TestDepositAwaitsThePlatformsDecision(t *testing.T) {
 			reply(202)(t, e, a, pid, tx)
 			_, err := a.Reject(ctx, pid, tx.ID)
 			require.NoError(t, err)
-		}, status: transactions.StatusRejected, refund: quotes.RefundTransactionFailed},
+		}, status: transactions.StatusRejected, refund: transactions.RefundTransactionFailed},
 		{name: "no decision in the window", decide: func(t *testing.T, e *env, a *approvals.Service, pid string, tx ports.Transaction) {
 			e.Clock.Advance(approvals.Window)
 			e.RunJobs()
 			_, err := a.Approve(ctx, pid, tx.ID, nil)
 			testkit.RequireFault(t, err, fault.KindConflict, approvals.CodeNotPending)
-		}, status: transactions.StatusFailed, reason: transactions.ReasonApprovalTimedOut, refund: quotes.RefundTimeout},
+		}, status: transactions.StatusFailed, reason: transactions.ReasonApprovalTimedOut, refund: transactions.RefundTimeout},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			onBothStores(t, func(t *testing.T, e *env) {
@@ -167,7 +167,7 @@ func TestDepositAwaitsThePlatformsDecision(t *testing.T) {
 				} else {
 					assert.Equal(t, quotes.StatusFailed, e.quote(f.pid, q.ID).Status)
 					require.NotNil(t, tx.Details.Refund, "the payer's funds go back")
-					assert.Equal(t, quotes.RefundCompleted, tx.Details.Refund.Status)
+					assert.Equal(t, transactions.RefundCompleted, tx.Details.Refund.Status)
 					assert.Equal(t, s.refund, tx.Details.Refund.Reason)
 					assert.NotNil(t, tx.Details.Refund.SettledAt)
 					assert.Equal(t, before, acct.Net(), "never credited")

@@ -512,8 +512,8 @@ func (s *Service) refuseFunding(ctx context.Context, q ports.Quote, now time.Tim
 			// collection of the deposit's funds failed.
 			t.FailureReason = ReasonCollectionFailed
 		}
-		t.Details.Refund = &ports.Refund{Reference: refundReference(t), InitiatedAt: now, SettledAt: &now,
-			Status: RefundCompleted, Reason: RefundTransactionFailed}
+		t.Details.Refund = &ports.Refund{Reference: transactions.RefundReference(t), InitiatedAt: now, SettledAt: &now,
+			Status: transactions.RefundCompleted, Reason: transactions.RefundTransactionFailed}
 		out = cur
 		return s.save(ctx, tx, cur, t)
 	})
@@ -573,8 +573,6 @@ func (s *Service) railRequest(ctx context.Context, q ports.Quote, dest *ports.Ex
 func (s *Service) post(ctx context.Context, e ledger.Entry, recs ports.Records) (ledger.JournalEntry, error) {
 	return posting.Post(ctx, s.ledger, e, recs)
 }
-
-func refundReference(t ports.Transaction) string { return transactions.RefundReference(t) }
 
 // SendRequest is POST /sandbox/send: the payer of a REALTIME_FUNDING quote
 // sends its funds.

@@ -132,25 +132,25 @@ func (s *Service) apply(ctx context.Context, j ports.Job, q ports.Quote, p jobPa
 		}
 		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusFailed,
 			reason: transactions.OutgoingFailureReason(res.FailureReason),
-			refund: RefundCompleted, refundReason: RefundTransactionFailed, detail: res.FailureDetail})
+			refund: transactions.RefundCompleted, refundReason: transactions.RefundTransactionFailed, detail: res.FailureDetail})
 	case ports.RailCancelled:
 		if posted, err := s.void(ctx, q); err != nil || posted {
 			return s.paidAnyway(ctx, q, res, err)
 		}
 		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusRefunded,
-			refund: RefundCompleted, refundReason: RefundUserCancellation, detail: res.FailureDetail})
+			refund: transactions.RefundCompleted, refundReason: transactions.RefundUserCancellation, detail: res.FailureDetail})
 	case ports.RailReturned:
 		if err := s.settle(ctx, q); err != nil {
 			return err
 		}
 		returned := outcome{quote: StatusFailed, txn: transactions.StatusFailed,
 			reason: transactions.OutgoingFailureReason(res.FailureReason), afterCompleted: true,
-			refund: RefundCompleted, refundReason: RefundTransactionFailed, detail: res.FailureDetail}
+			refund: transactions.RefundCompleted, refundReason: transactions.RefundTransactionFailed, detail: res.FailureDetail}
 		if res.CheckAt.After(s.clock.Now()) {
 			// The funds are on their way back: the refund is PENDING
 			// until they arrive (handleRefund, queued with the outcome).
 			back := refundJob(q, res.CheckAt)
-			returned.refund, returned.then = RefundPending, &back
+			returned.refund, returned.then = transactions.RefundPending, &back
 			return s.finish(ctx, q, returned)
 		}
 		if err := s.refundBack(ctx, q); err != nil {
@@ -167,7 +167,7 @@ func (s *Service) apply(ctx context.Context, j ports.Job, q ports.Quote, p jobPa
 			"quote", q.ID, "rail", q.PaymentRail, "amount", q.TotalReceivingAmount, "currency", q.ReceivingCurrency)
 		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusFailed,
 			reason: transactions.OutgoingFailureReason(res.FailureReason),
-			refund: RefundFailed, refundReason: RefundTransactionFailed, detail: res.FailureDetail})
+			refund: transactions.RefundFailed, refundReason: transactions.RefundTransactionFailed, detail: res.FailureDetail})
 	}
 	return fmt.Errorf("quote %s: rail %s answered unknown state %q", q.ID, p.Request.Rail, res.State)
 }
@@ -343,10 +343,10 @@ func (s *Service) handleRefund(ctx context.Context, _ ports.Job, p jobPayload) e
 			return fmt.Errorf("refund %s: transaction %s: %w", q.ID, q.TransactionID, err)
 		}
 		r := t.Details.Refund
-		if r == nil || r.Status != RefundPending {
+		if r == nil || r.Status != transactions.RefundPending {
 			return nil
 		}
-		r.Status, r.SettledAt = RefundCompleted, &now
+		r.Status, r.SettledAt = transactions.RefundCompleted, &now
 		t.UpdatedAt = now
 		return tx.Transactions().Update(ctx, t)
 	})
@@ -400,20 +400,20 @@ func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 			t.SettledAt = &now
 		}
 		if o.refund != "" {
-			r := &ports.Refund{Reference: refundReference(t), InitiatedAt: now, Status: o.refund, Reason: o.refundReason}
-			if o.refund == RefundCompleted {
+			r := &ports.Refund{Reference: transactions.RefundReference(t), InitiatedAt: now, Status: o.refund, Reason: o.refundReason}
+			if o.refund == transactions.RefundCompleted {
 				r.SettledAt = &now
 			}
 			t.Details.Refund = r
 		}
-		then := []ports.Job{}
+		var then []ports.Job
 		if o.then != nil {
 			then = append(then, *o.then)
 		}
 		// An agent's usage counts what left its customer's account: a
 		// payment whose funds come back gives it back; one whose refund
 		// failed (the funds held at the rail) does not.
-		if (o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded) && o.refund != RefundFailed {
+		if (o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded) && o.refund != transactions.RefundFailed {
 			if j, ok := agents.GiveBackJob(t, now); ok {
 				then = append(then, j)
 			}

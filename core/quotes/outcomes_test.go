@@ -44,7 +44,7 @@ func (e *env) check(t *testing.T, pid, sourceID string, q ports.Quote, want expe
 	} else if assert.NotNil(t, tx.Details.Refund, "refund") {
 		assert.Equal(t, want.refund, tx.Details.Refund.Status)
 		assert.Equal(t, want.refundReason, tx.Details.Refund.Reason)
-		assert.Equal(t, want.refund == quotes.RefundCompleted, tx.Details.Refund.SettledAt != nil)
+		assert.Equal(t, want.refund == transactions.RefundCompleted, tx.Details.Refund.SettledAt != nil)
 	}
 	if want.txn == transactions.StatusCompleted {
 		assert.NotNil(t, tx.SettledAt)
@@ -75,7 +75,7 @@ var (
 
 func failed(reason string) expect {
 	return expect{quote: quotes.StatusFailed, txn: transactions.StatusFailed, reason: reason,
-		refund: quotes.RefundCompleted, refundReason: quotes.RefundTransactionFailed}
+		refund: transactions.RefundCompleted, refundReason: transactions.RefundTransactionFailed}
 }
 
 // refunding is a returned payout whose funds are not back yet: the refund
@@ -83,7 +83,7 @@ func failed(reason string) expect {
 // the payout.
 func refunding(reason string) expect {
 	return expect{quote: quotes.StatusFailed, txn: transactions.StatusFailed, reason: reason,
-		refund: quotes.RefundPending, refundReason: quotes.RefundTransactionFailed, spent: true, settled: true}
+		refund: transactions.RefundPending, refundReason: transactions.RefundTransactionFailed, spent: true, settled: true}
 }
 
 // step moves the clock by after, runs the due jobs and expects want.
@@ -115,9 +115,9 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 			{sandbox.QuoteRefundAfter - time.Second, refunding(transactions.ReasonPayoutReturned)},
 			{time.Second, failed(transactions.ReasonPayoutReturned)}}},
 		{"006", []step{{0, expect{quote: quotes.StatusFailed, txn: transactions.StatusRefunded,
-			refund: quotes.RefundCompleted, refundReason: quotes.RefundUserCancellation}}}},
+			refund: transactions.RefundCompleted, refundReason: transactions.RefundUserCancellation}}}},
 		{"007", []step{{0, expect{quote: quotes.StatusFailed, txn: transactions.StatusFailed,
-			reason: transactions.ReasonExecutionFailed, refund: quotes.RefundFailed, refundReason: quotes.RefundTransactionFailed,
+			reason: transactions.ReasonExecutionFailed, refund: transactions.RefundFailed, refundReason: transactions.RefundTransactionFailed,
 			spent: true, settled: true}}}},
 	}
 	backends := []struct {

@@ -51,8 +51,8 @@
 // and transaction COMPLETED) or, when the platform decides incoming
 // payments (core/approvals), places them as holds with the transaction
 // PENDING and its approval, the quote PROCESSING; the decision's entry
-// moves the quote too and, when the payment does not complete, records
-// its refund (FollowDecision).
+// moves the quote too (FollowDecision) and, when the payment does not
+// complete, records its refund (core/approvals).
 //
 // Entry ids derive from the quote id ("quote-hold:", "quote-settle:",
 // "quote-void:", "quote-return:" + id) and the execution is conditional on
@@ -70,7 +70,6 @@ import (
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/rails"
-	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -113,21 +112,12 @@ const (
 	CodeWalletSignatureInvalid   = "WALLET_SIGNATURE_INVALID"
 )
 
-// Failure and refund reasons the quotes set (reference enums).
+// Failure reasons the quotes set (reference enums; refund statuses and
+// reasons are core/transactions').
 const (
 	ReasonQuoteExpired          = "QUOTE_EXPIRED"
 	ReasonFundingAmountMismatch = "FUNDING_AMOUNT_MISMATCH"
 	ReasonCollectionFailed      = "COLLECTION_FAILED"
-	RefundTransactionFailed     = transactions.RefundTransactionFailed
-	RefundUserCancellation      = transactions.RefundUserCancellation
-	RefundTimeout               = transactions.RefundTimeout
-)
-
-// Refund statuses.
-const (
-	RefundPending   = transactions.RefundPending
-	RefundCompleted = transactions.RefundCompleted
-	RefundFailed    = transactions.RefundFailed
 )
 
 var (
