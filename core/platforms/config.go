@@ -159,11 +159,9 @@ func CheckReceive(s ports.CurrencySetting, field string) error {
 func configOf(p ports.Platform) Config {
 	c := Config{Platform: p, Currencies: make([]ports.CurrencySetting, len(p.Currencies))}
 	for i, code := range p.Currencies {
-		c.Currencies[i] = DefaultCurrencySetting(code)
-		for _, set := range p.CurrencySettings {
-			if set.Code == code {
-				c.Currencies[i] = set
-			}
+		c.Currencies[i] = SettingOf(p, code)
+		if c.Currencies[i].Code == "" {
+			c.Currencies[i] = DefaultCurrencySetting(code)
 		}
 	}
 	c.OTPLength, c.OTPLifetime = OTPSettings(p)
