@@ -283,14 +283,12 @@ func counterpartyInfo(r Receive, setting ports.CurrencySetting) (map[string]any,
 	out := map[string]any{"IDENTIFIER": r.SenderUmaAddress}
 	var errs fault.Collector
 	for _, f := range setting.RequiredCounterpartyFields {
-		v, ok := r.SenderInfo[f.Name]
-		if ok && v != nil && v != "" {
-			if f.Name != "IDENTIFIER" {
-				out[f.Name] = v
-			}
-			continue
+		if f.Name == "IDENTIFIER" {
+			continue // the sender's address, always known
 		}
-		if f.Mandatory && f.Name != "IDENTIFIER" {
+		if v, ok := r.SenderInfo[f.Name]; ok && v != nil && v != "" {
+			out[f.Name] = v
+		} else if f.Mandatory {
 			errs.Add("senderCustomerInfo."+f.Name, "is required by the platform's requiredCounterpartyFields for "+setting.Code+
 				"; the sender did not share it, so it cannot pay")
 		}
