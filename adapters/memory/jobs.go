@@ -2,6 +2,7 @@ package memory
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -99,40 +100,18 @@ func (a storeDueEntry) before(b storeDueEntry) bool {
 	return a.id < b.id
 }
 
-// storeDueHeap is a binary min-heap of entries.
+// storeDueHeap is a min-heap of entries (container/heap).
 type storeDueHeap []storeDueEntry
 
-func (h *storeDueHeap) push(e storeDueEntry) {
-	*h = append(*h, e)
-	for i := len(*h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !(*h)[i].before((*h)[p]) {
-			break
-		}
-		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
-		i = p
-	}
-}
-
-func (h *storeDueHeap) pop() {
+func (h storeDueHeap) Len() int           { return len(h) }
+func (h storeDueHeap) Less(i, j int) bool { return h[i].before(h[j]) }
+func (h storeDueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *storeDueHeap) Push(x any)        { *h = append(*h, x.(storeDueEntry)) }
+func (h *storeDueHeap) Pop() any {
 	old := *h
-	n := len(old) - 1
-	old[0] = old[n]
-	*h = old[:n]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && (*h)[l].before((*h)[m]) {
-			m = l
-		}
-		if r < n && (*h)[r].before((*h)[m]) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		(*h)[i], (*h)[m] = (*h)[m], (*h)[i]
-		i = m
-	}
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
 }
 
 // push makes j claimable from its RunAt.
@@ -142,7 +121,7 @@ func (d *storeDue) push(j ports.Job) {
 		h = &storeDueHeap{}
 		d.byKind[j.Kind] = h
 	}
-	h.push(storeDueEntry{runAt: j.RunAt, id: j.ID})
+	heap.Push(h, storeDueEntry{runAt: j.RunAt, id: j.ID})
 	delete(d.leased, j.ID)
 }
 
@@ -155,7 +134,7 @@ func (d *storeDue) head(st *storeState, kind string, now time.Time) (storeDueEnt
 		e := (*h)[0]
 		sj, ok := st.jobs[e.id]
 		if !ok || !sj.job.RunAt.Equal(e.runAt) || sj.lockedUntil.After(now) {
-			h.pop()
+			heap.Pop(h)
 			continue
 		}
 		return e, !e.runAt.After(now)
@@ -186,7 +165,7 @@ func (d *storeDue) claim(st *storeState, now time.Time, n int, until time.Time, 
 		if !found {
 			break
 		}
-		d.byKind[bestKind].pop()
+		heap.Pop(d.byKind[bestKind])
 		sj := st.jobs[best.id]
 		sj.job.Attempts++
 		sj.lockedUntil = until
