@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,9 +18,7 @@ import (
 func TestEventTypeFunctionsMatchPorts(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
-	statuses := []string{transactions.StatusCreated, transactions.StatusPending, transactions.StatusPendingAuthorization,
-		transactions.StatusProcessing, transactions.StatusCompleted, transactions.StatusRejected, transactions.StatusFailed,
-		transactions.StatusRefunded, transactions.StatusExpired, "SOMETHING_ELSE", ""}
+	statuses := append(slices.Clone(transactions.Statuses), "SOMETHING_ELSE", "")
 	for _, typ := range []string{"INCOMING", "OUTGOING"} {
 		for _, status := range statuses {
 			var got, gotRefund string

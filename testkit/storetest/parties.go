@@ -44,6 +44,7 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Equal(t, wantIn, got.Internal)
 	assert.Equal(t, wantEx, got.External)
 	assert.Equal(t, wantC, got.Customer)
+	assert.Zero(t, got.Currency, "a platform without currency settings has none")
 
 	got, err = s.Read().Parties().Get(ctx, p.ID, platformIn.ID, ex.ID, at(9))
 	require.NoError(t, err)
@@ -65,7 +66,6 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.NoError(t, err)
 	assert.Zero(t, got, "another platform's accounts are absent")
 
-	assert.Zero(t, got.Currency, "a platform without currency settings has none")
 	testPartyCurrency(t, s, p, in.ID, ex.ID)
 
 	// The reads above, and one of an unknown external account, at once.
