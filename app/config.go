@@ -48,6 +48,7 @@ type Config struct {
 	SettlementDelay time.Duration // CORRIDOR_SANDBOX_SETTLEMENT_DELAY: when a sandbox rail settles
 	MetricsAddr     string        // CORRIDOR_METRICS_ADDR: a separate listener for /metrics; empty = the main one
 	DBMaxConns      int           // CORRIDOR_DB_MAX_CONNS: the PostgreSQL pool size of one instance
+	LedgerShard     int16         // CORRIDOR_LEDGER_SHARD: the journal chain this instance's ledger writer appends to
 	CheckpointKey   string        // CORRIDOR_CHECKPOINT_KEY: PEM file of the ledger checkpoint key (ledger checkpoint/verify)
 	// CORRIDOR_WALLET_MASTER_KEY (64 hex digits) seals embedded wallets'
 	// secrets at rest; CORRIDOR_EXPORT_SIGNING_KEY (a PEM P-256 private
@@ -110,6 +111,10 @@ func (c *Config) loadWalletAuth(getenv func(string) string) error {
 const BasePath = "/2025-10-13"
 
 // LoadConfig reads the environment (getenv is os.Getenv outside tests).
+// maxLedgerShard bounds CORRIDOR_LEDGER_SHARD: plenty of chains, and each
+// shard's journal lock key (a base plus the shard) stays clear of others.
+const maxLedgerShard = 1023
+
 func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
 		Addr:             or(getenv("CORRIDOR_ADDR"), "127.0.0.1:8080"),
@@ -135,6 +140,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.DBMaxConns, err = strconv.Atoi(or(getenv("CORRIDOR_DB_MAX_CONNS"), "32")); err != nil || c.DBMaxConns < 2 || c.DBMaxConns > 1000 {
 		return c, fmt.Errorf("config: CORRIDOR_DB_MAX_CONNS must be an integer from 2 to 1000")
 	}
+	shard, err := strconv.ParseInt(or(getenv("CORRIDOR_LEDGER_SHARD"), "0"), 10, 16)
+	if err != nil || shard < 0 || shard > maxLedgerShard {
+		return c, fmt.Errorf("config: CORRIDOR_LEDGER_SHARD must be an integer from 0 to %d", maxLedgerShard)
+	}
+	c.LedgerShard = int16(shard)
 	if c.AuthFailuresPerToken, err = strconv.Atoi(or(getenv("CORRIDOR_AUTH_FAILURES_PER_TOKEN"), "20")); err != nil || c.AuthFailuresPerToken < 1 {
 		return c, fmt.Errorf("config: CORRIDOR_AUTH_FAILURES_PER_TOKEN must be a positive integer")
 	}

@@ -20,20 +20,27 @@ func TestConfigDefaults(t *testing.T) {
 	assert.Len(t, c.CursorKey, 32)
 	assert.Empty(t, c.DatabaseURL)
 	assert.Equal(t, 250*time.Millisecond, c.JobInterval)
+	assert.Zero(t, c.LedgerShard)
+	c, err = LoadConfig(env(map[string]string{"CORRIDOR_LEDGER_SHARD": "3"}))
+	require.NoError(t, err)
+	assert.Equal(t, int16(3), c.LedgerShard)
 }
 
 func TestConfigRejectsBadValues(t *testing.T) {
 	for name, m := range map[string]map[string]string{
-		"half a credential": {"CORRIDOR_API_TOKEN_ID": "x"},
-		"short secret":      {"CORRIDOR_API_TOKEN_ID": "x", "CORRIDOR_API_CLIENT_SECRET": "short"},
-		"ttl under a day":   {"CORRIDOR_IDEMPOTENCY_TTL": "1h"},
-		"bad duration":      {"CORRIDOR_SHUTDOWN_TIMEOUT": "soon"},
-		"bad bool":          {"CORRIDOR_SANDBOX": "maybe"},
-		"bad body limit":    {"CORRIDOR_MAX_BODY_BYTES": "-1"},
-		"bad log format":    {"CORRIDOR_LOG_FORMAT": "xml"},
-		"bad log level":     {"CORRIDOR_LOG_LEVEL": "loud"},
-		"short cursor key":  {"CORRIDOR_CURSOR_KEY": "abc"},
-		"bad job interval":  {"CORRIDOR_JOB_INTERVAL": "0s"},
+		"half a credential":  {"CORRIDOR_API_TOKEN_ID": "x"},
+		"short secret":       {"CORRIDOR_API_TOKEN_ID": "x", "CORRIDOR_API_CLIENT_SECRET": "short"},
+		"ttl under a day":    {"CORRIDOR_IDEMPOTENCY_TTL": "1h"},
+		"bad duration":       {"CORRIDOR_SHUTDOWN_TIMEOUT": "soon"},
+		"bad bool":           {"CORRIDOR_SANDBOX": "maybe"},
+		"bad body limit":     {"CORRIDOR_MAX_BODY_BYTES": "-1"},
+		"bad log format":     {"CORRIDOR_LOG_FORMAT": "xml"},
+		"bad log level":      {"CORRIDOR_LOG_LEVEL": "loud"},
+		"short cursor key":   {"CORRIDOR_CURSOR_KEY": "abc"},
+		"bad job interval":   {"CORRIDOR_JOB_INTERVAL": "0s"},
+		"negative shard":     {"CORRIDOR_LEDGER_SHARD": "-1"},
+		"shard too large":    {"CORRIDOR_LEDGER_SHARD": "1024"},
+		"shard not a number": {"CORRIDOR_LEDGER_SHARD": "one"},
 	} {
 		_, err := LoadConfig(env(m))
 		assert.Error(t, err, name)

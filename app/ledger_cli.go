@@ -254,10 +254,10 @@ func ledgerCheckpoint(ctx context.Context, c *ledgerCtx) error {
 	if err != nil {
 		return err
 	}
-	var cp ledger.Checkpoint
+	var cps []ledger.Checkpoint
 	var res reports.Verification
 	err = c.withProgress("checkpoint", func(progress func(done, total int64)) error {
-		cp, res, err = c.svc.Checkpoint(ctx, c.v, key, progress)
+		cps, res, err = c.svc.Checkpoint(ctx, c.v, key, progress)
 		return err
 	})
 	if err != nil {
@@ -274,9 +274,17 @@ func ledgerCheckpoint(ctx context.Context, c *ledgerCtx) error {
 		}
 		defer f.Close()
 		out = f
-		fmt.Fprintf(c.stdout, "checkpoint: seq %d (entry %s) head %s, appended to %s\n", cp.Seq, cp.EntryID, cp.Head, c.f.output)
 	}
-	return ledger.AppendCheckpoint(out, cp)
+	// One checkpoint per chain (shard), one line each.
+	for _, cp := range cps {
+		if err := ledger.AppendCheckpoint(out, cp); err != nil {
+			return err
+		}
+		if c.f.output != "" {
+			fmt.Fprintf(c.stdout, "checkpoint: shard %d seq %d (entry %s) head %s, appended to %s\n", cp.Shard, cp.Seq, cp.EntryID, cp.Head, c.f.output)
+		}
+	}
+	return nil
 }
 
 func ledgerKeygen(_ context.Context, c *ledgerCtx) error {
@@ -437,6 +445,11 @@ func printVerification(w io.Writer, v reports.Verification, csvOut bool) error {
 		fmt.Fprintf(w, "entries %d (hashed %d, unhashed %d), accounts %d, postings %d\n", v.Entries, v.Hashed, v.Unhashed, v.Accounts, v.Postings)
 		if v.Head != "" {
 			fmt.Fprintf(w, "chain head %s (seq %d, entry %s)\n", v.Head, v.HeadSeq, v.HeadID)
+		}
+		if len(v.Chains) > 1 {
+			for _, h := range v.Chains {
+				fmt.Fprintf(w, "shard %d head %x (seq %d, entry %s)\n", h.Shard, h.Hash, h.Seq, h.ID)
+			}
 		}
 		if v.Checkpoints > 0 {
 			fmt.Fprintf(w, "signed checkpoints checked: %d\n", v.Checkpoints)

@@ -110,7 +110,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		if err != nil {
 			return nil, err
 		}
-		led := postgres.NewLedger(db, clock, postgres.LedgerOptions{Logger: log, Observe: b.metrics.LedgerBatch})
+		led := postgres.NewLedger(db, clock, postgres.LedgerOptions{Logger: log, Observe: b.metrics.LedgerBatch, Shard: cfg.LedgerShard})
 		b.metrics.WatchDB(db.DB, "corridor")
 		b.ledger = led
 		b.store = postgres.NewStore(db)

@@ -37,26 +37,52 @@ type ChainBreak struct {
 
 func (b ChainBreak) String() string { return b.Kind + ": " + b.Message }
 
-// ChainCheck walks the journal in Seq order and checks its hash chain,
-// keeping only the previous entry's hash. Every entry must be hashed, the
-// first linking to ZeroHash. Anchors (Expect) pin the hash the entry at a
-// seq must have, so a chain recomputed end to end, consistent with itself,
+// ChainCheck walks the journal in Seq order and checks its hash chains,
+// keeping only each chain's previous hash. The journal holds one chain per
+// shard (JournalEntry.Shard; one shard, 0, unless the store runs several
+// writers on chains of their own): an entry links to the entry before it
+// on its shard. Every entry must be hashed, the first of each shard
+// linking to ZeroHash. Anchors (Expect) pin the hash the entry at a seq
+// must have, so a chain recomputed end to end, consistent with itself,
 // still fails against a checkpoint signed before the rewrite.
 type ChainCheck struct {
 	// Entries, Hashed and Unhashed count what was added; every unhashed
 	// entry is a break.
 	Entries, Hashed, Unhashed int64
 	// Head is the hash of the last entry added, HeadSeq and HeadID its seq
-	// and id.
+	// and id (on any shard; Heads has each shard's).
 	Head    [32]byte
 	HeadSeq int64
 	HeadID  string
 
-	prev      [32]byte
+	chains  map[int16]*chainLink
+	buf     []byte
+	anchors map[int64]Anchor
+}
+
+// chainLink is where one shard's chain stands in the walk.
+type chainLink struct {
+	head      ChainHead
 	prevKnown bool // false after an unhashed entry: its hash is unknown
-	prevID    string
-	buf       []byte
-	anchors   map[int64]Anchor
+}
+
+// ChainHead is the last entry of one shard's chain: what a checkpoint
+// signs.
+type ChainHead struct {
+	Shard int16
+	Seq   int64
+	ID    string
+	Hash  [32]byte
+}
+
+// Heads returns the head of every shard's chain walked so far, by shard.
+func (c *ChainCheck) Heads() []ChainHead {
+	out := make([]ChainHead, 0, len(c.chains))
+	for _, l := range c.chains {
+		out = append(out, l.head)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Shard < out[j].Shard })
+	return out
 }
 
 // Anchor is the hash the entry at Seq must have, from a signed checkpoint.
@@ -82,20 +108,26 @@ func (c *ChainCheck) Expect(a Anchor) {
 // one edited entry is reported once.
 func (c *ChainCheck) Add(e JournalEntry) *ChainBreak {
 	c.Entries++
-	if c.Entries == 1 {
-		c.prevKnown = true
+	l, ok := c.chains[e.Shard]
+	if !ok {
+		if c.chains == nil {
+			c.chains = map[int16]*chainLink{}
+		}
+		l = &chainLink{prevKnown: true, head: ChainHead{Shard: e.Shard}}
+		c.chains[e.Shard] = l
 	}
-	wantPrev, prevKnown, prevID := c.prev, c.prevKnown, c.prevID
-	c.prev, c.prevID, c.Head, c.HeadSeq, c.HeadID = e.Hash, e.ID, e.Hash, e.Seq, e.ID
+	wantPrev, prevKnown, prevID := l.head.Hash, l.prevKnown, l.head.ID
+	l.head = ChainHead{Shard: e.Shard, Seq: e.Seq, ID: e.ID, Hash: e.Hash}
+	c.Head, c.HeadSeq, c.HeadID = e.Hash, e.Seq, e.ID
 	if e.Hash == ZeroHash {
 		delete(c.anchors, e.Seq) // reached; the break below reports it
 		c.Unhashed++
-		c.prevKnown = false
+		l.prevKnown = false
 		return &ChainBreak{Kind: BreakUnhashed, Seq: e.Seq, EntryID: e.ID,
 			Message: fmt.Sprintf("entry %s (seq %d) has no hash: every entry is hashed when it is recorded, so its hash was removed", e.ID, e.Seq)}
 	}
 	c.Hashed++
-	c.prevKnown = true
+	l.prevKnown = true
 	anchor, anchored := c.anchors[e.Seq]
 	delete(c.anchors, e.Seq) // reached: a break below already reports it
 	c.buf = AppendCanonical(c.buf[:0], e.PrevHash, e)
@@ -108,6 +140,9 @@ func (c *ChainCheck) Add(e JournalEntry) *ChainBreak {
 		after := "the start of the chain"
 		if prevID != "" {
 			after = "entry " + prevID
+		}
+		if e.Shard != 0 {
+			after += fmt.Sprintf(" (shard %d)", e.Shard)
 		}
 		return &ChainBreak{Kind: BreakLink, Seq: e.Seq, EntryID: e.ID,
 			Message: fmt.Sprintf("entry %s (seq %d) links to %s, but %s has hash %s",

@@ -16,7 +16,8 @@ import (
 )
 
 // Checkpoint anchors the journal outside the database: the seq, id and
-// hash of its last entry at a moment, signed with a key the database does
+// hash of the last entry of one of its chains (Shard; one checkpoint per
+// chain, see ChainCheck) at a moment, signed with a key the database does
 // not hold (Ed25519). A chain recomputed end to end is consistent with
 // itself; it no longer leads to a checkpoint signed before the rewrite.
 //
@@ -26,6 +27,7 @@ type Checkpoint struct {
 	Seq     int64     `json:"seq"`
 	EntryID string    `json:"entryId"`
 	Head    string    `json:"head"` // hex SHA-256 of the entry at Seq
+	Shard   int16     `json:"shard,omitempty"`
 	At      time.Time `json:"at"`
 	// KeyID is the first 16 hex digits of SHA-256 of the public key, so a
 	// reader can tell which key signed it.
@@ -37,10 +39,16 @@ type Checkpoint struct {
 const checkpointDomain = "corridor-ledger-checkpoint/v1"
 
 // SignedBytes is what the signature covers: a domain tag, then seq, entry
-// id, head and time (RFC 3339, nanoseconds, UTC), one per line.
+// id, head and time (RFC 3339, nanoseconds, UTC), one per line, and the
+// shard on a last line when it is not 0 (so checkpoints of the one chain
+// read as they always did).
 func (c Checkpoint) SignedBytes() []byte {
-	return []byte(strings.Join([]string{checkpointDomain, strconv.FormatInt(c.Seq, 10), c.EntryID,
-		strings.ToLower(c.Head), c.At.UTC().Format(time.RFC3339Nano)}, "\n"))
+	lines := []string{checkpointDomain, strconv.FormatInt(c.Seq, 10), c.EntryID,
+		strings.ToLower(c.Head), c.At.UTC().Format(time.RFC3339Nano)}
+	if c.Shard != 0 {
+		lines = append(lines, "shard "+strconv.Itoa(int(c.Shard)))
+	}
+	return []byte(strings.Join(lines, "\n"))
 }
 
 // KeyID names a public key: the first 16 hex digits of its SHA-256.
@@ -49,9 +57,10 @@ func KeyID(pub ed25519.PublicKey) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// SignCheckpoint signs the head (seq, entry id, hash) at time at.
-func SignCheckpoint(key ed25519.PrivateKey, seq int64, entryID string, head [32]byte, at time.Time) Checkpoint {
-	c := Checkpoint{Seq: seq, EntryID: entryID, Head: hex.EncodeToString(head[:]), At: at.UTC(),
+// SignCheckpoint signs a chain's head (seq, entry id, hash, shard) at time
+// at.
+func SignCheckpoint(key ed25519.PrivateKey, head ChainHead, at time.Time) Checkpoint {
+	c := Checkpoint{Seq: head.Seq, EntryID: head.ID, Head: hex.EncodeToString(head.Hash[:]), Shard: head.Shard, At: at.UTC(),
 		KeyID: KeyID(key.Public().(ed25519.PublicKey))}
 	c.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(key, c.SignedBytes()))
 	return c

@@ -25,8 +25,9 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	es := chainOf(3)
 	head := ledger.Chain(ledger.ZeroHash, es)
 	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	cp := ledger.SignCheckpoint(priv, es[2].Seq, es[2].ID, head, at)
+	cp := ledger.SignCheckpoint(priv, ledger.ChainHead{Seq: es[2].Seq, ID: es[2].ID, Hash: head}, at)
 	assert.Equal(t, ledger.KeyID(pub), cp.KeyID)
+	assert.NotContains(t, string(cp.SignedBytes()), "shard", "a checkpoint of shard 0 signs what it always did")
 
 	var file bytes.Buffer
 	require.NoError(t, ledger.AppendCheckpoint(&file, cp))
@@ -48,6 +49,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		"entry":   func(c *ledger.Checkpoint) { c.EntryID += "x" },
 		"head":    func(c *ledger.Checkpoint) { c.Head = "00" + c.Head[2:] },
 		"time":    func(c *ledger.Checkpoint) { c.At = c.At.Add(time.Second) },
+		"shard":   func(c *ledger.Checkpoint) { c.Shard = 1 },
 		"garbled": func(c *ledger.Checkpoint) { c.Signature = "not base64!" },
 	} {
 		forged := cp

@@ -181,3 +181,65 @@ func TestChainCheckNamesTheFirstBreak(t *testing.T) {
 		assert.Equal(t, es[3].ID, b.EntryID)
 	})
 }
+
+// Each shard is a chain of its own: an entry links to the entry before it
+// on its shard, whatever other shards wrote in between, and a break on one
+// shard names that shard and leaves the other's chain whole.
+func TestChainCheckKeepsOneChainPerShard(t *testing.T) {
+	es := chainOf(6)
+	var zero, one []ledger.JournalEntry
+	for i := range es {
+		es[i].Shard = int16(i % 2)
+	}
+	for i := 0; i < len(es); i += 2 {
+		zero = append(zero, es[i])
+		one = append(one, es[i+1])
+	}
+	h0 := ledger.Chain(ledger.ZeroHash, zero)
+	h1 := ledger.Chain(ledger.ZeroHash, one)
+	interleave := func() []ledger.JournalEntry {
+		var out []ledger.JournalEntry
+		for i := range zero {
+			out = append(out, zero[i], one[i])
+		}
+		return out
+	}
+
+	var c ledger.ChainCheck
+	for _, e := range interleave() {
+		require.Nil(t, c.Add(e))
+	}
+	assert.Equal(t, []ledger.ChainHead{
+		{Shard: 0, Seq: zero[2].Seq, ID: zero[2].ID, Hash: h0},
+		{Shard: 1, Seq: one[2].Seq, ID: one[2].ID, Hash: h1},
+	}, c.Heads())
+	assert.Equal(t, h1, c.Head, "Head is the last entry walked")
+
+	// Shard 1's middle entry removed: shard 1 breaks at its next entry,
+	// shard 0 is untouched.
+	cut := []ledger.JournalEntry{one[0], one[2]}
+	var d ledger.ChainCheck
+	var breaks []*ledger.ChainBreak
+	for _, e := range append(append([]ledger.JournalEntry(nil), zero...), cut...) {
+		if b := d.Add(e); b != nil {
+			breaks = append(breaks, b)
+		}
+	}
+	require.Len(t, breaks, 1)
+	assert.Equal(t, ledger.BreakLink, breaks[0].Kind)
+	assert.Equal(t, cut[1].ID, breaks[0].EntryID)
+	assert.Contains(t, breaks[0].Message, "(shard 1)")
+
+	// Chaining one shard's entries onto another's is a break too.
+	moved := interleave()
+	moved[1].Shard = 0
+	var m ledger.ChainCheck
+	var first *ledger.ChainBreak
+	for _, e := range moved {
+		if b := m.Add(e); b != nil && first == nil {
+			first = b
+		}
+	}
+	require.NotNil(t, first)
+	assert.Equal(t, moved[1].ID, first.EntryID)
+}

@@ -138,11 +138,17 @@ func (e Entry) Clone() Entry {
 type JournalEntry struct {
 	Entry
 	// Seq orders the journal (assigned by the store, strictly increasing).
-	Seq      int64
+	Seq int64
+	// Shard is the hash chain the entry is on: every writer chains its
+	// entries on its own shard (0 unless configured), under that shard's
+	// journal lock, so writers on different shards do not wait for each
+	// other's commits. Not part of the hash: the links place an entry.
+	Shard    int16
 	PostedAt time.Time
 	// Hash is the SHA-256 of the entry's canonical form chained to
-	// PrevHash, the hash of the entry before it in Seq order (see Hash in
-	// hash.go). Both are zero on entries recorded before the chain existed.
+	// PrevHash, the hash of the entry before it on its shard in Seq order
+	// (see Hash in hash.go). Both are zero on entries recorded before the
+	// chain existed.
 	Hash, PrevHash [32]byte
 }
 

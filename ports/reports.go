@@ -260,6 +260,9 @@ type JournalVerification struct {
 	Head    [32]byte
 	HeadSeq int64
 	HeadID  string
+	// Chains is the head of each shard's chain, by shard (one, shard 0,
+	// unless writers run on shards of their own): a checkpoint signs each.
+	Chains []ledger.ChainHead
 	// Breaks lists what does not verify, the first break (lowest seq, then
 	// account-level breaks) first; capped at MaxJournalBreaks.
 	Breaks []JournalBreak
@@ -303,7 +306,7 @@ func SummarizeJournalCheck(c *ledger.JournalCheck, accounts []ledger.Account, pe
 	v := JournalVerification{
 		Entries: c.Chain.Entries, Hashed: c.Chain.Hashed, Unhashed: c.Chain.Unhashed,
 		Accounts: int64(len(accounts)), Postings: postings,
-		Head: c.Chain.Head, HeadSeq: c.Chain.HeadSeq, HeadID: c.Chain.HeadID,
+		Head: c.Chain.Head, HeadSeq: c.Chain.HeadSeq, HeadID: c.Chain.HeadID, Chains: c.Chain.Heads(),
 	}
 	for _, b := range c.ChainBreaks() {
 		v.Breaks = append(v.Breaks, JournalBreak{Kind: b.Kind, Seq: b.Seq, EntryID: b.EntryID, Message: b.Message})

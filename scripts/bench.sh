@@ -35,8 +35,8 @@ echo "== pgbench (TPC-B-like, ${BENCH_SECONDS:-10}s per run)"
 bash scripts/bench-pgbench.sh | tee "$out/pgbench.txt"
 
 echo
-echo "== ledger store: single-phase transfers"
-go test -run '^$' -bench 'BenchmarkLedgerPost' -benchtime "${LEDGER_BENCHTIME:-20000x}" -timeout 30m ./adapters/postgres/ | tee "$out/ledger.txt"
+echo "== ledger store: single-phase transfers; two writers on one database, on one hash chain and on a chain each"
+go test -run '^$' -bench 'BenchmarkLedger(Post|TwoWriters)' -benchtime "${LEDGER_BENCHTIME:-20000x}" -timeout 30m ./adapters/postgres/ | tee "$out/ledger.txt"
 
 echo
 echo "== HTTP: POST /sandbox/internal-accounts/{id}/fund"
@@ -95,6 +95,8 @@ awk '
     printf "%-60s %10.0f ops/s  p50 %7.3f ms  p99 %7.3f ms%s\n", name, ops, p50, p99, ratio
     if (name ~ /LedgerPost\/store=postgres\/accounts=spread/) { spread[conc] = ops; spread50[conc] = p50 }
     if (name ~ /LedgerPost\/store=postgres\/accounts=hot/) hot[conc] = ops
+    if (name ~ /LedgerTwoWriters\/chains=one/) onechain[conc] = ops
+    if (name ~ /LedgerTwoWriters\/chains=two/) twochains[conc] = ops
     if (name ~ /HTTPTransferOut\/postgres\/workers=off/) { xfer[conc] = ops; xfer50[conc] = p50 }
     if (name ~ /HTTPTransferOut\/postgres\/workers=on\/c=/) xferw[conc] = ops
     if (name ~ /HTTPTransferOut\/postgres\/workers=on\/webhooks=on/) {
@@ -118,6 +120,7 @@ awk '
     if (spread50[1] != "" || xfer50[1] != "" || quote50[1] != "")
       printf "lone caller (c=1) p50 on PostgreSQL: ledger post %.2f ms (aim: <= 1.5), transfer-out %.2f ms (aim: <= 2.5), quote create+execute %.2f ms (aim: <= 4)\n", spread50[1], xfer50[1], quote50[1]
     for (k in hot) if (spread[k] > 0) printf "postgres hot/spread at c=%s: %.2f\n", k, hot[k] / spread[k]
+    for (k in twochains) if (onechain[k] > 0) printf "two ledger writers on one database, c=%s: %.0f/s on one chain, %.0f/s on a chain each = %.2fx\n", k, onechain[k], twochains[k], twochains[k] / onechain[k]
     if (pg[64] > 0 && xfer[64] > 0) printf "transfer-out over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx pgbench c=64 (aim: >= 2x); with the job loop: %.0f/s = %.2fx\n", xfer[64], xfer[64] / pg[64], xferw[64], xferw[64] / pg[64]
     for (k in xferh) if (xferw[k] > 0) printf "webhooks on, transfer-out c=%s: %.0f/s = %.2fx without delivery (aim: >= 0.9x); %.0f events/s delivered, outbox lag p99 %.0f ms (aim: < 1000)\n", k, xferh[k], xferh[k] / xferw[k], evs[k], lag[k]
     if (xfer[64] > 0 && quote[64] > 0) printf "quote create+execute round trips over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx transfer-out c=64 (aim: >= 0.6x); with the job loop: %.0f/s = %.2fx\n", quote[64], quote[64] / xfer[64], quotew[64], (xferw[64] > 0 ? quotew[64] / xferw[64] : 0)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"reflect"
@@ -204,7 +205,16 @@ type JournalVerification struct {
 	Head        string         `json:"head,omitempty" doc:"Hash of the last entry"`
 	HeadSeq     int64          `json:"headSeq,omitempty" doc:"Seq of the last entry"`
 	HeadEntryID string         `json:"headEntryId,omitempty" doc:"Id of the last entry"`
+	Chains      []ChainHead    `json:"chains" doc:"The head of each shard's hash chain (one, shard 0, unless ledger writers run on shards of their own)"`
 	Breaks      []JournalBreak `json:"breaks" doc:"First break first"`
+}
+
+// ChainHead is the last entry of one shard's hash chain.
+type ChainHead struct {
+	Shard   int16  `json:"shard"`
+	Seq     int64  `json:"seq"`
+	EntryID string `json:"entryId"`
+	Head    string `json:"head" doc:"Hash of the shard's last entry"`
 }
 
 // ReconciliationRow is one row of the reconciliation export (as a JSON
@@ -568,7 +578,10 @@ func (h ledgerAPI) verify(ctx context.Context, _ *struct{}) (*struct{ Body Journ
 	}
 	out := JournalVerification{OK: jv.OK, Entries: jv.Entries, Hashed: jv.Hashed, Unhashed: jv.Unhashed,
 		Accounts: jv.Accounts, Postings: jv.Postings, Head: jv.Head, HeadSeq: jv.HeadSeq, HeadEntryID: jv.HeadID,
-		Breaks: []JournalBreak{}}
+		Chains: []ChainHead{}, Breaks: []JournalBreak{}}
+	for _, c := range jv.Chains {
+		out.Chains = append(out.Chains, ChainHead{Shard: c.Shard, Seq: c.Seq, EntryID: c.ID, Head: hex.EncodeToString(c.Hash[:])})
+	}
 	for _, b := range jv.Breaks {
 		out.Breaks = append(out.Breaks, JournalBreak{Kind: b.Kind, Seq: b.Seq, EntryID: b.EntryID, AccountID: b.AccountID, Message: b.Message})
 	}

@@ -61,13 +61,7 @@ func BenchmarkLedgerPost(b *testing.B) {
 					b.Run(fmt.Sprintf("accounts=%s/c=%d", layout, c), func(b *testing.B) {
 						run := benchSeq.Add(1)
 						r := loadtest.Run(b.N, c, func(i int) error {
-							from, to := benchPair(ids, layout == "hot", uint64(run)<<32|uint64(i))
-							id := fmt.Sprintf("bench-%d-%d", run, i)
-							_, err := s.Post(ctx, ledger.Entry{ID: id, Ref: "Bench:" + id, Transfers: []ledger.Transfer{{
-								ID: id + ":0", DebitAccountID: from, CreditAccountID: to,
-								Amount: 1 + int64(i%100), Currency: "USD", Kind: ledger.Single,
-							}}})
-							return err
+							return benchPost(ctx, s, ids, layout == "hot", run, i)
 						})
 						loadtest.Report(b, r)
 						if r.Errors > 0 {
@@ -78,6 +72,18 @@ func BenchmarkLedgerPost(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchPost posts the i-th transfer of run: between two of ids, or (hot)
+// through the hot account.
+func benchPost(ctx context.Context, s ports.LedgerStore, ids []string, hot bool, run int64, i int) error {
+	from, to := benchPair(ids, hot, uint64(run)<<32|uint64(i))
+	id := fmt.Sprintf("bench-%d-%d", run, i)
+	_, err := s.Post(ctx, ledger.Entry{ID: id, Ref: "Bench:" + id, Transfers: []ledger.Transfer{{
+		ID: id + ":0", DebitAccountID: from, CreditAccountID: to,
+		Amount: 1 + int64(i%100), Currency: "USD", Kind: ledger.Single,
+	}}})
+	return err
 }
 
 // benchChart creates and funds the hot account and 10,000 others, and
@@ -137,4 +143,41 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
+}
+
+// BenchmarkLedgerTwoWriters posts spread transfers through two Ledgers on
+// one database, as two service instances would, half the callers each:
+// with both writers on one hash chain (their batches take turns on one
+// journal lock) and with a chain each (shards 0 and 1: they only meet on
+// the row locks of accounts both touch). Run it with
+//
+//	go test -run '^$' -bench BenchmarkLedgerTwoWriters -benchtime 20000x ./adapters/postgres/
+func BenchmarkLedgerTwoWriters(b *testing.B) {
+	ctx := context.Background()
+	for _, chains := range []struct {
+		name   string
+		shards [2]int16
+	}{{"one", [2]int16{0, 0}}, {"two", [2]int16{0, 1}}} {
+		b.Run("chains="+chains.name, func(b *testing.B) {
+			db := pgtest.NewDB(b)
+			var ls [2]*postgres.Ledger
+			for i, shard := range chains.shards {
+				ls[i] = postgres.NewLedger(db, testkit.NewFakeClock(t0), postgres.LedgerOptions{Shard: shard})
+				b.Cleanup(ls[i].Close)
+			}
+			ids := benchChart(b, ls[0])
+			for _, c := range []int{8, 64} {
+				b.Run(fmt.Sprintf("c=%d", c), func(b *testing.B) {
+					run := benchSeq.Add(1)
+					r := loadtest.Run(b.N, c, func(i int) error {
+						return benchPost(ctx, ls[i%2], ids, false, run, i)
+					})
+					loadtest.Report(b, r)
+					if r.Errors > 0 {
+						b.Fatalf("%d of %d posts failed", r.Errors, r.Ops)
+					}
+				})
+			}
+		})
+	}
 }

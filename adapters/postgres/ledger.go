@@ -39,6 +39,12 @@ type LedgerOptions struct {
 	MaxAttempts int
 	// Logger receives retries and fallbacks (default slog.Default()).
 	Logger *slog.Logger
+	// Shard is the journal chain this writer appends to (default 0). Each
+	// shard has its own hash chain and journal lock, so instances given
+	// different shards commit their batches without waiting for each
+	// other's (they still wait on the row locks of accounts both touch).
+	// Verification walks every shard's chain; a checkpoint signs each head.
+	Shard int16
 	// Observe, when set, is told of each batch the writer committed: its
 	// entries and how long writing and committing it took (retries
 	// included). Metrics hang on it.

@@ -11,9 +11,12 @@ import (
 	"github.com/corridorpay/corridor/ledger"
 )
 
-// journalLock is the advisory lock key a batch holds from its load
-// statement (ledger_chain_head takes it) until it commits, so Seq follows
-// commit order across instances and each batch chains to the last.
+// journalLock is the advisory lock key of shard 0's chain; shard n's is
+// journalLock+n. A batch holds its shard's key from its load statement
+// (ledger_chain_head takes it) until it commits, so each batch chains to
+// the last one committed on its shard and Seq follows commit order within
+// a shard. Writers on different shards (LedgerOptions.Shard) do not wait
+// for each other's journal lock.
 const journalLock = 7_042_025_2002
 
 // batchTimeout bounds one attempt at a batch.
@@ -132,6 +135,7 @@ func (l *Ledger) appendWrites(q []byte, batch []*postRequest, d *decision, head 
 		if w, err = newBatchWrites(d.book, d.accepted, d.initial, d.loadedPending, now); err != nil {
 			return nil, nil, nil, err
 		}
+		w.shard = l.opts.Shard
 		chained = w.chain(head)
 		q = w.appendJournal(l.db.QueryGen(), q)
 	}

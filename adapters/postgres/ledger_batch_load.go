@@ -58,9 +58,9 @@ func loadSelect(kind string, cols map[string]string, tail string) string {
 // each locking CTE depending on the one before): quotes the records
 // change, holds the batch opens or resolves, the accounts whose flags
 // make their balance decide (FOR UPDATE, in id order each), then the
-// journal lock (ledger_chain_head, which reads the last committed hash
-// after the lock is granted). Unflagged accounts are read without a lock:
-// they never refuse a transfer, and the write statement adds deltas to
+// journal lock of the writer's shard (ledger_chain_head, which reads the
+// last committed hash of that shard's chain after the lock is granted).
+// Unflagged accounts are read without a lock: they never refuse a transfer, and the write statement adds deltas to
 // them under a lock held only until commit (see "Hot accounts" on Ledger).
 // Keys are matched with = ANY(ARRAY(…)) so each read is an index lookup
 // (an IN over a CTE lets the planner walk the whole index instead).
@@ -70,9 +70,9 @@ func loadSelect(kind string, cols map[string]string, tail string) string {
 // that condition out (an OR over two indexes costs the planner more). They
 // are prepared statements: $1 quotes, $2 transactions (those named by a
 // Required status change), $3 holds, $4 accounts, $5 the journal lock, $6
-// entries, $7 reversed entries.
+// the writer's shard, $7 entries, $8 reversed entries.
 var loadStatements = [2]string{numberParams(buildLoadQuery("")), numberParams(buildLoadQuery(`
-	UNION SELECT id, seq, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE reverses = ANY(?::text[])`))}
+	UNION SELECT id, seq, shard, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE reverses = ANY(?::text[])`))}
 
 // loadStmtNames are loadStatements' names on the writer's session.
 var loadStmtNames = [2]string{"ledger_load", "ledger_load_reversals"}
@@ -129,9 +129,9 @@ ids AS MATERIALIZED (
 fa AS MATERIALIZED (
 	SELECT ` + accountCols + ` FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids)) AND flags <> 0 ORDER BY id FOR UPDATE),
 h AS MATERIALIZED (
-	SELECT ledger_chain_head(?) AS hash FROM (SELECT count(*) FROM fa) c),
+	SELECT ledger_chain_head(?, ?) AS hash FROM (SELECT count(*) FROM fa) c),
 e AS MATERIALIZED (
-	SELECT id, seq, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE id = ANY(?::text[])` + reversals + `)
+	SELECT id, seq, shard, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE id = ANY(?::text[])` + reversals + `)
 ` + loadSelect("q", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status", "t1": "expires_at"}, "FROM q") + `
 UNION ALL ` + loadSelect("r", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status"}, "FROM tr") + `
 UNION ALL ` + loadSelect("p", map[string]string{"s1": "id", "s2": "entry_id", "s3": "debit_account_id", "s4": "credit_account_id",
@@ -140,7 +140,7 @@ UNION ALL ` + loadSelect("a", loadAccountCols, "FROM fa") + `
 UNION ALL ` + loadSelect("h", map[string]string{"b1": "hash"}, "FROM h") + `
 UNION ALL ` + loadSelect("x", map[string]string{"n1": "txid_current()"}, "") + `
 UNION ALL ` + loadSelect("a", loadAccountCols, "FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids EXCEPT SELECT id FROM fa)) AND flags = 0") + `
-UNION ALL ` + loadSelect("e", map[string]string{"s1": "id", "s2": "ref", "s3": "COALESCE(reverses, '')", "n1": "seq", "t1": "posted_at",
+UNION ALL ` + loadSelect("e", map[string]string{"s1": "id", "s2": "ref", "s3": "COALESCE(reverses, '')", "n1": "seq", "n2": "shard", "t1": "posted_at",
 		"b1": "hash", "b2": "prev_hash"}, "FROM e") + `
 UNION ALL ` + loadSelect("t", map[string]string{"s1": "entry_id", "s2": "id", "s3": "kind", "s4": "debit_account_id",
 		"s5": "credit_account_id", "s6": "currency", "s7": "pending_id", "s8": "code", "n1": "idx", "n2": "amount", "n3": "timeout_ns"},
@@ -160,7 +160,7 @@ var loadAccountCols = map[string]string{"s1": "id", "s2": "currency", "s3": "kin
 func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*batchLoad, error) {
 	which := 0
 	args := []any{textArray(keys.quotes), textArray(keys.txns), textArray(keys.pending), textArray(keys.accounts), int64(journalLock),
-		textArray(keys.entries)}
+		l.opts.Shard, textArray(keys.entries)}
 	if len(keys.reversed) > 0 {
 		which, args = 1, append(args, textArray(keys.reversed))
 	}
@@ -258,7 +258,7 @@ func (r *loadReader) row() error {
 
 func (r *loadReader) entry() error {
 	e := ledger.JournalEntry{Entry: ledger.Entry{ID: r.s[0].String, Ref: r.s[1].String, Reverses: r.s[2].String},
-		Seq: r.n[0].Int64, PostedAt: r.t.Time.UTC()}
+		Seq: r.n[0].Int64, Shard: int16(r.n[1].Int64), PostedAt: r.t.Time.UTC()}
 	if err := readHash(&e.Hash, r.b1); err != nil {
 		return fmt.Errorf("entry %s: %w", e.ID, err)
 	}

@@ -176,7 +176,8 @@ const statusStmtName = "ledger_status"
 
 // batchWrites are the rows an accepted batch writes, as column arrays.
 type batchWrites struct {
-	now time.Time
+	now   time.Time
+	shard int16 // the writer's chain
 
 	entryID, entryRef, entryReverses []string
 
@@ -299,7 +300,7 @@ func newBatchWrites(book *ledger.Book, accepted []ledger.Entry, initial map[stri
 func (w *batchWrites) chain(head [32]byte) map[string]ledger.JournalEntry {
 	jes := make([]ledger.JournalEntry, len(w.accepted))
 	for i, e := range w.accepted {
-		jes[i] = ledger.JournalEntry{Entry: e, PostedAt: w.now}
+		jes[i] = ledger.JournalEntry{Entry: e, PostedAt: w.now, Shard: w.shard}
 	}
 	ledger.Chain(head, jes)
 	out := make(map[string]ledger.JournalEntry, len(jes))
@@ -340,7 +341,8 @@ func (w *batchWrites) chain(head [32]byte) map[string]ledger.JournalEntry {
 // storeEventBalanceData), with the delivery jobs (bjob) of the platforms
 // that have a webhook endpoint.
 //
-// Parameters, in order: now; entries (id, ref, reverses, hash, prev_hash);
+// Parameters, in order: now; the writer's shard; entries (id, ref,
+// reverses, hash, prev_hash);
 // transfers (entry, idx, id, kind, debit, credit, amount, currency,
 // pending, timeout, code); new holds (id, entry, debit, credit, amount,
 // currency, timeout, code, status, expires_at, posted_amount,
@@ -349,8 +351,8 @@ func (w *batchWrites) chain(head [32]byte) map[string]ledger.JournalEntry {
 // (account, entry, transfer, a0-a3); balances (id, balance, total); the
 // numbers of accounts and postings.
 var journalStatement = numberParams(`WITH e AS (
-	INSERT INTO ledger_entries (id, ref, reverses, posted_at, hash, prev_hash)
-	SELECT u.id, u.ref, NULLIF(u.reverses, ''), ?::timestamptz, u.hash, u.prev_hash
+	INSERT INTO ledger_entries (id, ref, reverses, posted_at, shard, hash, prev_hash)
+	SELECT u.id, u.ref, NULLIF(u.reverses, ''), ?::timestamptz, ?::smallint, u.hash, u.prev_hash
 	FROM unnest(?::text[], ?::text[], ?::text[], ?::bytea[], ?::bytea[]) WITH ORDINALITY AS u(id, ref, reverses, hash, prev_hash, ord)
 	ORDER BY u.ord
 	RETURNING id, seq),
@@ -370,7 +372,7 @@ pi AS (
 pu AS (
 	UPDATE ledger_pending hp SET status = u.status, posted_amount = u.posted_amount, resolved_by = NULLIF(u.resolved_by, '')
 	FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[]) AS u(id, status, posted_amount, resolved_by)
-	WHERE hp.id = ANY(?30::text[]) AND hp.id = u.id),
+	WHERE hp.id = ANY(?31::text[]) AND hp.id = u.id),
 d AS (
 	SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[]) AS d(id, dp, dpo, cp, cpo)),
 l AS MATERIALIZED (
@@ -382,7 +384,7 @@ u AS (
 		credits_pending = a.credits_pending + d.cp,
 		credits_posted = a.credits_posted + d.cpo
 	FROM d
-	WHERE a.id = ANY(?34::text[]) AND a.id = d.id AND (SELECT count(*) FROM l) >= 0
+	WHERE a.id = ANY(?35::text[]) AND a.id = d.id AND (SELECT count(*) FROM l) >= 0
 	RETURNING a.id, a.debits_pending, a.debits_posted, a.credits_pending, a.credits_posted),
 po AS (
 	INSERT INTO ledger_postings (account_id, entry_id, transfer_id, posted_at, debits_pending, debits_posted, credits_pending, credits_posted)
@@ -399,7 +401,7 @@ bev AS (
 		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), '` + storeEventBalanceData + `',
 		?1::timestamptz, 'PENDING'
 	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
-	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C" AND ia.id = ANY(?47::text[])
+	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C" AND ia.id = ANY(?48::text[])
 	ORDER BY x.id
 	RETURNING id, platform_id, created_at),
 bjob AS (
@@ -416,7 +418,7 @@ WHERE CASE WHEN c.updated = c.n AND c.posted = c.m THEN true
 // appendJournal appends the EXECUTE of journalStatement with the batch's
 // rows.
 func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte) []byte {
-	args := []any{w.now,
+	args := []any{w.now, w.shard,
 		pgdialect.Array(w.entryID), pgdialect.Array(w.entryRef), pgdialect.Array(w.entryReverses),
 		pgdialect.Array(w.entryHash), pgdialect.Array(w.entryPrev),
 		pgdialect.Array(w.trEntry), pgdialect.Array(w.trIdx), pgdialect.Array(w.trID), pgdialect.Array(w.trKind),

@@ -187,7 +187,7 @@ func TestCopyRowWriterSplitsRows(t *testing.T) {
 // journal in tests (RechainForTest).
 func chainBatch(ctx context.Context, tx bun.Tx, accepted []ledger.Entry, postedAt time.Time) (hashes, prevs [][]byte, err error) {
 	var head []byte
-	if err := tx.QueryRowContext(ctx, `SELECT ledger_chain_head(?)`, journalLock).Scan(&head); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT ledger_chain_head(?, 0::smallint)`, journalLock).Scan(&head); err != nil {
 		return nil, nil, fmt.Errorf("chain head: %w", err)
 	}
 	prev := ledger.ZeroHash

@@ -26,8 +26,16 @@ import (
 // conserved, no protected balance goes negative, no caller sees a deadlock,
 // a serialization failure or any other non-ledger error, every raced id is
 // recorded once, and the journal replays to the accounts (ledger.Verify).
+// It runs with both instances on one hash chain, and with each on a chain
+// (shard) of its own, where their batches no longer wait for one journal
+// lock and only the accounts' row locks order them.
 func TestLedgerConcurrency(t *testing.T) {
 	t.Parallel()
+	t.Run("one chain", func(t *testing.T) { t.Parallel(); ledgerConcurrency(t, 0, 0) })
+	t.Run("a chain per instance", func(t *testing.T) { t.Parallel(); ledgerConcurrency(t, 0, 1) })
+}
+
+func ledgerConcurrency(t *testing.T, shards ...int16) {
 	const (
 		workers      = 32
 		perWorker    = 125 // 4,000 transfers
@@ -40,8 +48,8 @@ func TestLedgerConcurrency(t *testing.T) {
 	db := pgtest.NewDB(t)
 	clock := testkit.NewFakeClock(t0)
 	instances := []*postgres.Ledger{
-		postgres.NewLedger(db, clock, postgres.LedgerOptions{}),
-		postgres.NewLedger(db, clock, postgres.LedgerOptions{}),
+		postgres.NewLedger(db, clock, postgres.LedgerOptions{Shard: shards[0]}),
+		postgres.NewLedger(db, clock, postgres.LedgerOptions{Shard: shards[1]}),
 	}
 	for _, l := range instances {
 		t.Cleanup(l.Close)
@@ -163,4 +171,12 @@ func TestLedgerConcurrency(t *testing.T) {
 	require.NoError(t, db.NewRaw(`SELECT count(*) FROM ledger_entries`).Scan(ctx, &journalLen))
 	assert.Equal(t, int(ok.Load())+accounts, journalLen, "one journal row per successful post")
 	verify(t, l, db)
+	v, err := postgres.NewLedgerReports(db).VerifyJournal(ctx, nil)
+	require.NoError(t, err)
+	require.True(t, v.OK(), "%v", v.Breaks)
+	chains := 1
+	if shards[0] != shards[1] {
+		chains = 2
+	}
+	assert.Len(t, v.Chains, chains)
 }

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// The load statements number every placeholder: five parameters, six
+// The load statements number every placeholder: seven parameters, eight
 // with reversals, no bun placeholder left, and no transaction of their own.
 func TestLoadStatementsNumberTheirParameters(t *testing.T) {
-	for i, want := range []int{6, 7} {
+	for i, want := range []int{7, 8} {
 		q := loadStatements[i]
 		if strings.Contains(q, "?") {
 			t.Errorf("statement %d keeps a ? placeholder", i)

@@ -289,7 +289,7 @@ func queryPending(ctx context.Context, db bun.IDB, query string, args ...any) ([
 // tail, a WHERE … ORDER BY … clause over
 // ledger_entries.
 func loadEntries(ctx context.Context, db bun.IDB, tail string, args ...any) ([]ledger.JournalEntry, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, seq, ref, COALESCE(reverses, ''), posted_at, hash, prev_hash FROM ledger_entries `+tail, args...)
+	rows, err := db.QueryContext(ctx, `SELECT id, seq, shard, ref, COALESCE(reverses, ''), posted_at, hash, prev_hash FROM ledger_entries `+tail, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +298,7 @@ func loadEntries(ctx context.Context, db bun.IDB, tail string, args ...any) ([]l
 	for rows.Next() {
 		var e ledger.JournalEntry
 		var hash, prev []byte
-		if err := rows.Scan(&e.ID, &e.Seq, &e.Ref, &e.Reverses, &e.PostedAt, &hash, &prev); err != nil {
+		if err := rows.Scan(&e.ID, &e.Seq, &e.Shard, &e.Ref, &e.Reverses, &e.PostedAt, &hash, &prev); err != nil {
 			rows.Close()
 			return nil, err
 		}

@@ -12,9 +12,9 @@ import (
 // the unnest those rows are joined to.
 func TestWriterStatementsRepeatTheRightParameters(t *testing.T) {
 	for _, c := range []struct{ name, stmt, unnest, repeat string }{
-		{"resolved holds", journalStatement, "FROM unnest($30::text[], $31::text[]", "hp.id = ANY($30::text[]) AND hp.id = u.id"},
-		{"account deltas", journalStatement, "FROM unnest($34::text[], $35::bigint[]", "a.id = ANY($34::text[]) AND a.id = d.id"},
-		{"balance events", journalStatement, "FROM unnest($47::text[], $48::bigint[]", "ia.id = ANY($47::text[])"},
+		{"resolved holds", journalStatement, "FROM unnest($31::text[], $32::text[]", "hp.id = ANY($31::text[]) AND hp.id = u.id"},
+		{"account deltas", journalStatement, "FROM unnest($35::text[], $36::bigint[]", "a.id = ANY($35::text[]) AND a.id = d.id"},
+		{"balance events", journalStatement, "FROM unnest($48::text[], $49::bigint[]", "ia.id = ANY($48::text[])"},
 		{"status changes", statusStatement, "FROM unnest($1::text[], $2::text[]", "t.id = ANY($2::text[]) AND t.platform_id = u.platform_id"},
 		{"quotes", quotesStatement, "FROM unnest($1::text[], $2::text[]", "q.id = ANY($1::text[]) AND q.id = u.id"},
 	} {
@@ -22,5 +22,5 @@ func TestWriterStatementsRepeatTheRightParameters(t *testing.T) {
 		assert.True(t, strings.Contains(c.stmt, c.repeat), "%s: %q not in the statement", c.name, c.repeat)
 	}
 	// And the journal's last two parameters are the counts.
-	assert.Contains(t, journalStatement, "$50::bigint AS n, $51::bigint AS m")
+	assert.Contains(t, journalStatement, "$51::bigint AS n, $52::bigint AS m")
 }

@@ -276,9 +276,10 @@ func streamJournalRange(ctx context.Context, conn snapshotConn, lo, hi int64, ou
 	err := copyRows(ctx, conn.Conn, fmt.Sprintf(`COPY (
 		SELECT e.seq, e.id, e.ref, coalesce(e.reverses, ''), (extract(epoch FROM e.posted_at) * 1000000)::bigint,
 			encode(e.hash, 'hex'), encode(e.prev_hash, 'hex'),
-			t.id, t.kind, t.debit_account_id, t.credit_account_id, t.amount, t.currency, t.pending_id, t.timeout_ns, t.code
+			t.id, t.kind, t.debit_account_id, t.credit_account_id, t.amount, t.currency, t.pending_id, t.timeout_ns, t.code,
+			e.shard
 		FROM ledger_entries e LEFT JOIN ledger_transfers t ON t.entry_id = e.id
-		WHERE e.seq > %d AND e.seq <= %d ORDER BY e.seq, t.idx) TO STDOUT`, lo, hi), 16,
+		WHERE e.seq > %d AND e.seq <= %d ORDER BY e.seq, t.idx) TO STDOUT`, lo, hi), 17,
 		func(f [][]byte) error {
 			seq, err := parseInt(f[0])
 			if err != nil {
@@ -294,8 +295,12 @@ func streamJournalRange(ctx context.Context, conn snapshotConn, lo, hi int64, ou
 				if err != nil {
 					return err
 				}
+				shard, err := parseInt(f[16])
+				if err != nil {
+					return err
+				}
 				e = ledger.JournalEntry{Entry: ledger.Entry{ID: string(f[1]), Ref: string(f[2]), Reverses: string(f[3])},
-					Seq: seq, PostedAt: time.UnixMicro(micros).UTC()}
+					Seq: seq, Shard: int16(shard), PostedAt: time.UnixMicro(micros).UTC()}
 				if err := parseHash(&e.Hash, f[5]); err != nil {
 					return err
 				}

@@ -660,6 +660,8 @@ type Verification struct {
 	Head    string
 	HeadSeq int64
 	HeadID  string
+	// Chains is the head of each shard's chain (see ledger.ChainCheck).
+	Chains []ledger.ChainHead
 	// Checkpoints is how many signed checkpoints the journal was checked
 	// against.
 	Checkpoints int
@@ -680,7 +682,7 @@ func (s *Service) Verify(ctx context.Context, v Viewer, progress func(done, tota
 	}
 	out := Verification{OK: jv.OK(), Entries: jv.Entries, Hashed: jv.Hashed, Unhashed: jv.Unhashed,
 		Accounts: jv.Accounts, Postings: jv.Postings, HeadSeq: jv.HeadSeq, HeadID: jv.HeadID,
-		Checkpoints: len(anchors), Breaks: jv.Breaks}
+		Chains: jv.Chains, Checkpoints: len(anchors), Breaks: jv.Breaks}
 	if jv.Entries > 0 {
 		out.Head = hex.EncodeToString(jv.Head[:])
 	}
@@ -688,24 +690,26 @@ func (s *Service) Verify(ctx context.Context, v Viewer, progress func(done, tota
 }
 
 // Checkpoint verifies the whole journal (against anchors, when given) and
-// signs its head with key, the operator's checkpoint key, which the
-// database never holds. A journal that does not verify is not signed: the
-// checkpoint would vouch for a break.
+// signs the head of each of its chains (one per shard) with key, the
+// operator's checkpoint key, which the database never holds. A journal
+// that does not verify is not signed: the checkpoint would vouch for a
+// break.
 func (s *Service) Checkpoint(ctx context.Context, v Viewer, key ed25519.PrivateKey, progress func(done, total int64),
-	anchors ...ledger.Anchor) (ledger.Checkpoint, Verification, error) {
+	anchors ...ledger.Anchor) ([]ledger.Checkpoint, Verification, error) {
 	res, err := s.Verify(ctx, v, progress, anchors...)
 	if err != nil {
-		return ledger.Checkpoint{}, res, err
+		return nil, res, err
 	}
 	if !res.OK {
-		return ledger.Checkpoint{}, res, fmt.Errorf("the journal does not verify (%d break(s)): no checkpoint signed", len(res.Breaks))
+		return nil, res, fmt.Errorf("the journal does not verify (%d break(s)): no checkpoint signed", len(res.Breaks))
 	}
 	if res.Entries == 0 {
-		return ledger.Checkpoint{}, res, errors.New("the journal is empty: nothing to checkpoint")
+		return nil, res, errors.New("the journal is empty: nothing to checkpoint")
 	}
-	var head [32]byte
-	if _, err := hex.Decode(head[:], []byte(res.Head)); err != nil {
-		return ledger.Checkpoint{}, res, err
+	at := s.clock.Now()
+	out := make([]ledger.Checkpoint, 0, len(res.Chains))
+	for _, h := range res.Chains {
+		out = append(out, ledger.SignCheckpoint(key, h, at))
 	}
-	return ledger.SignCheckpoint(key, res.HeadSeq, res.HeadID, head, s.clock.Now()), res, nil
+	return out, res, nil
 }

@@ -249,8 +249,10 @@ func TestCheckpointSignsTheVerifiedHead(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = e.svc.Checkpoint(e.ctx, viewA, key, nil)
 	kind(t, err, fault.KindForbidden)
-	cp, v, err := e.svc.Checkpoint(e.ctx, viewOp, key, nil)
+	cps, v, err := e.svc.Checkpoint(e.ctx, viewOp, key, nil)
 	require.NoError(t, err)
+	require.Len(t, cps, 1, "one chain, one checkpoint")
+	cp := cps[0]
 	assert.Equal(t, v.HeadSeq, cp.Seq)
 	assert.Equal(t, v.HeadID, cp.EntryID)
 	assert.Equal(t, v.Head, cp.Head)
