@@ -9,11 +9,12 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
 )
 
 // journalLock is the advisory lock key of shard 0's chain; shard n's is
 // journalLock+n. A batch holds its shard's key from its load statement
-// (ledger_chain_head takes it) until it commits, so each batch chains to
+// (ledger_chain_tail takes it) until it commits, so each batch chains to
 // the last one committed on its shard and Seq follows commit order within
 // a shard. Writers on different shards (LedgerOptions.Shard) do not wait
 // for each other's journal lock.
@@ -44,8 +45,6 @@ type outcome struct {
 func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
-	now := l.clock.Now().UTC().Truncate(time.Microsecond)
-
 	conn, err := l.writerConn(ctx)
 	if err != nil {
 		return nil, err
@@ -57,6 +56,7 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	if err != nil {
 		return nil, err
 	}
+	now := batchTime(l.clock, ld)
 	d := decide(batch, ld, now)
 	if len(d.accepted) == 0 && !d.recordsOnly {
 		// Nothing to write: release the locks.
@@ -70,6 +70,20 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		return nil, err
 	}
 	return tx.commit(ctx, q, w, ld.xid, batch, d, chained, maybe)
+}
+
+// batchTime is when a batch happens: the clock's time once its load
+// statement holds the shard's journal lock, and never before the shard's
+// last entry (another instance's clock may run a little ahead). So within
+// a shard posted_at never goes back as seq goes up, and a reader paging
+// the journal by (posted_at, seq) never finds an entry committed behind
+// its cursor.
+func batchTime(clock ports.Clock, ld *batchLoad) time.Time {
+	now := clock.Now().UTC().Truncate(time.Microsecond)
+	if now.Before(ld.headAt) {
+		return ld.headAt
+	}
+	return now
 }
 
 // batchTx is the transaction of one attempt on the writer's connection.

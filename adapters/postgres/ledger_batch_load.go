@@ -22,7 +22,10 @@ type batchLoad struct {
 	pending  []ledger.PendingTransfer
 	accounts []ledger.Account
 	entries  []ledger.JournalEntry
-	head     [32]byte // the hash of the last committed entry, or ZeroHash
+	head     [32]byte // the hash of the shard's last committed entry, or ZeroHash
+	// headAt is that entry's posted_at (zero when there is none, or when
+	// the batch read nothing): the batch is timed no earlier.
+	headAt time.Time
 	// xid is the batch transaction's id (txid_current()), which tells
 	// whether it committed when the reply to its COMMIT is lost; 0 when
 	// not read.
@@ -58,8 +61,9 @@ func loadSelect(kind string, cols map[string]string, tail string) string {
 // each locking CTE depending on the one before): quotes the records
 // change, holds the batch opens or resolves, the accounts whose flags
 // make their balance decide (FOR UPDATE, in id order each), then the
-// journal lock of the writer's shard (ledger_chain_head, which reads the
-// last committed hash of that shard's chain after the lock is granted).
+// journal lock of the writer's shard (ledger_chain_tail, which reads the
+// hash and time of that shard's last committed entry after the lock is
+// granted).
 // Unflagged accounts are read without a lock: they never refuse a transfer, and the write statement adds deltas to
 // them under a lock held only until commit (see "Hot accounts" on Ledger).
 // Keys are matched with = ANY(ARRAY(…)) so each read is an index lookup
@@ -129,7 +133,7 @@ ids AS MATERIALIZED (
 fa AS MATERIALIZED (
 	SELECT ` + accountCols + ` FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids)) AND flags <> 0 ORDER BY id FOR UPDATE),
 h AS MATERIALIZED (
-	SELECT ledger_chain_head(?, ?) AS hash FROM (SELECT count(*) FROM fa) c),
+	SELECT ledger_chain_tail(?, ?) AS tail FROM (SELECT count(*) FROM fa) c),
 e AS MATERIALIZED (
 	SELECT id, seq, shard, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE id = ANY(?::text[])` + reversals + `)
 ` + loadSelect("q", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status", "t1": "expires_at"}, "FROM q") + `
@@ -137,7 +141,7 @@ UNION ALL ` + loadSelect("r", map[string]string{"s1": "id", "s2": "platform_id",
 UNION ALL ` + loadSelect("p", map[string]string{"s1": "id", "s2": "entry_id", "s3": "debit_account_id", "s4": "credit_account_id",
 		"s5": "currency", "s6": "code", "s7": "status", "n1": "amount", "n2": "timeout_ns", "n3": "posted_amount", "t1": "expires_at"}, "FROM p") + `
 UNION ALL ` + loadSelect("a", loadAccountCols, "FROM fa") + `
-UNION ALL ` + loadSelect("h", map[string]string{"b1": "hash"}, "FROM h") + `
+UNION ALL ` + loadSelect("h", map[string]string{"b1": "(tail).hash", "t1": "(tail).posted_at"}, "FROM h") + `
 UNION ALL ` + loadSelect("x", map[string]string{"n1": "txid_current()"}, "") + `
 UNION ALL ` + loadSelect("a", loadAccountCols, "FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids EXCEPT SELECT id FROM fa)) AND flags = 0") + `
 UNION ALL ` + loadSelect("e", map[string]string{"s1": "id", "s2": "ref", "s3": "COALESCE(reverses, '')", "n1": "seq", "n2": "shard", "t1": "posted_at",
@@ -240,6 +244,9 @@ func (r *loadReader) row() error {
 	case "h":
 		if err := readHash(&r.ld.head, r.b1); err != nil {
 			return fmt.Errorf("chain head: %w", err)
+		}
+		if r.t.Valid {
+			r.ld.headAt = r.t.Time.UTC()
 		}
 	case "e":
 		return r.entry()

@@ -174,7 +174,7 @@ func TestCopyRowWriterSplitsRows(t *testing.T) {
 // chain (ledger/hash.go) and returns, in accepted order, each entry's hash
 // and previous hash for ledger_entries' hash and prev_hash columns.
 //
-// The chain is per group-commit batch: ledger_chain_head takes the journal
+// The chain is per group-commit batch: ledger_chain_tail takes the journal
 // lock (the transaction-scoped advisory lock the journal insert takes
 // anyway, so taking it a statement earlier changes no lock order) and reads
 // the hash of the last committed entry; the batch's entries then chain in
@@ -187,7 +187,7 @@ func TestCopyRowWriterSplitsRows(t *testing.T) {
 // journal in tests (RechainForTest).
 func chainBatch(ctx context.Context, tx bun.Tx, accepted []ledger.Entry, postedAt time.Time) (hashes, prevs [][]byte, err error) {
 	var head []byte
-	if err := tx.QueryRowContext(ctx, `SELECT ledger_chain_head(?, 0::smallint)`, journalLock).Scan(&head); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT hash FROM ledger_chain_tail(?, 0::smallint)`, journalLock).Scan(&head); err != nil {
 		return nil, nil, fmt.Errorf("chain head: %w", err)
 	}
 	prev := ledger.ZeroHash

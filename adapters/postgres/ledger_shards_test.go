@@ -10,12 +10,31 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/corridorpay/corridor/adapters/postgres"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/testkit"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
+
+// twoShards opens two writers on one database, on shards 0 and 1, with the
+// sandbox funding account and the protected accounts named.
+func twoShards(t *testing.T, protectedIDs ...string) (*bun.DB, *testkit.FakeClock, *postgres.Ledger, *postgres.Ledger) {
+	t.Helper()
+	db := pgtest.NewDB(t)
+	clock := testkit.NewFakeClock(t0)
+	l0 := postgres.NewLedger(db, clock, postgres.LedgerOptions{})
+	l1 := postgres.NewLedger(db, clock, postgres.LedgerOptions{Shard: 1})
+	t.Cleanup(l0.Close)
+	t.Cleanup(l1.Close)
+	accts := []ledger.Account{{ID: fundUSD, Currency: "USD", Kind: ledger.KindSandboxFunding}}
+	for _, id := range protectedIDs {
+		accts = append(accts, protected(id, "USD"))
+	}
+	require.NoError(t, l0.CreateAccounts(context.Background(), accts...))
+	return db, clock, l0, l1
+}
 
 // A writer on shard 1 commits while shard 0's journal lock is held; a
 // writer on shard 0 waits for it. Each shard's entries chain to the
@@ -24,15 +43,8 @@ import (
 func TestShardsChainApart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := pgtest.NewDB(t)
-	clock := testkit.NewFakeClock(t0)
-	l0 := postgres.NewLedger(db, clock, postgres.LedgerOptions{})
-	l1 := postgres.NewLedger(db, clock, postgres.LedgerOptions{Shard: 1})
-	t.Cleanup(l0.Close)
-	t.Cleanup(l1.Close)
 	const a, b = "InternalAccount:a", "InternalAccount:b"
-	require.NoError(t, l0.CreateAccounts(ctx, ledger.Account{ID: fundUSD, Currency: "USD", Kind: ledger.KindSandboxFunding},
-		protected(a, "USD"), protected(b, "USD")))
+	db, _, l0, l1 := twoShards(t, a, b)
 	fund(t, l0, "fund:a", a, 1_000)
 	fund(t, l1, "fund:b", b, 1_000)
 
@@ -87,4 +99,26 @@ func TestShardsChainApart(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, v.Breaks, 1)
 	assert.Equal(t, "s1-move", v.Breaks[0].EntryID)
+}
+
+// A writer whose clock runs behind the last entry of its shard (another
+// instance's clock a little ahead) times its batch at that entry, so
+// within a shard (posted_at, seq) never goes back and a reader paging the
+// journal by it never finds an entry behind its cursor. Another shard's
+// entries do not hold it back.
+func TestBatchTimeNeverGoesBackWithinAShard(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const a = "InternalAccount:a"
+	db, clock, l0, l1 := twoShards(t, a)
+	assert.Equal(t, t0, fund(t, l0, "first", a, 100).PostedAt)
+
+	ahead := t0.Add(time.Hour)
+	_, err := db.ExecContext(ctx, `INSERT INTO ledger_entries (id, ref, posted_at) VALUES ('from-an-instance-ahead', '', ?)`, ahead)
+	require.NoError(t, err)
+	assert.Equal(t, ahead, fund(t, l0, "behind", a, 100).PostedAt, "timed at the shard's last entry")
+	assert.Equal(t, t0, fund(t, l1, "other-shard", a, 100).PostedAt, "shard 1 is not held back by shard 0")
+
+	clock.Advance(2 * time.Hour)
+	assert.Equal(t, t0.Add(2*time.Hour), fund(t, l0, "later", a, 100).PostedAt)
 }
