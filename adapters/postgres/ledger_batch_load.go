@@ -63,9 +63,9 @@ func loadSelect(kind string, cols map[string]string, tail string) string {
 // make their balance decide (FOR UPDATE, in id order each), then the
 // journal lock of the writer's shard (ledger_chain_tail, which reads the
 // hash and time of that shard's last committed entry after the lock is
-// granted).
-// Unflagged accounts are read without a lock: they never refuse a transfer, and the write statement adds deltas to
-// them under a lock held only until commit (see "Hot accounts" on Ledger).
+// granted). Unflagged accounts are read without a lock: they never refuse
+// a transfer, and the write statement adds deltas to them under a lock
+// held only until commit (see "Hot accounts" on Ledger).
 // Keys are matched with = ANY(ARRAY(…)) so each read is an index lookup
 // (an IN over a CTE lets the planner walk the whole index instead).
 //
