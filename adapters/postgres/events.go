@@ -160,28 +160,83 @@ func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
 	return err
 }
 
+// Get reads one event of the platform (with its snapshot) through the
+// prepared statement GetMany uses: the delivery of an event that waits for
+// an earlier one reads it again this way.
 func (r storeEvents) Get(ctx context.Context, platformID, id string) (ports.Event, error) {
-	var row storeEventRow
-	if err := storeGet(ctx, r.tx.db.NewSelect().Model(&row).Where("id = ? AND platform_id = ?", id, platformID), "get event "+id); err != nil {
-		return ports.Event{}, err
-	}
-	out, err := storeEventsToPort(ctx, r.tx.db, []storeEventRow{row})
+	es, err := r.GetMany(ctx, []string{id})
 	if err != nil {
 		return ports.Event{}, err
 	}
-	return out[0], nil
+	if len(es) == 0 || es[0].PlatformID != platformID {
+		return ports.Event{}, fmt.Errorf("get event %s: %w", id, ports.ErrNotFound)
+	}
+	return es[0], nil
 }
 
+// GetMany reads the events of ids with their transaction snapshots in one
+// prepared statement (eventsByIDStatement): the delivery runner reads each
+// claimed batch this way.
 func (r storeEvents) GetMany(ctx context.Context, ids []string) ([]ports.Event, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	var rows []storeEventRow
-	if err := r.tx.db.NewSelect().Model(&rows).Where("id = ANY(?)", pgdialect.Array(ids)).Scan(ctx); err != nil {
+	var rows []storeEventSnapshotRow
+	if err := r.tx.stmts.query(ctx, r.tx.db, &rows, eventsByIDStatement, textArray(ids)); err != nil {
 		return nil, fmt.Errorf("get %d events: %w", len(ids), err)
 	}
-	return storeEventsToPort(ctx, r.tx.db, rows)
+	out := make([]ports.Event, len(rows))
+	for i, row := range rows {
+		e, err := row.toPort()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
 }
+
+// storeEventSnapshotRow is an event with, for a transaction event, its
+// snapshot read back as a transactions row (Txn; zero otherwise, and the
+// event's own data is not sent).
+type storeEventSnapshotRow struct {
+	storeEventRow
+	Txn storeTxnRow `bun:"embed:t__"`
+}
+
+func (r storeEventSnapshotRow) toPort() (ports.Event, error) {
+	e := r.storeEventRow.toPort()
+	switch r.DataFormat {
+	case storeEventTxnRow:
+		b, err := json.Marshal(r.Txn.toPort())
+		if err != nil {
+			return e, fmt.Errorf("snapshot of %s: %w", r.ID, err)
+		}
+		e.Resource = b
+	case storeEventBalanceData:
+		b, err := storeBalanceToPort(r.Data)
+		if err != nil {
+			return e, fmt.Errorf("balance snapshot of %s: %w", r.ID, err)
+		}
+		e.Resource = b
+	}
+	return e, nil
+}
+
+// eventsByIDStatement reads events by primary key, each transaction
+// snapshot populated as a transactions row on the server. Its one generic
+// plan looks each event up through a LATERAL ... LIMIT 1 on its id, which
+// only the primary key serves, whatever the table held when it was made
+// (a plain "id = ANY($1)" was planned as a sequential scan on a young
+// table).
+var eventsByIDStatement = `SELECT e.id, e.platform_id, e.type, e.resource_id,
+	CASE WHEN e.data_format = '` + storeEventTxnRow + `' THEN NULL ELSE e.data END AS data,
+	e.data_format, e.created_at, e.status, e.attempts, e.last_attempt_at, e.delivered_at, e.seq, ` +
+	storeColumns(pgdialect.New(), "t", reflect.TypeFor[storeTxnRow]()) + `
+FROM unnest($1::text[]) AS u(id)
+CROSS JOIN LATERAL (SELECT * FROM events WHERE id = u.id LIMIT 1) AS e
+LEFT JOIN LATERAL (SELECT * FROM jsonb_populate_record(NULL::transactions, e.data)
+	WHERE e.data_format = '` + storeEventTxnRow + `') AS t ON true`
 
 func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
 	filter := func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -214,7 +269,8 @@ func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.P
 // statement with the events' updates, committed asynchronously (as the
 // idempotency records are): a crash may forget the last attempts of the
 // moment, and their events are then sent again (at least once), never
-// lost.
+// lost. It is planned per call: a generic plan made on a young events
+// table joins it by a sequential scan.
 func (r storeEvents) RecordAttempts(ctx context.Context, rs []ports.AttemptRecord) error {
 	if len(rs) == 0 {
 		return nil

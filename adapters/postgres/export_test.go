@@ -23,3 +23,7 @@ func ReportsDBForTest(r *LedgerReports) *bun.DB { return r.db }
 // OnEnqueueForTest calls f each time a call joins l's queue (set it before
 // posting).
 func OnEnqueueForTest(l *Ledger, f func()) { l.enqueued = f }
+
+// DeliveryStatements are the prepared statements of a delivery batch, for
+// the plan test: reading events, ending jobs.
+var DeliveryStatements = struct{ Events, CompleteJobs string }{eventsByIDStatement, completeJobsStatement}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -149,16 +148,20 @@ func (q storeJobs) Complete(ctx context.Context, id string) error {
 	return storeUpdated(res, what)
 }
 
-// CompleteAll deletes the jobs of ids still queued, in one statement.
+// CompleteAll deletes the jobs of ids still queued, in one prepared
+// statement (each delivery batch ends its jobs with it; it finds them by
+// primary key whatever its generic plan was made on).
 func (q storeJobs) CompleteAll(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	_, err := q.run(ctx, fmt.Sprintf("complete %d jobs", len(ids)), func(ctx context.Context) (sql.Result, error) {
-		return q.tx.db.NewDelete().Model((*storeJobRow)(nil)).Where("id = ANY(?)", pgdialect.Array(ids)).Exec(ctx)
+		return q.tx.stmts.exec(ctx, q.tx.db, completeJobsStatement, textArray(ids))
 	})
 	return err
 }
+
+const completeJobsStatement = `DELETE FROM jobs WHERE id = ANY($1::text[])`
 
 // Retry makes a job due again at runAt with lastError, ending its lease.
 func (q storeJobs) Retry(ctx context.Context, id string, runAt time.Time, lastError string) error {

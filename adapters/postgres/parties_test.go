@@ -8,12 +8,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/corridorpay/corridor/adapters/postgres"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
-// The grouped reads and the single parties read run one generic plan per
+// The grouped reads, the single parties read and the delivery batch's
+// statements run one generic plan per
 // connection, made whenever the connection first runs them, possibly on
 // empty tables: that plan must read each table by its primary key and
 // nothing else (the parties' wallet sessions by their account's index,
@@ -31,6 +33,8 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 		{"parties_one", one, "('a', 'b', '2026-01-01T00:00:00Z')", parties, []string{"wallet_sessions_active on wallet_sessions"}},
 		{"parties_many", many, `('{"a"}', '{"b"}', '{"2026-01-01T00:00:00Z"}')`, parties, []string{"wallet_sessions_active on wallet_sessions"}},
 		{"transactions_many", postgres.TxnGroupQuery(db), `('{"a"}')`, []string{"transactions"}, nil},
+		// A delivery batch's statements find events and jobs by key too.
+		{"events_by_id", postgres.DeliveryStatements.Events, `('{"a"}')`, []string{"events"}, nil},
 	}
 	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
@@ -38,18 +42,7 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	_, err = conn.ExecContext(ctx, "SET plan_cache_mode = force_generic_plan")
 	require.NoError(t, err)
 	for _, c := range cases {
-		_, err := conn.ExecContext(ctx, "PREPARE "+c.name+" AS "+c.query)
-		require.NoError(t, err)
-		rows, err := conn.QueryContext(ctx, "EXPLAIN EXECUTE "+c.name+c.args)
-		require.NoError(t, err)
-		var plan []string
-		for rows.Next() {
-			var line string
-			require.NoError(t, rows.Scan(&line))
-			plan = append(plan, line)
-		}
-		require.NoError(t, rows.Err())
-		text := strings.Join(plan, "\n")
+		text := explainGeneric(t, conn, c.name, c.query, c.args)
 		for _, table := range c.tables {
 			assert.Contains(t, text, "using "+table+"_pkey on "+table, "%s: %s read by its primary key\n%s", c.name, table, text)
 		}
@@ -60,6 +53,31 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 		assert.Equal(t, len(c.tables)+len(c.indexes), strings.Count(text, "Index Scan")+strings.Count(text, "Index Only Scan"),
 			"%s: one lookup per table\n%s", c.name, text)
 	}
+	// Ending a batch's jobs deletes them through the primary key (a bitmap
+	// of its lookups), never by a scan.
+	plan := explainGeneric(t, conn, "complete_jobs", postgres.DeliveryStatements.CompleteJobs, `('{"a"}')`)
+	assert.Contains(t, plan, "Index Scan on jobs_pkey", plan)
+	assert.NotContains(t, plan, "Seq Scan on", plan)
+}
+
+// explainGeneric prepares query as name on conn (whose plan_cache_mode is
+// force_generic_plan) and returns the plan of its execution with args.
+func explainGeneric(t *testing.T, conn bun.Conn, name, query, args string) string {
+	t.Helper()
+	ctx := context.Background()
+	_, err := conn.ExecContext(ctx, "PREPARE "+name+" AS "+query)
+	require.NoError(t, err)
+	rows, err := conn.QueryContext(ctx, "EXPLAIN EXECUTE "+name+args)
+	require.NoError(t, err)
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		require.NoError(t, rows.Scan(&line))
+		plan = append(plan, line)
+	}
+	require.NoError(t, rows.Err())
+	return strings.Join(plan, "\n")
 }
 
 // Any id reaches the statement intact as an array element: quotes,

@@ -43,6 +43,20 @@ func (p *preparedStmts) query(ctx context.Context, idb bun.IDB, dest any, query 
 	return p.db.ScanRows(ctx, rows, dest)
 }
 
+// exec runs query with args on the pool, or on idb's connection when idb
+// is a transaction.
+func (p *preparedStmts) exec(ctx context.Context, idb bun.IDB, query string, args ...any) (sql.Result, error) {
+	stmt, err := p.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if btx, ok := idb.(bun.Tx); ok {
+		stmt = btx.Tx.StmtContext(ctx, stmt)
+		defer stmt.Close()
+	}
+	return stmt.ExecContext(ctx, args...)
+}
+
 func (p *preparedStmts) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s, ok := p.m.Load(query); ok {
 		return s.(*sql.Stmt), nil
