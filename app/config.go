@@ -20,6 +20,7 @@ import (
 	"github.com/corridorpay/corridor/adapters/oidc"
 	"github.com/corridorpay/corridor/adapters/redis"
 	"github.com/corridorpay/corridor/core/operator"
+	"github.com/corridorpay/corridor/ledger"
 )
 
 // Config is everything corridor reads from its environment. README.md's
@@ -111,10 +112,6 @@ func (c *Config) loadWalletAuth(getenv func(string) string) error {
 const BasePath = "/2025-10-13"
 
 // LoadConfig reads the environment (getenv is os.Getenv outside tests).
-// maxLedgerShard bounds CORRIDOR_LEDGER_SHARD: plenty of chains, and each
-// shard's journal lock key (a base plus the shard) stays clear of others.
-const maxLedgerShard = 1023
-
 func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
 		Addr:             or(getenv("CORRIDOR_ADDR"), "127.0.0.1:8080"),
@@ -141,8 +138,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("config: CORRIDOR_DB_MAX_CONNS must be an integer from 2 to 1000")
 	}
 	shard, err := strconv.ParseInt(or(getenv("CORRIDOR_LEDGER_SHARD"), "0"), 10, 16)
-	if err != nil || shard < 0 || shard > maxLedgerShard {
-		return c, fmt.Errorf("config: CORRIDOR_LEDGER_SHARD must be an integer from 0 to %d", maxLedgerShard)
+	if err != nil || shard < 0 || shard > ledger.MaxShard {
+		return c, fmt.Errorf("config: CORRIDOR_LEDGER_SHARD must be an integer from 0 to %d", ledger.MaxShard)
 	}
 	c.LedgerShard = int16(shard)
 	if c.AuthFailuresPerToken, err = strconv.Atoi(or(getenv("CORRIDOR_AUTH_FAILURES_PER_TOKEN"), "20")); err != nil || c.AuthFailuresPerToken < 1 {

@@ -134,6 +134,11 @@ func (e Entry) Clone() Entry {
 	return c
 }
 
+// MaxShard is the highest shard a writer may chain on: plenty of chains,
+// and each shard's journal lock key (a base plus the shard) stays clear of
+// other advisory locks.
+const MaxShard = 1023
+
 // JournalEntry is an entry as recorded: immutable, append-only.
 type JournalEntry struct {
 	Entry

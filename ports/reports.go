@@ -175,9 +175,13 @@ type EntryFilter struct {
 	Scope     AccountScope
 	AccountID string
 	Ref       string
-	From, To  *time.Time
-	After     *EntryKey
-	Limit     int
+	// Shard, when set, keeps one shard's entries: within a shard
+	// (posted_at, seq) follows commit order, so a reader paging one shard
+	// never misses an entry committed behind its cursor.
+	Shard    *int16
+	From, To *time.Time
+	After    *EntryKey
+	Limit    int
 }
 
 // ReportEntry is a journal entry with its links.

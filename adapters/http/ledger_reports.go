@@ -17,6 +17,7 @@ import (
 
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/reports"
+	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -160,6 +161,7 @@ type LedgerLeg struct {
 type LedgerEntry struct {
 	ID         string      `json:"id"`
 	Seq        int64       `json:"seq"`
+	Shard      int16       `json:"shard" doc:"The hash chain the entry is on (0 unless ledger writers run on shards of their own)"`
 	PostedAt   time.Time   `json:"postedAt"`
 	CausedBy   LedgerCause `json:"causedBy"`
 	ReversedBy string      `json:"reversedBy,omitempty" doc:"The entry that reverses this one"`
@@ -169,7 +171,7 @@ type LedgerEntry struct {
 }
 
 func ledgerEntryOut(e reports.Entry) LedgerEntry {
-	out := LedgerEntry{ID: e.ID, Seq: e.Seq, PostedAt: e.PostedAt.UTC(), CausedBy: ledgerCauseOut(e.CausedBy),
+	out := LedgerEntry{ID: e.ID, Seq: e.Seq, Shard: e.Shard, PostedAt: e.PostedAt.UTC(), CausedBy: ledgerCauseOut(e.CausedBy),
 		ReversedBy: e.ReversedBy, Hash: e.Hash, PrevHash: e.PrevHash, Legs: []LedgerLeg{}}
 	for _, l := range e.Legs {
 		out.Legs = append(out.Legs, LedgerLeg{TransferID: l.TransferID, Kind: l.Kind, DebitAccountID: l.DebitAccountID,
@@ -291,6 +293,7 @@ type listLedgerEntriesInput struct {
 	Ref       string `query:"ref" doc:"Only entries caused by this business object (Transaction:…, Quote:…, InternalAccount:…)"`
 	From      string `query:"from" doc:"Only entries posted at or after this instant"`
 	To        string `query:"to" doc:"Only entries posted before this instant"`
+	Shard     string `query:"shard" pattern:"^[0-9]{1,4}$" doc:"Only the entries of this hash chain (0-1023). Within a shard, entries committed after a page never sort before it, so paging one shard misses none"`
 	Limit     int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Page size"`
 	Cursor    string `query:"cursor" doc:"nextCursor of the previous page (same filters)"`
 }
@@ -486,8 +489,16 @@ func (ledgerAPI) listEntriesOp() huma.Operation {
 
 func (h ledgerAPI) listEntries(ctx context.Context, in *listLedgerEntriesInput) (*struct{ Body LedgerEntryList }, error) {
 	v := ledgerViewer(ctx)
-	key := scopedCursorKey(h.d.CursorKey, "ledger", "entries", in.AccountID, in.Ref, in.From, in.To)
+	key := scopedCursorKey(h.d.CursorKey, "ledger", "entries", in.AccountID, in.Ref, in.From, in.To, in.Shard)
 	q := reports.EntryQuery{AccountID: in.AccountID, Ref: in.Ref, From: in.From, To: in.To, Limit: in.Limit}
+	if in.Shard != "" {
+		n, err := strconv.Atoi(in.Shard)
+		if err != nil || n > ledger.MaxShard {
+			return nil, apiError(fault.Invalid("shard", "must be a shard from 0 to "+strconv.Itoa(ledger.MaxShard)))
+		}
+		shard := int16(n)
+		q.Shard = &shard
+	}
 	if in.Cursor != "" {
 		pos, err := decodeCursor(key, in.Cursor)
 		if err != nil {

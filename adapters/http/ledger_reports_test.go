@@ -286,6 +286,13 @@ func TestLedgerEntries(t *testing.T) {
 	assert.Equal(t, []string{"fund:b", "pay", "out:b"}, ids(decode[httpapi.LedgerEntryList](t, h.get(b, "/ledger/entries"))))
 	assert.Len(t, decode[httpapi.LedgerEntryList](t, h.operator(a, "/ledger/entries")).Data, 6)
 	assert.Equal(t, []string{"hold:out", "settle:out"}, ids(decode[httpapi.LedgerEntryList](t, h.get(a, "/ledger/entries?ref=Transaction:out"))))
+	onZero := decode[httpapi.LedgerEntryList](t, h.get(a, "/ledger/entries?shard=0"))
+	assert.Equal(t, []string{"fund:a", "pay", "hold:out", "settle:out"}, ids(onZero))
+	assert.Zero(t, onZero.Data[0].Shard)
+	assert.Empty(t, decode[httpapi.LedgerEntryList](t, h.get(a, "/ledger/entries?shard=1")).Data)
+	for _, bad := range []string{"1024", "-1", "x", "99999"} {
+		requireError(t, h.get(a, "/ledger/entries?shard="+bad), http.StatusBadRequest, "INVALID_INPUT", "shard")
+	}
 	assert.Equal(t, []string{"fund:b", "pay", "out:b"}, ids(decode[httpapi.LedgerEntryList](t, h.operator(a, "/ledger/entries?accountId="+accB))))
 	requireError(t, h.get(a, "/ledger/entries?accountId="+accB), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 

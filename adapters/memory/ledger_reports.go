@@ -246,6 +246,7 @@ func (r *LedgerReports) Entries(ctx context.Context, f ports.EntryFilter) ([]por
 		switch {
 		case f.After != nil && entryKeyCompare(key, *f.After) <= 0,
 			f.Ref != "" && e.Ref != f.Ref,
+			f.Shard != nil && e.Shard != *f.Shard,
 			f.From != nil && e.PostedAt.Before(*f.From),
 			f.To != nil && !e.PostedAt.Before(*f.To),
 			f.AccountID != "" && !touches(e, func(id string) bool { return id == f.AccountID }),

@@ -240,7 +240,7 @@ func qualified(table, cols string) string {
 }
 
 // entryCols are a journal entry's columns over ledger_entries e.
-const entryCols = `e.id, e.seq, e.ref, coalesce(e.reverses, ''), e.posted_at, e.hash, e.prev_hash`
+const entryCols = `e.id, e.seq, e.shard, e.ref, coalesce(e.reverses, ''), e.posted_at, e.hash, e.prev_hash`
 
 // Entries returns up to f.Limit+1 entries matching f by (PostedAt, Seq).
 func (r *LedgerReports) Entries(ctx context.Context, f ports.EntryFilter) ([]ports.ReportEntry, error) {
@@ -288,6 +288,10 @@ func (r *LedgerReports) entryIDs(ctx context.Context, tx bun.Tx, f ports.EntryFi
 		where = append(where, `e.ref = ?`)
 		args = append(args, f.Ref)
 	}
+	if f.Shard != nil {
+		where = append(where, `e.shard = ?`)
+		args = append(args, *f.Shard)
+	}
 	if !f.Scope.All {
 		where = append(where, `EXISTS (SELECT 1 FROM ledger_transfers t
 			JOIN ledger_accounts a ON a.id = t.debit_account_id OR a.id = t.credit_account_id
@@ -329,9 +333,9 @@ func (r *LedgerReports) entryIDsOfAccount(ctx context.Context, tx bun.Tx, f port
 		rows, err := tx.QueryContext(ctx, `SELECT p.posted_at, p.id, p.entry_id, e.seq
 			FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
 			WHERE p.account_id = ? AND (p.posted_at, p.id) > (?::timestamptz, ?) AND p.posted_at < ?::timestamptz
-				AND (? = '' OR e.ref = ?)
+				AND (? = '' OR e.ref = ?) AND (?::smallint IS NULL OR e.shard = ?)
 			ORDER BY p.posted_at, p.id LIMIT ?`,
-			f.AccountID, pos.PostedAt.UTC(), pos.ID, to.UTC(), f.Ref, f.Ref, chunk)
+			f.AccountID, pos.PostedAt.UTC(), pos.ID, to.UTC(), f.Ref, f.Ref, f.Shard, f.Shard, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -380,7 +384,7 @@ func (r *LedgerReports) loadReportEntries(ctx context.Context, tx bun.Tx, ids []
 		var re ports.ReportEntry
 		var hash, prev []byte
 		e := &re.JournalEntry
-		if err := rows.Scan(&e.ID, &e.Seq, &e.Ref, &e.Reverses, &e.PostedAt, &hash, &prev, &re.ReversedBy); err != nil {
+		if err := rows.Scan(&e.ID, &e.Seq, &e.Shard, &e.Ref, &e.Reverses, &e.PostedAt, &hash, &prev, &re.ReversedBy); err != nil {
 			rows.Close()
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/corridorpay/corridor/adapters/postgres"
 	"github.com/corridorpay/corridor/ledger"
+	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
@@ -91,6 +92,14 @@ func TestShardsChainApart(t *testing.T) {
 	require.Len(t, v.Chains, 2)
 	assert.Equal(t, ledger.ChainHead{Shard: 0, Seq: journal[3].Seq, ID: "s0-move", Hash: journal[3].Hash}, v.Chains[0])
 	assert.Equal(t, ledger.ChainHead{Shard: 1, Seq: journal[2].Seq, ID: "s1-move", Hash: journal[2].Hash}, v.Chains[1])
+
+	// Each shard's entries can be paged on their own.
+	one := int16(1)
+	onOne, err := postgres.NewLedgerReports(db).Entries(ctx, ports.EntryFilter{Scope: ports.AccountScope{All: true}, Shard: &one, Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, onOne, 2)
+	assert.Equal(t, []string{"fund:b", "s1-move"}, []string{onOne[0].ID, onOne[1].ID})
+	assert.Equal(t, int16(1), onOne[1].Shard)
 
 	// Re-chaining shard 1 after the fact is a break of shard 1 alone.
 	_, err = db.ExecContext(ctx, `UPDATE ledger_entries SET prev_hash = hash WHERE id = 's1-move'`)

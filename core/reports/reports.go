@@ -476,8 +476,10 @@ type Leg struct {
 
 // Entry is a journal entry with its legs and links.
 type Entry struct {
-	ID         string
-	Seq        int64
+	ID  string
+	Seq int64
+	// Shard is the hash chain the entry is on (ledger.JournalEntry.Shard).
+	Shard      int16
 	PostedAt   time.Time
 	CausedBy   Cause
 	ReversedBy string
@@ -488,7 +490,7 @@ type Entry struct {
 }
 
 func (v Viewer) entryOf(e ports.ReportEntry) Entry {
-	out := Entry{ID: e.ID, Seq: e.Seq, PostedAt: e.PostedAt, CausedBy: causeOf(e.Ref, e.Reverses, e.Transfers...), ReversedBy: e.ReversedBy}
+	out := Entry{ID: e.ID, Seq: e.Seq, Shard: e.Shard, PostedAt: e.PostedAt, CausedBy: causeOf(e.Ref, e.Reverses, e.Transfers...), ReversedBy: e.ReversedBy}
 	if e.Hash != ledger.ZeroHash {
 		out.Hash, out.PrevHash = hex.EncodeToString(e.Hash[:]), hex.EncodeToString(e.PrevHash[:])
 	}
@@ -517,9 +519,12 @@ func (v Viewer) visible(e ports.ReportEntry) bool {
 // EntryQuery narrows Entries; zero values do not filter.
 type EntryQuery struct {
 	AccountID, Ref string
-	From, To       string
-	After          *ports.EntryKey
-	Limit          int
+	// Shard, when set, keeps one journal shard's entries (see
+	// ports.EntryFilter).
+	Shard    *int16
+	From, To string
+	After    *ports.EntryKey
+	Limit    int
 }
 
 // EntryPage is one page of entries.
@@ -537,7 +542,7 @@ func (s *Service) Entries(ctx context.Context, v Viewer, q EntryQuery) (EntryPag
 	if err != nil {
 		return EntryPage{}, err
 	}
-	f := ports.EntryFilter{Scope: v.scope(), AccountID: q.AccountID, Ref: q.Ref, After: q.After, Limit: n}
+	f := ports.EntryFilter{Scope: v.scope(), AccountID: q.AccountID, Ref: q.Ref, Shard: q.Shard, After: q.After, Limit: n}
 	if q.From != "" || q.To != "" {
 		from, to, err := s.window(q.From, q.To)
 		if err != nil {

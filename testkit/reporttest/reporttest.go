@@ -405,6 +405,17 @@ func testEntries(f *fixture) {
 	for i := 1; i < len(all); i++ {
 		assert.Less(f.t, all[i-1].Seq, all[i].Seq)
 	}
+	// One writer: every entry is on shard 0.
+	zero, one := int16(0), int16(1)
+	onZero, err := r.Entries(f.ctx, ports.EntryFilter{Scope: scopeAll, Shard: &zero, Limit: 100})
+	require.NoError(f.t, err)
+	assert.Equal(f.t, entryIDs(all), entryIDs(onZero))
+	onOne, err := r.Entries(f.ctx, ports.EntryFilter{Scope: scopeAll, Shard: &one, Limit: 100})
+	require.NoError(f.t, err)
+	assert.Empty(f.t, onOne)
+	onOne, err = r.Entries(f.ctx, ports.EntryFilter{Scope: scopeAll, AccountID: a1, Shard: &one, Limit: 100})
+	require.NoError(f.t, err)
+	assert.Empty(f.t, onOne, "an account's entries on another shard")
 
 	// Platform B sees the entries touching its account, nothing else.
 	bs, err := r.Entries(f.ctx, ports.EntryFilter{Scope: scopeB, Limit: 100})
