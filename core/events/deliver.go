@@ -112,6 +112,11 @@ type Deliverer struct {
 	slow     map[string]time.Time // by platform: slow until
 	// resources serialises this instance's deliveries about one resource.
 	resources map[string]*resourceLock
+	// unrecorded holds the events this instance delivered (2xx) whose
+	// attempts its batch has not recorded yet: still PENDING in the store,
+	// but already sent, so a later event of their resource may go (see
+	// sendAfterEarlier) and nothing sends them again.
+	unrecorded map[string]bool
 }
 
 type resourceLock struct {
@@ -126,7 +131,8 @@ func NewDeliverer(store ports.Store, clock ports.Clock, sender Sender, signer Si
 		log = slog.Default()
 	}
 	return &Deliverer{store: store, clock: clock, sender: sender, signer: signer, render: render, endpoints: endpoints,
-		log: log, jitter: rand.Float64, inFlight: map[string]int{}, slow: map[string]time.Time{}, resources: map[string]*resourceLock{}}
+		log: log, jitter: rand.Float64, inFlight: map[string]int{}, slow: map[string]time.Time{}, resources: map[string]*resourceLock{},
+		unrecorded: map[string]bool{}}
 }
 
 // SetApprovals passes the answers to INCOMING_PAYMENT.PENDING events to r
@@ -286,12 +292,17 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		firsts = append(firsts, g[0].e)
 	}
 	earlier, err := d.store.Read().Events().PendingBefore(ctx, firsts)
+	behind := map[string][]batchItem{} // groups with an earlier event pending outside the batch
 	for key, g := range groups {
-		// Handle checks again, one by one, what could not be read here.
-		if err != nil || earlier[g[0].e.ID] {
+		switch {
+		case err != nil:
+			// Handle checks again, one by one, what could not be read here.
 			for _, it := range g {
 				one = append(one, it.job)
 			}
+			delete(groups, key)
+		case earlier[g[0].e.ID]:
+			behind[key] = g
 			delete(groups, key)
 		}
 	}
@@ -326,6 +337,24 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 			mu.Unlock()
 		})
 	}
+	for _, g := range behind {
+		spawn(func() {
+			out, ok := d.sendAfterEarlier(ctx, g, urls[g[0].e.PlatformID], res)
+			if !ok {
+				// An earlier event is not one this instance has sent:
+				// Handle sends what comes first, one by one.
+				for _, it := range g {
+					tracked, removed := jobs.Tracked(ctx)
+					err := d.Handle(tracked, js[it.job])
+					res[it.job] = jobs.BatchResult{Err: err, Removed: removed()}
+				}
+				return
+			}
+			mu.Lock()
+			sent = append(sent, out...)
+			mu.Unlock()
+		})
+	}
 	wg.Wait()
 	d.recordBatch(ctx, js, sent, res)
 	return res
@@ -335,9 +364,43 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 // not taken; the events after it wait for it (res). It returns the
 // attempts to record.
 func (d *Deliverer) sendInOrder(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) []batchSent {
-	platformID := g[0].e.PlatformID
-	unlock := d.lockResource(platformID + "\n" + g[0].e.ResourceID)
+	unlock := d.lockResource(g[0].e.PlatformID + "\n" + g[0].e.ResourceID)
 	defer unlock()
+	return d.sendLocked(ctx, g, url, res)
+}
+
+// sendAfterEarlier sends a group whose resource has earlier events pending
+// outside the batch, in order, when every one of those is an event this
+// instance has already delivered and is recording (another batch of this
+// instance sent it and has not recorded it yet: waiting for the resource
+// waits for that sending). ok is false, and nothing is sent, when one of
+// them is not: the group then goes Handle's way. One read of the
+// resource's pending events for the group, instead of several statements
+// for each of its events.
+func (d *Deliverer) sendAfterEarlier(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) (out []batchSent, ok bool) {
+	first := g[0].e
+	unlock := d.lockResource(first.PlatformID + "\n" + first.ResourceID)
+	defer unlock()
+	rows, _, err := d.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: first.PlatformID, ResourceID: first.ResourceID,
+		Status: ports.EventPending}, ports.Page{Limit: chainMax})
+	if err != nil || len(rows) == chainMax {
+		return nil, false // unread, or more pending than one page shows
+	}
+	d.mu.Lock()
+	for _, r := range rows {
+		if r.Seq < first.Seq && !d.unrecorded[r.ID] {
+			d.mu.Unlock()
+			return nil, false
+		}
+	}
+	d.mu.Unlock()
+	return d.sendLocked(ctx, g, url, res), true
+}
+
+// sendLocked sends a group of one resource in order; the caller holds the
+// resource's lock. Each event delivered is unrecorded until recordBatch.
+func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) []batchSent {
+	platformID := g[0].e.PlatformID
 	var out []batchSent
 	for k, it := range g {
 		now := d.clock.Now()
@@ -358,6 +421,11 @@ func (d *Deliverer) sendInOrder(ctx context.Context, g []batchItem, url string, 
 			res[it.job].Err = err
 		} else {
 			out = append(out, batchSent{batchItem: it, a: a, status: status, next: next})
+			if status == ports.EventDelivered {
+				d.mu.Lock()
+				d.unrecorded[it.e.ID] = true
+				d.mu.Unlock()
+			}
 		}
 		if err != nil || a.Error != "" {
 			for _, rest := range g[k+1:] {
@@ -389,6 +457,11 @@ func (d *Deliverer) recordBatch(ctx context.Context, js []ports.Job, sent []batc
 		}
 		return tx.Jobs().CompleteAll(ctx, done)
 	})
+	d.mu.Lock()
+	for _, s := range sent {
+		delete(d.unrecorded, s.e.ID)
+	}
+	d.mu.Unlock()
 	for _, s := range sent {
 		switch {
 		case err != nil:
@@ -433,6 +506,12 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 	for _, prev := range rows {
 		if prev.Seq >= e.Seq {
 			break
+		}
+		d.mu.Lock()
+		sent := d.unrecorded[prev.ID]
+		d.mu.Unlock()
+		if sent {
+			continue // delivered by a batch of this instance, being recorded
 		}
 		a, ans, err := d.attempt(ctx, prev, url)
 		if err != nil {

@@ -458,3 +458,70 @@ func testApprovalAnswers(t *testing.T, batch bool) {
 	assert.Equal(t, ports.EventDelivered, stored.Status)
 	assert.Len(t, r.got, 4)
 }
+
+// gatedSender holds the POST of one event until its gate opens.
+type gatedSender struct {
+	*receiver
+	holdID  string
+	entered chan struct{}
+	gate    chan struct{}
+}
+
+func (g *gatedSender) Send(ctx context.Context, url string, body []byte, sig string) (Answer, error) {
+	var env Envelope
+	if err := json.Unmarshal(body, &env); err == nil && env.ID == g.holdID {
+		close(g.entered)
+		<-g.gate
+	}
+	return g.receiver.Send(ctx, url, body, sig)
+}
+
+// Two batches of one instance with events of one resource: the later
+// batch waits for the earlier one's sending and then sends its own event
+// after it, once, without sending the earlier event again (it is
+// delivered, its attempt being recorded by the other batch).
+func TestBatchBehindAnotherBatchOfTheResource(t *testing.T) {
+	for name, b := range map[string]func(testing.TB) coretest.Backend{
+		"memory": func(testing.TB) coretest.Backend { return coretest.Memory() }, "postgres": coretest.Postgres,
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, b(t), true)
+			ctx := context.Background()
+			first := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+			e.b.Clock.Advance(time.Millisecond)
+			second := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+			gs := &gatedSender{receiver: e.recv, holdID: first.ID, entered: make(chan struct{}), gate: make(chan struct{})}
+			d := NewDeliverer(e.b.Store, e.b.Clock, gs, signer{}, renderer{}, e.ends, coretest.QuietLog())
+
+			kinds := ports.JobKinds{Only: []string{ports.EventDeliveryJob}}
+			claim := func() ports.Job {
+				js, err := e.b.Store.Read().Jobs().Claim(ctx, e.b.Clock.Now(), 1, time.Minute, kinds)
+				require.NoError(t, err)
+				require.Len(t, js, 1)
+				return js[0]
+			}
+			j1, j2 := claim(), claim()
+			done := make(chan []jobs.BatchResult, 2)
+			go func() { done <- d.HandleBatch(ctx, []ports.Job{j1}) }()
+			<-gs.entered // the first batch is sending the first event
+			go func() { done <- d.HandleBatch(ctx, []ports.Job{j2}) }()
+			time.Sleep(50 * time.Millisecond) // the second batch meets the first's pending event
+			close(gs.gate)
+			for range 2 {
+				for _, r := range <-done {
+					assert.NoError(t, r.Err)
+				}
+			}
+			var got []string
+			for _, env := range e.recv.got {
+				got = append(got, env.ID)
+			}
+			assert.Equal(t, []string{first.ID, second.ID}, got, "in order, each once")
+			for _, id := range []string{first.ID, second.ID} {
+				stored, attempts := e.event(id)
+				assert.Equal(t, ports.EventDelivered, stored.Status)
+				assert.Len(t, attempts, 1)
+			}
+		})
+	}
+}
