@@ -93,15 +93,23 @@ func ledgerSource(q ports.Quote) string {
 // approved), so its funds pass to the quote's holds without ever being
 // free to spend.
 func holdEntry(q ports.Quote, release string) ledger.Entry {
-	e := ledger.Entry{ID: holdPrefix + q.ID, Ref: q.TransactionID}
+	e := legsEntry(q, holdPrefix, ledger.Pending)
 	if release != "" {
-		e.Transfers = append(e.Transfers, ledger.Transfer{ID: holdPrefix + q.ID + ":release", Kind: ledger.VoidPending,
-			PendingID: release, Code: CodeQuoteRelease})
+		e.Transfers = append([]ledger.Transfer{{ID: holdPrefix + q.ID + ":release", Kind: ledger.VoidPending,
+			PendingID: release, Code: CodeQuoteRelease}}, e.Transfers...)
 	}
+	return e
+}
+
+// legsEntry moves q's legs in full, each a transfer of kind named prefix +
+// quote id + ":" + leg: the holds (Pending), a deposit credited at once
+// (Single), or the settled holds as a reversal reads them (PostPending).
+func legsEntry(q ports.Quote, prefix string, kind ledger.TransferKind) ledger.Entry {
+	e := ledger.Entry{ID: prefix + q.ID, Ref: q.TransactionID}
 	for _, l := range legs(q, ledgerSource(q)) {
 		e.Transfers = append(e.Transfers, ledger.Transfer{
-			ID: holdPrefix + q.ID + ":" + l.name, DebitAccountID: l.debit, CreditAccountID: l.credit,
-			Amount: l.amount, Currency: l.currency, Kind: ledger.Pending, Code: l.code,
+			ID: prefix + q.ID + ":" + l.name, DebitAccountID: l.debit, CreditAccountID: l.credit,
+			Amount: l.amount, Currency: l.currency, Kind: kind, Code: l.code,
 		})
 	}
 	return e
@@ -121,14 +129,7 @@ func resolveEntry(q ports.Quote, prefix string, kind ledger.TransferKind) ledger
 // returnEntry reverses the settled holds: every leg flows back, the
 // source gets its full payment (fees included) back.
 func returnEntry(q ports.Quote) (ledger.Entry, error) {
-	settled := ledger.Entry{ID: settlePrefix + q.ID, Ref: q.TransactionID}
-	for _, l := range legs(q, ledgerSource(q)) {
-		settled.Transfers = append(settled.Transfers, ledger.Transfer{
-			ID: settlePrefix + q.ID + ":" + l.name, DebitAccountID: l.debit, CreditAccountID: l.credit,
-			Amount: l.amount, Currency: l.currency, Kind: ledger.PostPending, Code: l.code,
-		})
-	}
-	return ledger.Reversal(settled, returnPrefix+q.ID, q.TransactionID)
+	return ledger.Reversal(legsEntry(q, settlePrefix, ledger.PostPending), returnPrefix+q.ID, q.TransactionID)
 }
 
 // Execute executes a PENDING quote whose source is an internal account:
@@ -319,8 +320,9 @@ func (s *Service) credit(ctx context.Context, q ports.Quote, now time.Time) (por
 	change.ExecutedAt, change.NotExpiredAt, change.Required = &now, &now, true
 	txn := transactions.StatusChange(q.PlatformID, q.TransactionID, txTo, now)
 	recs := ports.Records{QuoteChanges: []ports.QuoteStatusChange{change}}
-	e := holdEntry(q, "")
+	var e ledger.Entry
 	if asks {
+		e = holdEntry(q, "")
 		holds := make([]string, len(e.Transfers))
 		for i, t := range e.Transfers {
 			holds[i] = t.ID
@@ -329,11 +331,7 @@ func (s *Service) credit(ctx context.Context, q ports.Quote, now time.Time) (por
 		txn.Approval = a
 		recs.Jobs = []ports.Job{timeout}
 	} else {
-		e.ID = settlePrefix + q.ID
-		for i := range e.Transfers {
-			e.Transfers[i].ID = settlePrefix + strings.TrimPrefix(e.Transfers[i].ID, holdPrefix)
-			e.Transfers[i].Kind = ledger.Single
-		}
+		e = legsEntry(q, settlePrefix, ledger.Single)
 		txn.SettledAt = &now
 	}
 	recs.StatusChanges = []ports.TransactionStatusChange{txn}
