@@ -222,18 +222,18 @@ type giveBackPayload struct {
 	TransactionID string `json:"transactionId"`
 }
 
-// GiveBackJob is the job that gives back the usage of the action that
-// made transaction t, to queue in the write that fails t; ok is false
-// when no agent made t.
-func GiveBackJob(t ports.Transaction, now time.Time) (j ports.Job, ok bool) {
-	if t.AgentID == "" {
+// GiveBackJob is the job that gives back the usage of the action of agent
+// agentID that made transaction txID of platformID, to queue in the write
+// that fails it; ok is false when no agent made it (agentID "").
+func GiveBackJob(platformID, agentID, txID string, now time.Time) (j ports.Job, ok bool) {
+	if agentID == "" {
 		return ports.Job{}, false
 	}
-	payload, err := json.Marshal(giveBackPayload{PlatformID: t.PlatformID, AgentID: t.AgentID, TransactionID: t.ID})
+	payload, err := json.Marshal(giveBackPayload{PlatformID: platformID, AgentID: agentID, TransactionID: txID})
 	if err != nil {
 		return ports.Job{}, false // plain strings: cannot fail
 	}
-	return ports.Job{Kind: KindGiveBack, Key: KindGiveBack + ":" + t.ID, Payload: payload, RunAt: now}, true
+	return ports.Job{Kind: KindGiveBack, Key: KindGiveBack + ":" + txID, Payload: payload, RunAt: now}, true
 }
 
 // giveBackTries is how often a give-back looks for its action: the

@@ -414,7 +414,7 @@ func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 		// payment whose funds come back gives it back; one whose refund
 		// failed (the funds held at the rail) does not.
 		if (o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded) && o.refund != transactions.RefundFailed {
-			if j, ok := agents.GiveBackJob(t, now); ok {
+			if j, ok := agents.GiveBackJob(t.PlatformID, t.AgentID, t.ID, now); ok {
 				then = append(then, j)
 			}
 		}

@@ -55,7 +55,7 @@ func (s *Service) Cancel(ctx context.Context, platformID, id, reason string) (po
 	}
 	now := s.clock.Now().UTC()
 	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{transactions.CancelChange(platformID, id, now)}}
-	if j, ok := agents.GiveBackJob(t, now); ok {
+	if j, ok := agents.GiveBackJob(t.PlatformID, t.AgentID, t.ID, now); ok {
 		recs.Jobs = append(recs.Jobs, j)
 	}
 	if t.Type == transactions.TypeOutgoing {

@@ -288,7 +288,7 @@ func (s *Service) finishRecords(p jobPayload, status transactions.Status, reason
 	}
 	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{c}}
 	if status == transactions.StatusFailed {
-		if j, ok := agents.GiveBackJob(ports.Transaction{ID: p.TransactionID, PlatformID: p.PlatformID, AgentID: p.AgentID}, now); ok {
+		if j, ok := agents.GiveBackJob(p.PlatformID, p.AgentID, p.TransactionID, now); ok {
 			recs.Jobs = append(recs.Jobs, j)
 		}
 	}
