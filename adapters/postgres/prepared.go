@@ -28,14 +28,11 @@ func newPreparedStmts(db *bun.DB) *preparedStmts { return &preparedStmts{db: db}
 // query runs query with args on the pool, or on idb's connection when idb
 // is a transaction, and scans the rows into dest as bun does.
 func (p *preparedStmts) query(ctx context.Context, idb bun.IDB, dest any, query string, args ...any) error {
-	stmt, err := p.stmt(ctx, query)
+	stmt, done, err := p.on(ctx, idb, query)
 	if err != nil {
 		return err
 	}
-	if btx, ok := idb.(bun.Tx); ok {
-		stmt = btx.Tx.StmtContext(ctx, stmt)
-		defer stmt.Close()
-	}
+	defer done()
 	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
@@ -46,15 +43,25 @@ func (p *preparedStmts) query(ctx context.Context, idb bun.IDB, dest any, query 
 // exec runs query with args on the pool, or on idb's connection when idb
 // is a transaction.
 func (p *preparedStmts) exec(ctx context.Context, idb bun.IDB, query string, args ...any) (sql.Result, error) {
-	stmt, err := p.stmt(ctx, query)
+	stmt, done, err := p.on(ctx, idb, query)
 	if err != nil {
 		return nil, err
 	}
-	if btx, ok := idb.(bun.Tx); ok {
-		stmt = btx.Tx.StmtContext(ctx, stmt)
-		defer stmt.Close()
-	}
+	defer done()
 	return stmt.ExecContext(ctx, args...)
+}
+
+// on is query's statement on the pool, or bound to idb's connection when
+// idb is a transaction; call done when finished with it.
+func (p *preparedStmts) on(ctx context.Context, idb bun.IDB, query string) (stmt *sql.Stmt, done func(), err error) {
+	if stmt, err = p.stmt(ctx, query); err != nil {
+		return nil, nil, err
+	}
+	if btx, ok := idb.(bun.Tx); ok {
+		bound := btx.Tx.StmtContext(ctx, stmt)
+		return bound, func() { _ = bound.Close() }, nil
+	}
+	return stmt, func() {}, nil
 }
 
 func (p *preparedStmts) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
