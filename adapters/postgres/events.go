@@ -84,45 +84,35 @@ type storeEventTxnSnapshot struct {
 }
 
 // storeEventsToPort converts rows, turning transactions-row snapshots into
-// the transaction's port JSON (one query for them all).
+// the transaction's port JSON (one query for them all) and balance
+// snapshots into their port JSON (storeEventSnapshotRow.toPort).
 func storeEventsToPort(ctx context.Context, db bun.IDB, rows []storeEventRow) ([]ports.Event, error) {
-	out := make([]ports.Event, len(rows))
 	var snap []string
-	for i, r := range rows {
-		out[i] = r.toPort()
-		switch r.DataFormat {
-		case storeEventTxnRow:
+	for _, r := range rows {
+		if r.DataFormat == storeEventTxnRow {
 			snap = append(snap, r.ID)
-		case storeEventBalanceData:
-			b, err := storeBalanceToPort(r.Data)
-			if err != nil {
-				return nil, fmt.Errorf("balance snapshot of %s: %w", r.ID, err)
-			}
-			out[i].Resource = b
 		}
 	}
-	if len(snap) == 0 {
-		return out, nil
-	}
-	var txns []storeEventTxnSnapshot
-	err := db.NewRaw(`SELECT e.id AS event_id, `+storeColumns(db.Dialect(), "t", reflect.TypeFor[storeTxnRow]())+`
+	txnOf := map[string]storeTxnRow{}
+	if len(snap) > 0 {
+		var txns []storeEventTxnSnapshot
+		err := db.NewRaw(`SELECT e.id AS event_id, `+storeColumns(db.Dialect(), "t", reflect.TypeFor[storeTxnRow]())+`
 	FROM events AS e CROSS JOIN LATERAL jsonb_populate_record(NULL::transactions, e.data) AS t WHERE e.id = ANY(?)`,
-		pgdialect.Array(snap)).Scan(ctx, &txns)
-	if err != nil {
-		return nil, fmt.Errorf("read transaction snapshots: %w", err)
-	}
-	byEvent := make(map[string][]byte, len(txns))
-	for _, t := range txns {
-		b, err := json.Marshal(t.Txn.toPort())
+			pgdialect.Array(snap)).Scan(ctx, &txns)
 		if err != nil {
-			return nil, fmt.Errorf("snapshot of %s: %w", t.EventID, err)
+			return nil, fmt.Errorf("read transaction snapshots: %w", err)
 		}
-		byEvent[t.EventID] = b
+		for _, t := range txns {
+			txnOf[t.EventID] = t.Txn
+		}
 	}
-	for i := range out {
-		if b, ok := byEvent[out[i].ID]; ok {
-			out[i].Resource = b
+	out := make([]ports.Event, len(rows))
+	for i, r := range rows {
+		e, err := storeEventSnapshotRow{storeEventRow: r, Txn: txnOf[r.ID]}.toPort()
+		if err != nil {
+			return nil, err
 		}
+		out[i] = e
 	}
 	return out, nil
 }
