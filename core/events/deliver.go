@@ -386,15 +386,20 @@ func (d *Deliverer) sendAfterEarlier(ctx context.Context, g []batchItem, url str
 	if err != nil || len(rows) == chainMax {
 		return nil, false // unread, or more pending than one page shows
 	}
-	d.mu.Lock()
 	for _, r := range rows {
-		if r.Seq < first.Seq && !d.unrecorded[r.ID] {
-			d.mu.Unlock()
+		if r.Seq < first.Seq && !d.isUnrecorded(r.ID) {
 			return nil, false
 		}
 	}
-	d.mu.Unlock()
 	return d.sendLocked(ctx, g, url, res), true
+}
+
+// isUnrecorded reports whether this instance delivered event id and its
+// batch has not recorded the attempt yet.
+func (d *Deliverer) isUnrecorded(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.unrecorded[id]
 }
 
 // sendLocked sends a group of one resource in order; the caller holds the
@@ -507,10 +512,7 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 		if prev.Seq >= e.Seq {
 			break
 		}
-		d.mu.Lock()
-		sent := d.unrecorded[prev.ID]
-		d.mu.Unlock()
-		if sent {
+		if d.isUnrecorded(prev.ID) {
 			continue // delivered by a batch of this instance, being recorded
 		}
 		a, ans, err := d.attempt(ctx, prev, url)
