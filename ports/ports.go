@@ -132,6 +132,11 @@ type Parties struct {
 // spares the read (a quote's creation, a transfer).
 type PartyReader interface {
 	Get(ctx context.Context, platformID, internalAccountID, externalAccountID string, sessionsAt time.Time) (Parties, error)
+	// OfQuote reads the platform's quote (as Quotes().Get; ErrNotFound
+	// when absent) and the Parties of its source and destination accounts
+	// together: a quote's execution reads both before it moves money, in
+	// one round trip on a database.
+	OfQuote(ctx context.Context, platformID, quoteID string, sessionsAt time.Time) (Quote, Parties, error)
 }
 
 // LedgerAccountCreator creates ledger accounts; creating an account that

@@ -913,5 +913,17 @@ func (r storeParties) Get(ctx context.Context, platformID, internalID, externalI
 	return p, nil
 }
 
+func (r storeParties) OfQuote(ctx context.Context, platformID, quoteID string, sessionsAt time.Time) (ports.Quote, ports.Parties, error) {
+	q, err := r.tx.Quotes().Get(ctx, platformID, quoteID)
+	if err != nil {
+		return ports.Quote{}, ports.Parties{}, err
+	}
+	p, err := r.Get(ctx, platformID, q.SourceAccountID, q.DestinationAccountID, sessionsAt)
+	if err != nil {
+		return ports.Quote{}, ports.Parties{}, err
+	}
+	return q, p, nil
+}
+
 // storeEmbeddedWallet is the account type whose parties carry sessions.
 const storeEmbeddedWallet = "EMBEDDED_WALLET"

@@ -10,6 +10,12 @@ const JournalLockKey = journalLock
 // plan test.
 func PartiesQueries(db *bun.DB) (one, many string) { return storePartiesQueries(db.Dialect()) }
 
+// QuotePartiesQueries are the quote-and-parties statements (single call,
+// group), for the plan test.
+func QuotePartiesQueries(db *bun.DB) (one, many string) {
+	return storeQuotePartiesQueries(db.Dialect())
+}
+
 // TextArray is the text[] parameter literal of prepared statements.
 var TextArray = textArray
 

@@ -73,31 +73,76 @@ const storePartySessions = `CASE WHEN u.at <> '' AND a.type = 'EMBEDDED_WALLET' 
 	FROM wallet_sessions AS s
 	WHERE s.account_id = a.id AND s.revoked_at IS NULL AND s.expires_at > u.at::timestamptz)::text END`
 
+// storeQuotePartiesFrom puts a quote's row before storePartiesFrom, over
+// v(qid, at, ord): the parties are those of the quote's source and
+// destination accounts (u.iid, u.eid), so an execution reads its quote and
+// its parties in one statement.
+const storeQuotePartiesFrom = `
+	LEFT JOIN LATERAL (SELECT * FROM quotes WHERE id = v.qid LIMIT 1) AS q ON true
+	CROSS JOIN LATERAL (SELECT coalesce(q.source_account_id, '') AS iid, coalesce(q.destination_account_id, '') AS eid,
+		v.at, v.ord) AS u` + storePartiesFrom
+
 // storePartiesSQL holds the statements, built once from the row models so
-// a column added to a model is read here too.
+// a column added to a model is read here too: the parties of two account
+// ids, and those of a quote with the quote, each alone (inside a unit of
+// work) and grouped.
 var storePartiesSQL struct {
-	once      sync.Once
-	one, many string
+	once                sync.Once
+	one, many           string
+	quoteOne, quoteMany string
 }
 
 func storePartiesQueries(d schema.Dialect) (one, many string) {
+	storePartiesStatements(d)
+	return storePartiesSQL.one, storePartiesSQL.many
+}
+
+func storeQuotePartiesQueries(d schema.Dialect) (one, many string) {
+	storePartiesStatements(d)
+	return storePartiesSQL.quoteOne, storePartiesSQL.quoteMany
+}
+
+func storePartiesStatements(d schema.Dialect) {
 	storePartiesSQL.once.Do(func() {
-		sel := `SELECT u.ord, ` + storeColumns(d, "a", reflect.TypeFor[storeAccountRow]()) + `, ` +
+		cols := storeColumns(d, "a", reflect.TypeFor[storeAccountRow]()) + `, ` +
 			storeColumns(d, "e", reflect.TypeFor[storeExternalRow]()) + `, ` +
 			storeColumns(d, "c", reflect.TypeFor[storeCustomerRow]()) + `, coalesce(` + storePartySessions + `, '') AS sessions, ` +
 			storePartyCurrency + ` AS currency_setting`
+		sel := `SELECT u.ord, ` + cols
 		storePartiesSQL.one = sel + `
 	FROM (SELECT $1::text AS iid, $2::text AS eid, $3::text AS at, 1::bigint AS ord) AS u` + storePartiesFrom
 		storePartiesSQL.many = sel + `
 	FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS u(iid, eid, at, ord)` + storePartiesFrom + `
 	ORDER BY u.ord`
+		sel = `SELECT u.ord, ` + storeColumns(d, "q", reflect.TypeFor[storeQuoteRow]()) + `, ` + cols
+		storePartiesSQL.quoteOne = sel + `
+	FROM (SELECT $1::text AS qid, $2::text AS at, 1::bigint AS ord) AS v` + storeQuotePartiesFrom
+		storePartiesSQL.quoteMany = sel + `
+	FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(qid, at, ord)` + storeQuotePartiesFrom + `
+	ORDER BY u.ord`
 	})
-	return storePartiesSQL.one, storePartiesSQL.many
 }
 
 func newPartiesRead(stmts *preparedStmts) *groupedRead[storePartiesRow] {
 	_, many := storePartiesQueries(stmts.db.Dialect())
 	return newGroupedRead(stmts, many, func(r *storePartiesRow) int64 { return r.Ord })
+}
+
+func newQuotePartiesRead(stmts *preparedStmts) *groupedRead[storeQuotePartiesRow] {
+	_, many := storeQuotePartiesQueries(stmts.db.Dialect())
+	return newGroupedRead(stmts, many, func(r *storeQuotePartiesRow) int64 { return r.Ord })
+}
+
+// storeQuotePartiesRow is one row of the quote-and-parties statements: a
+// storePartiesRow with the quote's columns (NULL, zero, when it is absent).
+type storeQuotePartiesRow struct {
+	Ord      int64            `bun:"ord"`
+	Quote    storeQuoteRow    `bun:"embed:q__"`
+	Internal storeAccountRow  `bun:"embed:a__"`
+	External storeExternalRow `bun:"embed:e__"`
+	Customer storeCustomerRow `bun:"embed:c__"`
+	Sessions string           `bun:"sessions"`
+	Currency string           `bun:"currency_setting"`
 }
 
 type storeParties struct{ tx *storeTx }
@@ -107,10 +152,7 @@ type storeParties struct{ tx *storeTx }
 func (r storeParties) Get(ctx context.Context, platformID, internalID, externalID string, sessionsAt time.Time) (ports.Parties, error) {
 	var row storePartiesRow
 	var err error
-	when := "" // no sessions
-	if !sessionsAt.IsZero() {
-		when = sessionsAt.UTC().Format(time.RFC3339Nano)
-	}
+	when := partiesSessionsAt(sessionsAt)
 	if r.tx.reads == nil { // inside a unit of work
 		one, _ := storePartiesQueries(r.tx.db.Dialect())
 		err = r.tx.stmts.query(ctx, r.tx.db, &row, one, internalID, externalID, when)
@@ -121,6 +163,41 @@ func (r storeParties) Get(ctx context.Context, platformID, internalID, externalI
 		return ports.Parties{}, fmt.Errorf("read parties %s, %s: %w", internalID, externalID, err)
 	}
 	return row.parties(platformID)
+}
+
+// OfQuote reads the quote and its parties: grouped with concurrent calls
+// outside a unit of work, alone inside one.
+func (r storeParties) OfQuote(ctx context.Context, platformID, quoteID string, sessionsAt time.Time) (ports.Quote, ports.Parties, error) {
+	var row storeQuotePartiesRow
+	var err error
+	when := partiesSessionsAt(sessionsAt)
+	if r.tx.reads == nil { // inside a unit of work
+		one, _ := storeQuotePartiesQueries(r.tx.db.Dialect())
+		err = r.tx.stmts.query(ctx, r.tx.db, &row, one, quoteID, when)
+	} else {
+		row, err = r.tx.reads.quoteParties.get(ctx, quoteID, when)
+	}
+	if err != nil {
+		return ports.Quote{}, ports.Parties{}, fmt.Errorf("read quote %s and its parties: %w", quoteID, err)
+	}
+	if row.Quote.ID == "" || row.Quote.PlatformID != platformID {
+		return ports.Quote{}, ports.Parties{}, fmt.Errorf("quote %s: %w", quoteID, ports.ErrNotFound)
+	}
+	p, err := storePartiesRow{Internal: row.Internal, External: row.External, Customer: row.Customer,
+		Sessions: row.Sessions, Currency: row.Currency}.parties(platformID)
+	if err != nil {
+		return ports.Quote{}, ports.Parties{}, err
+	}
+	return row.Quote.toPort(), p, nil
+}
+
+// partiesSessionsAt is the statements' session time parameter: empty when
+// the caller checks no stamp (no sessions are read).
+func partiesSessionsAt(at time.Time) string {
+	if at.IsZero() {
+		return ""
+	}
+	return at.UTC().Format(time.RFC3339Nano)
 }
 
 // parties is row as platformID sees it: another platform's rows and a

@@ -24,7 +24,9 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
 	one, many := postgres.PartiesQueries(db)
+	quoteOne, quoteMany := postgres.QuotePartiesQueries(db)
 	parties := []string{"internal_accounts", "external_accounts", "customers", "platforms"}
+	quoteParties := append([]string{"quotes"}, parties...)
 	cases := []struct {
 		name, query, args string
 		tables            []string
@@ -32,6 +34,8 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	}{
 		{"parties_one", one, "('a', 'b', '2026-01-01T00:00:00Z')", parties, []string{"wallet_sessions_active on wallet_sessions"}},
 		{"parties_many", many, `('{"a"}', '{"b"}', '{"2026-01-01T00:00:00Z"}')`, parties, []string{"wallet_sessions_active on wallet_sessions"}},
+		{"quote_parties_one", quoteOne, "('a', '2026-01-01T00:00:00Z')", quoteParties, []string{"wallet_sessions_active on wallet_sessions"}},
+		{"quote_parties_many", quoteMany, `('{"a"}', '{"2026-01-01T00:00:00Z"}')`, quoteParties, []string{"wallet_sessions_active on wallet_sessions"}},
 		{"transactions_many", postgres.TxnGroupQuery(db), `('{"a"}')`, []string{"transactions"}, nil},
 		// A delivery batch's statements find events and jobs by key too.
 		{"events_by_id", postgres.DeliveryStatements.Events, `('{"a"}')`, []string{"events"}, nil},

@@ -36,8 +36,9 @@ type Store struct {
 // storeReads are the reads a store groups across concurrent callers
 // outside units of work (see groupedRead).
 type storeReads struct {
-	parties *groupedRead[storePartiesRow]
-	txns    *groupedRead[storeTxnGroupRow]
+	parties      *groupedRead[storePartiesRow]
+	quoteParties *groupedRead[storeQuotePartiesRow]
+	txns         *groupedRead[storeTxnGroupRow]
 }
 
 var (
@@ -55,7 +56,7 @@ var errStoreReadOnly = errors.New("postgres store: write outside InTx (Read() is
 // NewStore returns a store on db (migrated).
 func NewStore(db *bun.DB) *Store {
 	stmts := newPreparedStmts(db)
-	return &Store{db: db, stmts: stmts, reads: &storeReads{parties: newPartiesRead(stmts), txns: newTxnRead(stmts)}}
+	return &Store{db: db, stmts: stmts, reads: &storeReads{parties: newPartiesRead(stmts), quoteParties: newQuotePartiesRead(stmts), txns: newTxnRead(stmts)}}
 }
 
 // Ping checks the database is reachable.

@@ -150,11 +150,12 @@ func (s *Service) Execute(ctx context.Context, platformID, quoteID, signature st
 // returns the quote, moving nothing: an agent's execution that waits for
 // the platform's approval is authorised when it is submitted.
 func (s *Service) CheckExecutable(ctx context.Context, platformID, quoteID, signature string) (ports.Quote, error) {
-	q, err := s.Get(ctx, platformID, quoteID)
+	ex := execution{account: true, signature: signature}
+	q, err := s.readExecution(ctx, platformID, quoteID, &ex)
 	if err != nil {
 		return ports.Quote{}, err
 	}
-	if _, err := s.checkSource(ctx, q, execution{account: true, signature: signature}); err != nil {
+	if _, err := s.checkSource(ctx, q, ex); err != nil {
 		return ports.Quote{}, err
 	}
 	switch {
@@ -209,18 +210,9 @@ type execution struct {
 // executed, and of concurrent executions exactly one places them (the
 // others meet the precondition or the hold's entry id).
 func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex execution) (ports.Quote, error) {
-	var q ports.Quote
-	if ex.quote != nil {
-		q = *ex.quote
-	} else {
-		var err error
-		q, err = s.store.Read().Quotes().Get(ctx, platformID, quoteID)
-		if errors.Is(err, ports.ErrNotFound) {
-			return ports.Quote{}, errNotFound
-		}
-		if err != nil {
-			return ports.Quote{}, fmt.Errorf("execute %s: read: %w", quoteID, err)
-		}
+	q, err := s.readExecution(ctx, platformID, quoteID, &ex)
+	if err != nil {
+		return ports.Quote{}, err
 	}
 	var dest *ports.ExternalAccount
 	if ex.account {
@@ -384,6 +376,34 @@ func (s *Service) lost(ctx context.Context, q ports.Quote, now time.Time) error 
 		return errExpired
 	}
 	return errNotPending(cur.Status)
+}
+
+// readExecution is the quote an execution executes: ex.quote when the
+// caller has it, else read; with its parties (set in ex) in the same read
+// when the execution checks its source account and the caller has not
+// read them (Execute: one round trip for both).
+func (s *Service) readExecution(ctx context.Context, platformID, quoteID string, ex *execution) (ports.Quote, error) {
+	if ex.quote != nil {
+		return *ex.quote, nil
+	}
+	var (
+		q   ports.Quote
+		err error
+	)
+	if ex.account && ex.parties == nil {
+		var p ports.Parties
+		q, p, err = s.store.Read().Parties().OfQuote(ctx, platformID, quoteID, s.clock.Now())
+		ex.parties = &p
+	} else {
+		q, err = s.store.Read().Quotes().Get(ctx, platformID, quoteID)
+	}
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Quote{}, errNotFound
+	}
+	if err != nil {
+		return ports.Quote{}, fmt.Errorf("execute %s: read: %w", quoteID, err)
+	}
+	return q, nil
 }
 
 // checkSource checks, for ex.account, that q is an ACCOUNT-sourced quote

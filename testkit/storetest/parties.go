@@ -17,16 +17,9 @@ import (
 // ErrNotFound.
 func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 	ctx := context.Background()
-	p := createPlatform(t, s, at(0))
-	other := createPlatform(t, s, at(0))
-	c := fullCustomer(p.ID, at(0))
-	createCustomers(t, s, c)
-	in := account(p.ID, c.ID, "INTERNAL_FIAT", "USD", at(1))
-	platformIn := account(p.ID, "", "INTERNAL_FIAT", "USD", at(1))
-	createAccounts(t, s, in, platformIn)
-	ex := fullExternalAccount(p.ID, c.ID, at(2))
+	p, other, c, in, platformIn, ex := partiesFixture(t, s)
 	gone := externalAccount(p.ID, c.ID, "USD", at(2))
-	createExternals(t, s, ex, gone)
+	createExternals(t, s, gone)
 	del := gone
 	del.IsDeleted = true
 	require.NoError(t, updateExternal(ctx, s, del))
@@ -97,6 +90,24 @@ func testParties(t *testing.T, s ports.Store, _ LedgerReader) {
 		assert.Equal(t, in2.ID, got.Internal.ID)
 		return nil
 	})
+}
+
+// partiesFixture stores what the parties tests read: a platform p and
+// another, a customer c of p, c's internal account in, p's own account
+// platformIn and c's external account ex.
+func partiesFixture(t *testing.T, s ports.Store) (p, other ports.Platform, c ports.Customer, in, platformIn ports.InternalAccount,
+	ex ports.ExternalAccount) {
+	t.Helper()
+	p = createPlatform(t, s, at(0))
+	other = createPlatform(t, s, at(0))
+	c = fullCustomer(p.ID, at(0))
+	createCustomers(t, s, c)
+	in = account(p.ID, c.ID, "INTERNAL_FIAT", "USD", at(1))
+	platformIn = account(p.ID, "", "INTERNAL_FIAT", "USD", at(1))
+	createAccounts(t, s, in, platformIn)
+	ex = fullExternalAccount(p.ID, c.ID, at(2))
+	createExternals(t, s, ex)
+	return p, other, c, in, platformIn, ex
 }
 
 // testPartyCurrency: once the platform sets its currencies, an internal
@@ -213,4 +224,116 @@ func checkConcurrentParties(t *testing.T, s ports.Store, calls []partiesCall) {
 		require.NoError(t, errs[i])
 		assert.Equal(t, want[i%len(calls)], results[i], "concurrent read %d", i)
 	}
+}
+
+// testQuoteParties holds Parties().OfQuote to what Quotes().Get and
+// Parties().Get of the quote's source and destination return, alone, at
+// once (a store may group the reads) and inside a unit of work.
+func testQuoteParties(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p, other, c, in, platformIn, ex := partiesFixture(t, s)
+	wallet := testPartySessions(t, s, p.ID, c.ID, ex.ID)
+
+	quote := func(source, destination string) ports.Quote {
+		q := bareQuote(p.ID, at(3))
+		q.CustomerID, q.SourceAccountID, q.DestinationAccountID = c.ID, source, destination
+		return q
+	}
+	toExternal := quote(in.ID, ex.ID)
+	toUma := quote(platformIn.ID, "")
+	toUma.DestinationType, toUma.DestinationUmaAddress = "UMA_ADDRESS", "$bob@other.example"
+	fromWallet := quote(wallet, ex.ID)
+	fromNowhere := quote(newID("InternalAccount"), newID("ExternalAccount"))
+	quotes := []ports.Quote{toExternal, toUma, fromWallet, fromNowhere}
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		for _, q := range quotes {
+			if err := tx.Quotes().Create(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+
+	type answer struct {
+		quote   ports.Quote
+		parties ports.Parties
+		err     error
+	}
+	// want is what Quotes().Get and Parties().Get answer for quoteID.
+	want := func(platformID, quoteID string, sessionsAt time.Time) answer {
+		q, err := s.Read().Quotes().Get(ctx, platformID, quoteID)
+		if err != nil {
+			return answer{err: err}
+		}
+		parties, err := s.Read().Parties().Get(ctx, platformID, q.SourceAccountID, q.DestinationAccountID, sessionsAt)
+		require.NoError(t, err)
+		return answer{quote: q, parties: parties}
+	}
+	type call struct {
+		platform, quote string
+		at              time.Time
+	}
+	calls := []call{{p.ID, toExternal.ID, at(9)}, {p.ID, toUma.ID, at(9)}, {p.ID, fromWallet.ID, at(9)},
+		{p.ID, fromWallet.ID, time.Time{}}, {p.ID, fromNowhere.ID, at(9)}, {other.ID, toExternal.ID, at(9)},
+		{p.ID, newID("Quote"), at(9)}}
+	wants := make([]answer, len(calls))
+	for i, c := range calls {
+		wants[i] = want(c.platform, c.quote, c.at)
+		q, parties, err := s.Read().Parties().OfQuote(ctx, c.platform, c.quote, c.at)
+		if wants[i].err != nil {
+			assert.ErrorIs(t, err, ports.ErrNotFound, "call %d", i)
+			assert.Zero(t, q, "call %d", i)
+			continue
+		}
+		require.NoError(t, err, "call %d", i)
+		assert.Equal(t, wants[i].quote, q, "call %d", i)
+		assert.Equal(t, wants[i].parties, parties, "call %d", i)
+	}
+	assert.Equal(t, in.ID, wants[0].parties.Internal.ID)
+	assert.Equal(t, ex.ID, wants[0].parties.External.ID)
+	assert.Equal(t, c.ID, wants[0].parties.Customer.ID)
+	assert.Zero(t, wants[1].parties.External, "a quote to a UMA address has no external account")
+	assert.Len(t, wants[2].parties.Sessions, 2, "a wallet's quote read for a stamp carries its active sessions")
+	assert.Empty(t, wants[3].parties.Sessions)
+	assert.Zero(t, wants[4].parties, "a quote whose accounts are gone has no parties")
+	assert.ErrorIs(t, wants[5].err, ports.ErrNotFound, "another platform's quote is absent")
+
+	// The same reads at once.
+	const rounds = 8
+	got := make([]answer, rounds*len(calls))
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := calls[i%len(calls)]
+			got[i].quote, got[i].parties, got[i].err = s.Read().Parties().OfQuote(ctx, c.platform, c.quote, c.at)
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		w := wants[i%len(calls)]
+		if w.err != nil {
+			assert.ErrorIs(t, g.err, ports.ErrNotFound, "concurrent read %d", i)
+			continue
+		}
+		require.NoError(t, g.err, "concurrent read %d", i)
+		assert.Equal(t, w.quote, g.quote, "concurrent read %d", i)
+		assert.Equal(t, w.parties, g.parties, "concurrent read %d", i)
+	}
+
+	// Inside a unit of work it sees the unit's own writes.
+	fresh := quote(in.ID, ex.ID)
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Quotes().Create(ctx, fresh); err != nil {
+			return err
+		}
+		q, parties, err := tx.Parties().OfQuote(ctx, p.ID, fresh.ID, at(9))
+		if err != nil {
+			return err
+		}
+		assert.Equal(t, fresh.ID, q.ID)
+		assert.Equal(t, in.ID, parties.Internal.ID)
+		return nil
+	})
 }

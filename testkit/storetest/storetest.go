@@ -81,6 +81,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"TransactionConcurrentWrites", testTransactionConcurrentWrites},
 		{"Lookups", testLookups},
 		{"Parties", testParties},
+		{"QuoteParties", testQuoteParties},
 		{"BeneficialOwners", testBeneficialOwners},
 		{"BeneficialOwnerPagination", testBeneficialOwnerPagination},
 		{"Verifications", testVerifications},
