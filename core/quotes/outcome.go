@@ -21,7 +21,7 @@ import (
 type jobPayload struct {
 	PlatformID string            `json:"platformId"`
 	QuoteID    string            `json:"quoteId"`
-	Request    ports.RailRequest `json:"request"`
+	Request    ports.RailRequest `json:"request,omitzero"`
 	// ExternalRef is the rail's reference of the submission (checks only).
 	ExternalRef string `json:"externalRef,omitempty"`
 	// Check numbers the status checks (1 for the first).

@@ -212,6 +212,21 @@ func TestSenderCustomerInfo(t *testing.T) {
 	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "lookupId")
 }
 
+// A quote's expiry job carries the quote's platform and id and nothing
+// else: it reads the quote when it runs (it used to carry an empty rail
+// request, most of a kilobyte in every quote's batch write).
+func TestExpiryJobCarriesOnlyTheQuote(t *testing.T) {
+	e := newMemoryEnv(t)
+	f := e.fixture("789")
+	ctx := context.Background()
+	q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
+	require.NoError(t, err)
+	due, err := e.Store.Read().Jobs().Claim(ctx, q.ExpiresAt, 10, time.Minute, ports.JobKinds{Only: []string{quotes.KindExpire}})
+	require.NoError(t, err)
+	require.Len(t, due, 1)
+	assert.JSONEq(t, `{"platformId":"`+f.pid+`","quoteId":"`+q.ID+`"}`, string(due[0].Payload))
+}
+
 func TestExecuteMovesMoneyAsLinkedHolds(t *testing.T) {
 	e := newMemoryEnv(t)
 	f := e.fixture("789")
