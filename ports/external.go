@@ -8,77 +8,82 @@ import (
 // AccountInfo is an external account's accountInfo: one flat record holding
 // the fields of every accountType variant (each variant uses its subset; the
 // per-type rules live in core as a table). Empty strings are unset.
+//
+// It, ExternalAccount, Beneficiary, Address and RailRequest are stored as
+// JSON (job payloads, event snapshots, the external account's info
+// column) with empty fields left out (omitzero), so a payload carries the
+// fields its account type uses and no more.
 type AccountInfo struct {
-	AccountType string // USD_ACCOUNT, EUR_ACCOUNT, MXN_ACCOUNT, SPARK_WALLET, LIGHTNING, SOLANA_WALLET, ...
+	AccountType string `json:",omitzero"` // USD_ACCOUNT, EUR_ACCOUNT, MXN_ACCOUNT, SPARK_WALLET, LIGHTNING, SOLANA_WALLET, ...
 
-	AccountNumber             string
-	RoutingNumber             string
-	BankAccountType           string // CHECKING, SAVINGS
-	BankName                  string
-	IntermediaryBankName      string
-	IntermediaryRoutingNumber string
-	FiToFiInformation         string
-	IBAN                      string
-	SwiftCode                 string
-	ClabeNumber               string
-	PixKey                    string
-	PixKeyType                string
-	TaxID                     string
-	SortCode                  string
-	IFSC                      string
-	VPA                       string
-	Rail                      string
-	BankCode                  string
-	BranchCode                string
-	PhoneNumber               string
-	Provider                  string
-	Region                    string
-	Country                   string
-	Address                   string // wallet address
-	VaspName                  string
-	Invoice                   string
-	Bolt12                    string
-	LightningAddress          string
+	AccountNumber             string `json:",omitzero"`
+	RoutingNumber             string `json:",omitzero"`
+	BankAccountType           string `json:",omitzero"` // CHECKING, SAVINGS
+	BankName                  string `json:",omitzero"`
+	IntermediaryBankName      string `json:",omitzero"`
+	IntermediaryRoutingNumber string `json:",omitzero"`
+	FiToFiInformation         string `json:",omitzero"`
+	IBAN                      string `json:",omitzero"`
+	SwiftCode                 string `json:",omitzero"`
+	ClabeNumber               string `json:",omitzero"`
+	PixKey                    string `json:",omitzero"`
+	PixKeyType                string `json:",omitzero"`
+	TaxID                     string `json:",omitzero"`
+	SortCode                  string `json:",omitzero"`
+	IFSC                      string `json:",omitzero"`
+	VPA                       string `json:",omitzero"`
+	Rail                      string `json:",omitzero"`
+	BankCode                  string `json:",omitzero"`
+	BranchCode                string `json:",omitzero"`
+	PhoneNumber               string `json:",omitzero"`
+	Provider                  string `json:",omitzero"`
+	Region                    string `json:",omitzero"`
+	Country                   string `json:",omitzero"`
+	Address                   string `json:",omitzero"` // wallet address
+	VaspName                  string `json:",omitzero"`
+	Invoice                   string `json:",omitzero"`
+	Bolt12                    string `json:",omitzero"`
+	LightningAddress          string `json:",omitzero"`
 
-	Beneficiary *Beneficiary
+	Beneficiary *Beneficiary `json:",omitzero"`
 }
 
 // Beneficiary is who holds an external account (reference beneficiary).
 type Beneficiary struct {
-	BeneficiaryType    string // INDIVIDUAL or BUSINESS
-	FullName           string
-	LegalName          string
-	RegistrationNumber string
-	TaxID              string
-	BirthDate          string
-	Nationality        string
-	Email              string
-	PhoneNumber        string
-	CountryOfResidence string
-	DocumentType       string
-	DocumentNumber     string
-	Address            *Address
+	BeneficiaryType    string   `json:",omitzero"` // INDIVIDUAL or BUSINESS
+	FullName           string   `json:",omitzero"`
+	LegalName          string   `json:",omitzero"`
+	RegistrationNumber string   `json:",omitzero"`
+	TaxID              string   `json:",omitzero"`
+	BirthDate          string   `json:",omitzero"`
+	Nationality        string   `json:",omitzero"`
+	Email              string   `json:",omitzero"`
+	PhoneNumber        string   `json:",omitzero"`
+	CountryOfResidence string   `json:",omitzero"`
+	DocumentType       string   `json:",omitzero"`
+	DocumentNumber     string   `json:",omitzero"`
+	Address            *Address `json:",omitzero"`
 }
 
 type ExternalAccount struct {
-	ID         string // "ExternalAccount:<uuid>"
-	PlatformID string
-	CustomerID string // empty: the platform's own account
-	Currency   string
+	ID         string `json:",omitzero"` // "ExternalAccount:<uuid>"
+	PlatformID string `json:",omitzero"`
+	CustomerID string `json:",omitzero"` // empty: the platform's own account
+	Currency   string `json:",omitzero"`
 	// Status: PENDING, ACTIVE, UNDER_REVIEW, INACTIVE.
-	Status            string
-	PlatformAccountID string
-	OwnershipType     string // FIRST_PARTY, THIRD_PARTY or empty
-	Info              AccountInfo
+	Status            string      `json:",omitzero"`
+	PlatformAccountID string      `json:",omitzero"`
+	OwnershipType     string      `json:",omitzero"` // FIRST_PARTY, THIRD_PARTY or empty
+	Info              AccountInfo `json:",omitzero"`
 	// DefaultUmaDepositAccount: at most one per customer.
-	DefaultUmaDepositAccount bool
+	DefaultUmaDepositAccount bool `json:",omitzero"`
 	// BeneficiaryVerificationStatus: MATCHED, PARTIAL_MATCH, NOT_MATCHED,
 	// UNSUPPORTED, CHECKED_BY_RECEIVING_FI, PENDING.
-	BeneficiaryVerificationStatus string
-	BeneficiaryVerifiedName       string
-	IsDeleted                     bool
-	CreatedAt                     time.Time
-	UpdatedAt                     time.Time
+	BeneficiaryVerificationStatus string    `json:",omitzero"`
+	BeneficiaryVerifiedName       string    `json:",omitzero"`
+	IsDeleted                     bool      `json:",omitzero"`
+	CreatedAt                     time.Time `json:",omitzero"`
+	UpdatedAt                     time.Time `json:",omitzero"`
 }
 
 type ExternalAccountFilter struct {

@@ -268,7 +268,7 @@ type PlatformRepo interface {
 // ---- customers ----
 
 type Address struct {
-	Line1, Line2, City, State, PostalCode, Country string
+	Line1, Line2, City, State, PostalCode, Country string `json:",omitzero"`
 }
 
 type EndUserTermsConsent struct {

@@ -30,21 +30,21 @@ const (
 // RailRequest is one movement submitted to a rail. Ref (the transaction
 // id) makes submission idempotent.
 type RailRequest struct {
-	Ref       string
-	Rail      string
-	Direction RailDirection
-	Currency  string
-	Amount    int64
+	Ref       string        `json:",omitzero"`
+	Rail      string        `json:",omitzero"`
+	Direction RailDirection `json:",omitzero"`
+	Currency  string        `json:",omitzero"`
+	Amount    int64         `json:",omitzero"`
 	// Account is the external account moved to or from.
-	Account ExternalAccount
+	Account ExternalAccount `json:",omitzero"`
 	// Purpose says what the movement pays: a same-currency transfer (empty)
 	// or a quote's payout (RailPurposeQuote), whose outcomes differ (a
 	// quote payout can be cancelled, returned after settling, or fail
 	// without its funds coming back).
-	Purpose RailPurpose
+	Purpose RailPurpose `json:",omitzero"`
 	// UmaAddress is the receiver of a payout to a UMA address (Account is
 	// then empty).
-	UmaAddress string
+	UmaAddress string `json:",omitzero"`
 }
 
 // RailPurpose names what a rail movement is for.
