@@ -179,14 +179,7 @@ func TestTransferInSandboxSuffixes(t *testing.T) {
 
 func TestTransferOutInstantRailSettlesOnNextRun(t *testing.T) {
 	e := newMemoryEnv(t)
-	ctx := context.Background()
-	pid := e.platform()
-	c, acct := e.customer(pid)
-	dest := e.external(pid, c.ID, usdAccount("111"))
-	e.Fund(pid, acct.ID, 1_000)
-	tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{
-		SourceAccountID: acct.ID, DestinationAccountID: dest.ID, PaymentRail: "RTP", Amount: 1_000})
-	require.NoError(t, err)
+	pid, acct, _, tx := e.payout(t, "RTP")
 	assert.Equal(t, "RTP", tx.PaymentRail)
 	assert.Equal(t, "MANUAL", tx.RailSelectionMode)
 	assert.Equal(t, "PENDING", e.txn(pid, tx.ID).Status, "nothing is decided inside the request")
@@ -196,6 +189,20 @@ func TestTransferOutInstantRailSettlesOnNextRun(t *testing.T) {
 	e.Verify()
 }
 
+// payout funds a new customer's account with 10.00 USD and pays it all
+// out to the customer's US account on rail (empty: the default).
+func (e *env) payout(t *testing.T, rail string) (string, ports.InternalAccount, ports.ExternalAccount, ports.Transaction) {
+	t.Helper()
+	pid := e.platform()
+	c, acct := e.customer(pid)
+	dest := e.external(pid, c.ID, usdAccount("111"))
+	e.Fund(pid, acct.ID, 1_000)
+	tx, err := e.transfers.TransferOut(context.Background(), pid, transfers.OutRequest{
+		SourceAccountID: acct.ID, DestinationAccountID: dest.ID, PaymentRail: rail, Amount: 1_000})
+	require.NoError(t, err)
+	return pid, acct, dest, tx
+}
+
 // A submission job carries the rail request with the destination's
 // snapshot as JSON without its empty fields (a payload used to spell out
 // every field of every account type: 1,601 bytes here), and reads back as
@@ -203,12 +210,7 @@ func TestTransferOutInstantRailSettlesOnNextRun(t *testing.T) {
 func TestSubmitJobPayloadLeavesOutEmptyFields(t *testing.T) {
 	e := newMemoryEnv(t)
 	ctx := context.Background()
-	pid := e.platform()
-	c, acct := e.customer(pid)
-	dest := e.external(pid, c.ID, usdAccount("111"))
-	e.Fund(pid, acct.ID, 1_000)
-	tx, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 1_000})
-	require.NoError(t, err)
+	_, _, dest, tx := e.payout(t, "")
 	due, err := e.Store.Read().Jobs().Claim(ctx, e.Clock.Now(), 10, time.Minute, ports.JobKinds{Only: []string{transfers.KindSubmit}})
 	require.NoError(t, err)
 	require.Len(t, due, 1)
