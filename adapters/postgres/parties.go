@@ -136,13 +136,8 @@ func newQuotePartiesRead(stmts *preparedStmts) *groupedRead[storeQuotePartiesRow
 // storeQuotePartiesRow is one row of the quote-and-parties statements: a
 // storePartiesRow with the quote's columns (NULL, zero, when it is absent).
 type storeQuotePartiesRow struct {
-	Ord      int64            `bun:"ord"`
-	Quote    storeQuoteRow    `bun:"embed:q__"`
-	Internal storeAccountRow  `bun:"embed:a__"`
-	External storeExternalRow `bun:"embed:e__"`
-	Customer storeCustomerRow `bun:"embed:c__"`
-	Sessions string           `bun:"sessions"`
-	Currency string           `bun:"currency_setting"`
+	storePartiesRow
+	Quote storeQuoteRow `bun:"embed:q__"`
 }
 
 type storeParties struct{ tx *storeTx }
@@ -183,8 +178,7 @@ func (r storeParties) OfQuote(ctx context.Context, platformID, quoteID string, s
 	if row.Quote.ID == "" || row.Quote.PlatformID != platformID {
 		return ports.Quote{}, ports.Parties{}, fmt.Errorf("quote %s: %w", quoteID, ports.ErrNotFound)
 	}
-	p, err := storePartiesRow{Internal: row.Internal, External: row.External, Customer: row.Customer,
-		Sessions: row.Sessions, Currency: row.Currency}.parties(platformID)
+	p, err := row.parties(platformID)
 	if err != nil {
 		return ports.Quote{}, ports.Parties{}, err
 	}
