@@ -322,20 +322,22 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 			f()
 		}()
 	}
+	// handle runs job i alone (Handle); collect keeps attempts to record.
+	handle := func(i int) {
+		tracked, removed := jobs.Tracked(ctx)
+		err := d.Handle(tracked, js[i])
+		res[i] = jobs.BatchResult{Err: err, Removed: removed()}
+	}
+	collect := func(out []batchSent) {
+		mu.Lock()
+		sent = append(sent, out...)
+		mu.Unlock()
+	}
 	for _, i := range one {
-		spawn(func() {
-			tracked, removed := jobs.Tracked(ctx)
-			err := d.Handle(tracked, js[i])
-			res[i] = jobs.BatchResult{Err: err, Removed: removed()}
-		})
+		spawn(func() { handle(i) })
 	}
 	for _, g := range groups {
-		spawn(func() {
-			out := d.sendInOrder(ctx, g, urls[g[0].e.PlatformID], res)
-			mu.Lock()
-			sent = append(sent, out...)
-			mu.Unlock()
-		})
+		spawn(func() { collect(d.sendInOrder(ctx, g, urls[g[0].e.PlatformID], res)) })
 	}
 	for _, g := range behind {
 		spawn(func() {
@@ -344,15 +346,11 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 				// An earlier event is not one this instance has sent:
 				// Handle sends what comes first, one by one.
 				for _, it := range g {
-					tracked, removed := jobs.Tracked(ctx)
-					err := d.Handle(tracked, js[it.job])
-					res[it.job] = jobs.BatchResult{Err: err, Removed: removed()}
+					handle(it.job)
 				}
 				return
 			}
-			mu.Lock()
-			sent = append(sent, out...)
-			mu.Unlock()
+			collect(out)
 		})
 	}
 	wg.Wait()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"sync"
 	"testing"
@@ -148,10 +149,15 @@ func (e *env) event(id string) (ports.Event, []ports.EventAttempt) {
 // batches.
 func onBoth(t *testing.T, f func(t *testing.T, e *env)) {
 	for _, batch := range []bool{false, true} {
-		name := map[bool]string{false: "one", true: "batch"}[batch]
-		t.Run("memory/"+name, func(t *testing.T) { f(t, newEnv(t, coretest.Memory(), batch)) })
-		t.Run("postgres/"+name, func(t *testing.T) { f(t, newEnv(t, coretest.Postgres(t), batch)) })
+		onStores(t, map[bool]string{false: "one", true: "batch"}[batch], batch, f)
 	}
+}
+
+// onStores runs f on memory and PostgreSQL as subtests "memory/"+name
+// and "postgres/"+name (name "" for none), batch as newEnv's.
+func onStores(t *testing.T, name string, batch bool, f func(t *testing.T, e *env)) {
+	t.Run(path.Join("memory", name), func(t *testing.T) { f(t, newEnv(t, coretest.Memory(), batch)) })
+	t.Run(path.Join("postgres", name), func(t *testing.T) { f(t, newEnv(t, coretest.Postgres(t), batch)) })
 }
 
 func TestDeliveredOnce(t *testing.T) {
@@ -481,47 +487,42 @@ func (g *gatedSender) Send(ctx context.Context, url string, body []byte, sig str
 // after it, once, without sending the earlier event again (it is
 // delivered, its attempt being recorded by the other batch).
 func TestBatchBehindAnotherBatchOfTheResource(t *testing.T) {
-	for name, b := range map[string]func(testing.TB) coretest.Backend{
-		"memory": func(testing.TB) coretest.Backend { return coretest.Memory() }, "postgres": coretest.Postgres,
-	} {
-		t.Run(name, func(t *testing.T) {
-			e := newEnv(t, b(t), true)
-			ctx := context.Background()
-			first := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
-			e.b.Clock.Advance(time.Millisecond)
-			second := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
-			gs := &gatedSender{receiver: e.recv, holdID: first.ID, entered: make(chan struct{}), gate: make(chan struct{})}
-			d := NewDeliverer(e.b.Store, e.b.Clock, gs, signer{}, renderer{}, e.ends, coretest.QuietLog())
+	onStores(t, "", true, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		first := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+		e.b.Clock.Advance(time.Millisecond)
+		second := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+		gs := &gatedSender{receiver: e.recv, holdID: first.ID, entered: make(chan struct{}), gate: make(chan struct{})}
+		d := NewDeliverer(e.b.Store, e.b.Clock, gs, signer{}, renderer{}, e.ends, coretest.QuietLog())
 
-			kinds := ports.JobKinds{Only: []string{ports.EventDeliveryJob}}
-			claim := func() ports.Job {
-				js, err := e.b.Store.Read().Jobs().Claim(ctx, e.b.Clock.Now(), 1, time.Minute, kinds)
-				require.NoError(t, err)
-				require.Len(t, js, 1)
-				return js[0]
+		kinds := ports.JobKinds{Only: []string{ports.EventDeliveryJob}}
+		claim := func() ports.Job {
+			js, err := e.b.Store.Read().Jobs().Claim(ctx, e.b.Clock.Now(), 1, time.Minute, kinds)
+			require.NoError(t, err)
+			require.Len(t, js, 1)
+			return js[0]
+		}
+		j1, j2 := claim(), claim()
+		done := make(chan []jobs.BatchResult, 2)
+		go func() { done <- d.HandleBatch(ctx, []ports.Job{j1}) }()
+		<-gs.entered // the first batch is sending the first event
+		go func() { done <- d.HandleBatch(ctx, []ports.Job{j2}) }()
+		time.Sleep(50 * time.Millisecond) // the second batch meets the first's pending event
+		close(gs.gate)
+		for range 2 {
+			for _, r := range <-done {
+				assert.NoError(t, r.Err)
 			}
-			j1, j2 := claim(), claim()
-			done := make(chan []jobs.BatchResult, 2)
-			go func() { done <- d.HandleBatch(ctx, []ports.Job{j1}) }()
-			<-gs.entered // the first batch is sending the first event
-			go func() { done <- d.HandleBatch(ctx, []ports.Job{j2}) }()
-			time.Sleep(50 * time.Millisecond) // the second batch meets the first's pending event
-			close(gs.gate)
-			for range 2 {
-				for _, r := range <-done {
-					assert.NoError(t, r.Err)
-				}
-			}
-			var got []string
-			for _, env := range e.recv.got {
-				got = append(got, env.ID)
-			}
-			assert.Equal(t, []string{first.ID, second.ID}, got, "in order, each once")
-			for _, id := range []string{first.ID, second.ID} {
-				stored, attempts := e.event(id)
-				assert.Equal(t, ports.EventDelivered, stored.Status)
-				assert.Len(t, attempts, 1)
-			}
-		})
-	}
+		}
+		var got []string
+		for _, env := range e.recv.got {
+			got = append(got, env.ID)
+		}
+		assert.Equal(t, []string{first.ID, second.ID}, got, "in order, each once")
+		for _, id := range []string{first.ID, second.ID} {
+			stored, attempts := e.event(id)
+			assert.Equal(t, ports.EventDelivered, stored.Status)
+			assert.Len(t, attempts, 1)
+		}
+	})
 }
