@@ -465,10 +465,12 @@ func testApprovalAnswers(t *testing.T, batch bool) {
 	assert.Len(t, r.got, 4)
 }
 
-// gatedSender holds the POST of one event until its gate opens.
+// gatedSender holds the POST of one event until its gate opens (a
+// second POST of it goes through, for the test to see).
 type gatedSender struct {
 	*receiver
 	holdID  string
+	once    sync.Once
 	entered chan struct{}
 	gate    chan struct{}
 }
@@ -476,7 +478,7 @@ type gatedSender struct {
 func (g *gatedSender) Send(ctx context.Context, url string, body []byte, sig string) (Answer, error) {
 	var env Envelope
 	if err := json.Unmarshal(body, &env); err == nil && env.ID == g.holdID {
-		close(g.entered)
+		g.once.Do(func() { close(g.entered) })
 		<-g.gate
 	}
 	return g.receiver.Send(ctx, url, body, sig)
@@ -507,7 +509,12 @@ func TestBatchBehindAnotherBatchOfTheResource(t *testing.T) {
 		go func() { done <- d.HandleBatch(ctx, []ports.Job{j1}) }()
 		<-gs.entered // the first batch is sending the first event
 		go func() { done <- d.HandleBatch(ctx, []ports.Job{j2}) }()
-		time.Sleep(50 * time.Millisecond) // the second batch meets the first's pending event
+		require.Eventually(t, func() bool { // the second batch waits for the first's sending
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			l := d.resources[first.PlatformID+"\n"+first.ResourceID]
+			return l != nil && l.users == 2
+		}, 5*time.Second, time.Millisecond)
 		close(gs.gate)
 		for range 2 {
 			for _, r := range <-done {
