@@ -135,8 +135,9 @@ const BalanceUpdated = "INTERNAL_ACCOUNT.BALANCE_UPDATED"
 // TransactionEventType is the webhook type a transaction of type txType
 // (INCOMING or OUTGOING) entering status records, or "" for none (a
 // CREATED transaction; statuses the reference has no type for). The
-// PostgreSQL store's trigger (migrations/0028_refund_events.sql) has
-// the same table; the store contract checks both.
+// PostgreSQL store's triggers have the same table (transaction_event_type,
+// and transaction_event_types for TransactionEventTypes, migrations 0028
+// and 0039); tests in the PostgreSQL adapter check both against these.
 func TransactionEventType(txType, status string) string {
 	prefix := transactionEventPrefix(txType)
 	switch status {

@@ -1,0 +1,73 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/testkit/pgtest"
+)
+
+// The events and list counters of transactions are kept per statement
+// (migrations 0039, 0040): one INSERT or UPDATE of several transactions
+// records each one's events, in order per transaction (seq), queues their
+// delivery only for a platform with an endpoint, and moves each counter by
+// the statement's net change.
+func TestTransactionTriggersPerStatement(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	exec := func(q string) {
+		t.Helper()
+		_, err := db.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	exec(`INSERT INTO platforms (id, created_at, updated_at, webhook_endpoint) VALUES
+		('Platform:hooked', now(), now(), 'https://example.com/hook'), ('Platform:quiet', now(), now(), '')`)
+	exec(`INSERT INTO transactions (id, platform_id, customer_id, type, status, created_at, updated_at) VALUES
+		('Transaction:1', 'Platform:hooked', 'Customer:a', 'OUTGOING', 'PENDING', now(), now()),
+		('Transaction:2', 'Platform:quiet', 'Customer:b', 'INCOMING', 'CREATED', now(), now()),
+		('Transaction:3', 'Platform:hooked', 'Customer:a', 'INCOMING', 'PENDING', now(), now()),
+		('Transaction:4', 'Platform:quiet', 'Customer:b', 'OUTGOING', 'PENDING', now(), now())`)
+	exec(`UPDATE transactions SET status = 'PROCESSING' WHERE id IN ('Transaction:1', 'Transaction:2', 'Transaction:4')`)
+	exec(`UPDATE transactions SET status = CASE id WHEN 'Transaction:1' THEN 'REFUNDED' ELSE 'FAILED' END,
+		details = CASE id WHEN 'Transaction:1' THEN '{"refund": {"status": "COMPLETED"}}'::jsonb ELSE '{"refund": {"status": "PENDING"}}'::jsonb END
+		WHERE id IN ('Transaction:1', 'Transaction:3')`)
+	exec(`UPDATE transactions SET description = 'no status change'`)
+
+	type event struct {
+		Resource string `bun:"resource_id"`
+		Type     string `bun:"type"`
+		Status   string `bun:"status"`
+		AfterUS  int64  `bun:"after_us"`
+		Queued   bool   `bun:"queued"`
+	}
+	var got []event
+	require.NoError(t, db.NewRaw(`SELECT e.resource_id, e.type, e.data ->> 'status' AS status,
+			(extract(epoch FROM e.created_at - (e.data ->> 'updated_at')::timestamptz) * 1000000)::bigint AS after_us,
+			EXISTS (SELECT 1 FROM jobs AS j WHERE j.key = e.id AND j.kind = 'webhook.deliver') AS queued
+		FROM events AS e ORDER BY e.resource_id, e.seq`).Scan(ctx, &got))
+	require.Equal(t, []event{
+		{"Transaction:1", "OUTGOING_PAYMENT.PENDING", "PENDING", 0, true},
+		{"Transaction:1", "OUTGOING_PAYMENT.PROCESSING", "PROCESSING", 0, true},
+		// A REFUNDED transaction whose refund COMPLETED records one event.
+		{"Transaction:1", "OUTGOING_PAYMENT.REFUND_COMPLETED", "REFUNDED", 0, true},
+		{"Transaction:3", "INCOMING_PAYMENT.PENDING", "PENDING", 0, true},
+		// A refund's own event follows its status's, a microsecond later.
+		{"Transaction:3", "INCOMING_PAYMENT.FAILED", "FAILED", 0, true},
+		{"Transaction:3", "INCOMING_PAYMENT.REFUND_PENDING", "FAILED", 1, true},
+		{"Transaction:4", "OUTGOING_PAYMENT.PENDING", "PENDING", 0, false},
+		{"Transaction:4", "OUTGOING_PAYMENT.PROCESSING", "PROCESSING", 0, false},
+	}, got)
+
+	var wrong []string
+	require.NoError(t, db.NewRaw(`SELECT k.platform_id || ' ' || k.customer_id || ' ' || k.type || ' ' || k.status || ': ' || k.n || ' counted, ' || coalesce(a.n, 0) || ' there'
+		FROM (SELECT platform_id, customer_id, type, status, sum(n) AS n FROM transaction_counts GROUP BY 1, 2, 3, 4) AS k
+		FULL JOIN (
+			SELECT platform_id, customer_id, type, status, count(*) AS n FROM transactions GROUP BY 1, 2, 3, 4
+			UNION ALL
+			SELECT platform_id, '*', type, status, count(*) FROM transactions GROUP BY 1, 3, 4
+		) AS a USING (platform_id, customer_id, type, status)
+		WHERE coalesce(k.n, 0) <> coalesce(a.n, 0)`).Scan(ctx, &wrong))
+	require.Empty(t, wrong)
+}
