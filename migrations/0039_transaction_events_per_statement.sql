@@ -4,13 +4,41 @@
 -- one UPDATE; the row trigger ran a PL/pgSQL call per row (its type
 -- functions, a platform lookup, then one INSERT into events and one into
 -- jobs, each its own statement with its own executor start-up). Now each
--- statement makes one set-based INSERT of its events, and of the delivery
--- jobs of the platforms with a webhook endpoint, from the statement's
--- transition tables. Same rows as before: the status's event type when the
--- status changed (or on insert), then the refund's when details.refund.status
--- changed (unless it is the same type), the second a microsecond after the
--- first; events about one transaction keep their order (seq), and the
--- statement's rows keep theirs.
+-- statement makes one set-based INSERT of its events from the statement's
+-- transition tables, and one of their delivery jobs. Same events as
+-- before: the status's event type when the status changed (or on insert),
+-- then the refund's when details.refund.status changed (unless it is the
+-- same type), the second a microsecond after the first; the events of one
+-- transaction keep their order (seq), and the statement's rows keep
+-- theirs.
+--
+-- A statement's events are delivered by one job per platform with a
+-- webhook endpoint (up to 32 events each, ports.EventsPerDeliveryJob)
+-- instead of one job per event: the job's payload is the platform id and
+-- the event ids, a line each, in the order the events were recorded. An
+-- event that its job's first attempt does not deliver goes on as a job of
+-- its own ('Job:' || event id, keyed by the event id). Before, every event
+-- queued a job with two index entries (its key, the due index), which a
+-- claim then updated and an end deleted. The ledger writer's balance
+-- events and its other events queue theirs the same way.
+
+-- event_delivery_jobs lists the jobs of events ids (of platform_ids,
+-- recorded at created, in the order given) for the platforms with a
+-- webhook endpoint.
+CREATE FUNCTION event_delivery_jobs(ids text[], platform_ids text[], created timestamptz[])
+RETURNS TABLE (id text, kind text, key text, payload bytea, run_at timestamptz, attempts integer, last_error text)
+LANGUAGE sql VOLATILE AS $$
+    SELECT 'Job:' || gen_random_uuid(), 'webhook.deliver', '',
+        convert_to(g.platform_id || chr(10) || string_agg(g.id, chr(10) ORDER BY g.ord), 'UTF8'), min(g.created), 0, ''
+    FROM (
+        SELECT x.id, x.platform_id, x.created, x.ord,
+            (row_number() OVER (PARTITION BY x.platform_id ORDER BY x.ord) - 1) / 32 AS chunk
+        FROM unnest(ids, platform_ids, created) WITH ORDINALITY AS x(id, platform_id, created, ord)
+        JOIN platforms AS p ON p.id = x.platform_id AND p.webhook_endpoint <> ''
+    ) AS g
+    GROUP BY g.platform_id, g.chunk
+$$;
+
 -- The events of changed transactions: changed holds the transactions after
 -- the change, in the statement's order; old_status and old_refund their
 -- status and refund status before it (NULL for a new transaction).
@@ -25,12 +53,12 @@ BEGIN
         CROSS JOIN LATERAL transaction_event_types((changed[i]).type, (changed[i]).status, (changed[i]).details -> 'refund' ->> 'status',
             old_status[i], old_refund[i], old_status[i] IS NULL) AS t
         ORDER BY i, t.k
-        RETURNING id, platform_id, created_at
+        RETURNING id, platform_id, created_at, seq
     )
     INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
-    SELECT 'Job:' || ev.id, 'webhook.deliver', ev.id, convert_to(ev.platform_id || chr(10) || ev.id, 'UTF8'), ev.created_at, 0, ''
-    FROM ev JOIN platforms AS p ON p.id = ev.platform_id AND p.webhook_endpoint <> ''
-    ON CONFLICT DO NOTHING;
+    SELECT j.* FROM (SELECT array_agg(ev.id ORDER BY ev.seq) AS ids, array_agg(ev.platform_id ORDER BY ev.seq) AS platform_ids,
+            array_agg(ev.created_at ORDER BY ev.seq) AS created FROM ev) AS a
+        CROSS JOIN LATERAL event_delivery_jobs(a.ids, a.platform_ids, a.created) AS j;
 END
 $$;
 

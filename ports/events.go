@@ -50,8 +50,8 @@ const (
 	EventFailed    = "FAILED"
 )
 
-// EventDeliveryJob is the job kind that delivers one event (keyed by the
-// event id).
+// EventDeliveryJob is the job kind that delivers events: one (keyed by the
+// event id) or several of one platform (EventsDeliveryJob).
 const EventDeliveryJob = "webhook.deliver"
 
 // EventDeliveryJobFor is the delivery job of e, queued with it: its
@@ -60,15 +60,41 @@ func EventDeliveryJobFor(e Event) Job {
 	return Job{ID: "Job:" + e.ID, Kind: EventDeliveryJob, Key: e.ID, Payload: []byte(e.PlatformID + "\n" + e.ID), RunAt: e.CreatedAt}
 }
 
-// EventDeliveryRef reads the platform and event ids of a delivery job's
-// payload (EventDeliveryJobFor's; the PostgreSQL trigger and the ledger's
-// balance events write the same).
+// EventDeliveryRef reads the platform and event ids of a delivery job of
+// one event (EventDeliveryJobFor's payload).
 func EventDeliveryRef(j Job) (platformID, eventID string, err error) {
-	platformID, eventID, ok := strings.Cut(string(j.Payload), "\n")
-	if !ok {
-		return "", "", fmt.Errorf("webhook job %s: payload is not platform and event id", j.ID)
+	platformID, ids, err := EventDeliveryRefs(j)
+	if err != nil {
+		return "", "", err
 	}
-	return platformID, eventID, nil
+	if len(ids) != 1 {
+		return "", "", fmt.Errorf("webhook job %s: %d events, not one", j.ID, len(ids))
+	}
+	return platformID, ids[0], nil
+}
+
+// EventDeliveryRefs reads the platform and event ids of a delivery job:
+// one event (EventDeliveryJobFor), or several events of one platform in
+// the order they were recorded (EventsDeliveryJob; the PostgreSQL store
+// queues one such job per platform for the events one statement records,
+// up to EventsPerDeliveryJob).
+func EventDeliveryRefs(j Job) (platformID string, eventIDs []string, err error) {
+	parts := strings.Split(string(j.Payload), "\n")
+	if len(parts) < 2 || parts[0] == "" || slices.Contains(parts[1:], "") {
+		return "", nil, fmt.Errorf("webhook job %s: payload is not a platform id and event ids", j.ID)
+	}
+	return parts[0], parts[1:], nil
+}
+
+// EventsPerDeliveryJob bounds the events of one EventsDeliveryJob.
+const EventsPerDeliveryJob = 32
+
+// EventsDeliveryJob is one delivery job for events of one platform (at
+// most EventsPerDeliveryJob), in the order they were recorded. Its events
+// that are not delivered at its first attempt go on as jobs of their own
+// (EventDeliveryJobFor), each on its own schedule.
+func EventsDeliveryJob(id, platformID string, eventIDs []string, runAt time.Time) Job {
+	return Job{ID: id, Kind: EventDeliveryJob, Payload: []byte(platformID + "\n" + strings.Join(eventIDs, "\n")), RunAt: runAt}
 }
 
 // EventAttempt is one delivery attempt of an event.

@@ -403,13 +403,12 @@ bev AS (
 	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
 	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C" AND ia.id = ANY(?48::text[])
 	ORDER BY x.id
-	RETURNING id, platform_id, created_at),
+	RETURNING id, platform_id, created_at, seq),
 bjob AS (
 	INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
-	SELECT 'Job:' || bev.id, '` + ports.EventDeliveryJob + `', bev.id, convert_to(bev.platform_id || chr(10) || bev.id, 'UTF8'),
-		bev.created_at, 0, ''
-	FROM bev JOIN platforms AS p ON p.id = bev.platform_id AND p.webhook_endpoint <> ''
-	ON CONFLICT DO NOTHING),
+	SELECT j.* FROM (SELECT array_agg(bev.id ORDER BY bev.seq) AS ids, array_agg(bev.platform_id ORDER BY bev.seq) AS platform_ids,
+			array_agg(bev.created_at ORDER BY bev.seq) AS created FROM bev) AS a
+		CROSS JOIN LATERAL event_delivery_jobs(a.ids, a.platform_ids, a.created) AS j),
 c AS (SELECT (SELECT count(*) FROM u) AS updated, (SELECT count(*) FROM po) AS posted, ?::bigint AS n, ?::bigint AS m)
 SELECT e.id, e.seq FROM e, c
 WHERE CASE WHEN c.updated = c.n AND c.posted = c.m THEN true
@@ -525,16 +524,16 @@ func appendRecords(db *bun.DB, b []byte, batch []*postRequest, outcomes []outcom
 			return nil, fmt.Errorf("write events: %w", err)
 		}
 		b = append(b, ";\n"...)
-		// Their delivery jobs, for the platforms with a webhook endpoint
-		// (as EventRepo.Append does).
+		// Their delivery jobs, for the platforms with a webhook endpoint:
+		// one per platform (event_delivery_jobs, migrations/0039).
 		ids := make([]string, len(events))
 		for i, e := range events {
 			ids[i] = e.ID
 		}
 		b = gen.AppendQuery(b, `INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
-SELECT 'Job:' || e.id, ?, e.id, convert_to(e.platform_id || chr(10) || e.id, 'UTF8'), e.created_at, 0, ''
-FROM events AS e JOIN platforms AS p ON p.id = e.platform_id AND p.webhook_endpoint <> ''
-WHERE e.id = ANY(?::text[]) ON CONFLICT DO NOTHING`, ports.EventDeliveryJob, pgdialect.Array(ids))
+SELECT j.* FROM (SELECT array_agg(e.id ORDER BY e.seq) AS ids, array_agg(e.platform_id ORDER BY e.seq) AS platform_ids,
+		array_agg(e.created_at ORDER BY e.seq) AS created FROM events AS e WHERE e.id = ANY(?::text[])) AS a
+	CROSS JOIN LATERAL event_delivery_jobs(a.ids, a.platform_ids, a.created) AS j`, pgdialect.Array(ids))
 		b = append(b, ";\n"...)
 	}
 	if len(jobs) > 0 {

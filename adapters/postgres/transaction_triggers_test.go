@@ -45,7 +45,8 @@ func TestTransactionTriggersPerStatement(t *testing.T) {
 	var got []event
 	require.NoError(t, db.NewRaw(`SELECT e.resource_id, e.type, e.data ->> 'status' AS status,
 			(extract(epoch FROM e.created_at - (e.data ->> 'updated_at')::timestamptz) * 1000000)::bigint AS after_us,
-			EXISTS (SELECT 1 FROM jobs AS j WHERE j.key = e.id AND j.kind = 'webhook.deliver') AS queued
+			EXISTS (SELECT 1 FROM jobs AS j WHERE j.kind = 'webhook.deliver'
+				AND e.id = ANY (string_to_array(convert_from(j.payload, 'UTF8'), chr(10)))) AS queued
 		FROM events AS e ORDER BY e.resource_id, e.seq`).Scan(ctx, &got))
 	require.Equal(t, []event{
 		{"Transaction:1", "OUTGOING_PAYMENT.PENDING", "PENDING", 0, true},
@@ -59,6 +60,23 @@ func TestTransactionTriggersPerStatement(t *testing.T) {
 		{"Transaction:4", "OUTGOING_PAYMENT.PENDING", "PENDING", 0, false},
 		{"Transaction:4", "OUTGOING_PAYMENT.PROCESSING", "PROCESSING", 0, false},
 	}, got)
+
+	// One delivery job per statement and platform with an endpoint, its
+	// events in the order they were recorded (seq): the insert's two, the
+	// first update's one, the second update's three.
+	var jobs []string
+	require.NoError(t, db.NewRaw(`SELECT string_agg(e.type, ' ' ORDER BY e.type) || ', in order: ' ||
+			(array_agg(e.id ORDER BY p.ord) = array_agg(e.id ORDER BY e.seq))::text
+		FROM jobs AS j
+		CROSS JOIN LATERAL unnest((string_to_array(convert_from(j.payload, 'UTF8'), chr(10)))[2:]) WITH ORDINALITY AS p(id, ord)
+		JOIN events AS e ON e.id = p.id
+		WHERE j.kind = 'webhook.deliver' AND split_part(convert_from(j.payload, 'UTF8'), chr(10), 1) = 'Platform:hooked'
+		GROUP BY j.id ORDER BY min(e.seq)`).Scan(ctx, &jobs))
+	require.Equal(t, []string{
+		"INCOMING_PAYMENT.PENDING OUTGOING_PAYMENT.PENDING, in order: true",
+		"OUTGOING_PAYMENT.PROCESSING, in order: true",
+		"INCOMING_PAYMENT.FAILED INCOMING_PAYMENT.REFUND_PENDING OUTGOING_PAYMENT.REFUND_COMPLETED, in order: true",
+	}, jobs)
 
 	var wrong []string
 	require.NoError(t, db.NewRaw(`SELECT k.platform_id || ' ' || k.customer_id || ' ' || k.type || ' ' || k.status || ': ' || k.n || ' counted, ' || coalesce(a.n, 0) || ' there'

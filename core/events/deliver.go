@@ -216,11 +216,47 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 // batchParallel bounds the resources one batch sends to at once.
 const batchParallel = 32
 
-// batchItem is an event of a batch and the index of its job.
+// batchItem is an event of a batch and its slot (deliveryBatch).
 type batchItem struct {
-	e   ports.Event
-	job int
+	e    ports.Event
+	slot int
 }
+
+// deliveryBatch is a claimed batch of delivery jobs and their events, one
+// slot per event: a slot's result is its job's when the job has that one
+// event. A job of several events (ports.EventsDeliveryJob) ends when the
+// batch is done; those of its events that need another attempt (a retry,
+// a wait for an earlier event, or Handle's way) go on as jobs of their
+// own, queued in the unit of work that ends it.
+type deliveryBatch struct {
+	js       []ports.Job
+	out      []jobs.BatchResult // by slot
+	job      []int              // by slot: the index of its job
+	platform []string           // by slot
+	id       []string           // by slot: the event id
+	events   []int              // by job: its number of events
+}
+
+func newDeliveryBatch(js []ports.Job) (*deliveryBatch, []jobs.BatchResult) {
+	b := &deliveryBatch{js: js, events: make([]int, len(js))}
+	res := make([]jobs.BatchResult, len(js))
+	for i, j := range js {
+		platformID, ids, err := ports.EventDeliveryRefs(j)
+		if err != nil {
+			res[i].Err = err
+			continue
+		}
+		b.events[i] = len(ids)
+		for _, id := range ids {
+			b.job, b.platform, b.id = append(b.job, i), append(b.platform, platformID), append(b.id, id)
+		}
+	}
+	b.out = make([]jobs.BatchResult, len(b.id))
+	return b, res
+}
+
+// alone reports whether slot's job delivers that one event.
+func (b *deliveryBatch) alone(slot int) bool { return b.events[b.job[slot]] == 1 }
 
 // batchSent is an attempt of a batch, recorded with the others.
 type batchSent struct {
@@ -239,38 +275,30 @@ type batchSent struct {
 // the events of a resource with an earlier one pending outside the batch,
 // go Handle's way, one by one.
 func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.BatchResult {
-	res := make([]jobs.BatchResult, len(js))
-	ids := make([]string, 0, len(js))
-	jobOf := make(map[string]int, len(js))
-	platformOf := make(map[string]string, len(js))
-	for i, j := range js {
-		platformID, eventID, err := ports.EventDeliveryRef(j)
-		if err != nil {
-			res[i].Err = err
-			continue
-		}
-		ids = append(ids, eventID)
-		jobOf[eventID], platformOf[eventID] = i, platformID
+	b, res := newDeliveryBatch(js)
+	slotOf := make(map[string]int, len(b.id))
+	for slot, id := range b.id {
+		slotOf[id] = slot
 	}
-	evs, err := d.store.Read().Events().GetMany(ctx, ids)
+	evs, err := d.store.Read().Events().GetMany(ctx, b.id)
 	if err != nil {
-		for _, i := range jobOf {
-			res[i].Err = fmt.Errorf("webhook batch: %w", err)
+		for slot := range b.out {
+			b.out[slot].Err = fmt.Errorf("webhook batch: %w", err)
 		}
-		return res
+		return d.endBatch(ctx, b, res)
 	}
 	urls := map[string]string{}
 	groups := map[string][]batchItem{}
-	var one []int // jobs that go Handle's way
+	var one []int // slots that go Handle's way
 	for _, e := range evs {
-		i := jobOf[e.ID]
-		if e.PlatformID != platformOf[e.ID] || e.Status != ports.EventPending {
+		i := slotOf[e.ID]
+		if e.PlatformID != b.platform[i] || e.Status != ports.EventPending {
 			continue // nothing to send: done
 		}
 		url, ok := urls[e.PlatformID]
 		if !ok {
 			if url, err = d.endpoints.WebhookEndpoint(ctx, e.PlatformID); err != nil {
-				res[i].Err = fmt.Errorf("webhook %s: endpoint of %s: %w", e.ID, e.PlatformID, err)
+				b.out[i].Err = fmt.Errorf("webhook %s: endpoint of %s: %w", e.ID, e.PlatformID, err)
 				continue
 			}
 			urls[e.PlatformID] = url
@@ -283,12 +311,12 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 			one = append(one, i)
 		default:
 			key := e.PlatformID + "\n" + e.ResourceID
-			groups[key] = append(groups[key], batchItem{e: e, job: i})
+			groups[key] = append(groups[key], batchItem{e: e, slot: i})
 		}
 	}
 	firsts := make([]ports.Event, 0, len(groups))
 	for _, g := range groups {
-		slices.SortFunc(g, func(a, b batchItem) int { return cmp.Compare(a.e.Seq, b.e.Seq) })
+		slices.SortFunc(g, func(x, y batchItem) int { return cmp.Compare(x.e.Seq, y.e.Seq) })
 		firsts = append(firsts, g[0].e)
 	}
 	earlier, err := d.store.Read().Events().PendingBefore(ctx, firsts)
@@ -298,7 +326,7 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		case err != nil:
 			// Handle checks again, one by one, what could not be read here.
 			for _, it := range g {
-				one = append(one, it.job)
+				one = append(one, it.slot)
 			}
 			delete(groups, key)
 		case earlier[g[0].e.ID]:
@@ -322,11 +350,16 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 			f()
 		}()
 	}
-	// handle runs job i alone (Handle); collect keeps attempts to record.
+	// handle runs slot i's job alone (Handle), or makes the event a job of
+	// its own when its job has others; collect keeps attempts to record.
 	handle := func(i int) {
+		if !b.alone(i) {
+			b.out[i].Err = jobs.RetryAt(d.clock.Now(), fmt.Errorf("%w: %s goes on alone", errWaiting, b.id[i]))
+			return
+		}
 		tracked, removed := jobs.Tracked(ctx)
-		err := d.Handle(tracked, js[i])
-		res[i] = jobs.BatchResult{Err: err, Removed: removed()}
+		err := d.Handle(tracked, js[b.job[i]])
+		b.out[i] = jobs.BatchResult{Err: err, Removed: removed()}
 	}
 	collect := func(out []batchSent) {
 		mu.Lock()
@@ -337,16 +370,16 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		spawn(func() { handle(i) })
 	}
 	for _, g := range groups {
-		spawn(func() { collect(d.sendInOrder(ctx, g, urls[g[0].e.PlatformID], res)) })
+		spawn(func() { collect(d.sendInOrder(ctx, g, urls[g[0].e.PlatformID], b.out)) })
 	}
 	for _, g := range behind {
 		spawn(func() {
-			out, ok := d.sendAfterEarlier(ctx, g, urls[g[0].e.PlatformID], res)
+			out, ok := d.sendAfterEarlier(ctx, g, urls[g[0].e.PlatformID], b.out)
 			if !ok {
 				// An earlier event is not one this instance has sent:
 				// Handle sends what comes first, one by one.
 				for _, it := range g {
-					handle(it.job)
+					handle(it.slot)
 				}
 				return
 			}
@@ -354,7 +387,59 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		})
 	}
 	wg.Wait()
-	d.recordBatch(ctx, js, sent, res)
+	d.recordBatch(ctx, b, sent)
+	return d.endBatch(ctx, b, res)
+}
+
+// endBatch turns the slots' results into the jobs' (res): a job of one
+// event answers as its event; a job of several ends, and those of its
+// events that are not done go on as jobs of their own, at the time their
+// result asks for (a failure without one: after the first retry's wait).
+func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, res []jobs.BatchResult) []jobs.BatchResult {
+	var (
+		next  []ports.Job
+		ended []string
+		idx   []int
+	)
+	now := d.clock.Now()
+	for slot, r := range b.out {
+		i := b.job[slot]
+		if b.alone(slot) {
+			res[i] = r
+			continue
+		}
+		if len(ended) == 0 || ended[len(ended)-1] != b.js[i].ID {
+			ended, idx = append(ended, b.js[i].ID), append(idx, i)
+		}
+		if r.Err == nil {
+			continue
+		}
+		at, ok := jobs.IsRetryAt(r.Err)
+		if !ok {
+			at = now.Add(Schedule[0])
+		}
+		j := ports.EventDeliveryJobFor(ports.Event{ID: b.id[slot], PlatformID: b.platform[slot]})
+		j.RunAt, j.LastError = at, r.Err.Error()
+		next = append(next, j)
+	}
+	if len(ended) == 0 {
+		return res
+	}
+	err := d.store.InTx(ctx, func(tx ports.Tx) error {
+		for _, j := range next {
+			if err := tx.Jobs().Enqueue(ctx, j); err != nil {
+				return err
+			}
+		}
+		return tx.Jobs().CompleteAll(ctx, ended)
+	})
+	for _, i := range idx {
+		if err != nil {
+			res[i].Err = fmt.Errorf("webhook batch: end job %s: %w", b.js[i].ID, err)
+		} else {
+			res[i].Removed = true
+		}
+	}
 	return res
 }
 
@@ -409,7 +494,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		now := d.clock.Now()
 		if !d.acquire(platformID) {
 			for _, rest := range g[k:] {
-				res[rest.job].Err = jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
+				res[rest.slot].Err = jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
 			}
 			return out
 		}
@@ -421,7 +506,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 			status, next, err = d.outcome(ctx, it.e, url, a)
 		}
 		if err != nil {
-			res[it.job].Err = err
+			res[it.slot].Err = err
 		} else {
 			out = append(out, batchSent{batchItem: it, a: a, status: status, next: next})
 			if status == ports.EventDelivered {
@@ -432,7 +517,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		}
 		if err != nil || a.Error != "" {
 			for _, rest := range g[k+1:] {
-				res[rest.job].Err = jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, it.e.ResourceID))
+				res[rest.slot].Err = jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, it.e.ResourceID))
 			}
 			return out
 		}
@@ -440,9 +525,9 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 	return out
 }
 
-// recordBatch records a batch's attempts and ends the jobs of those that
-// need no retry, in one unit of work, and sets their results.
-func (d *Deliverer) recordBatch(ctx context.Context, js []ports.Job, sent []batchSent, res []jobs.BatchResult) {
+// recordBatch records a batch's attempts, and ends the jobs of one event
+// that need no retry, in one unit of work, and sets their slots' results.
+func (d *Deliverer) recordBatch(ctx context.Context, b *deliveryBatch, sent []batchSent) {
 	if len(sent) == 0 {
 		return
 	}
@@ -450,8 +535,8 @@ func (d *Deliverer) recordBatch(ctx context.Context, js []ports.Job, sent []batc
 	var done []string
 	for k, s := range sent {
 		recs[k] = ports.AttemptRecord{PlatformID: s.e.PlatformID, Attempt: s.a, Status: s.status}
-		if s.next.IsZero() {
-			done = append(done, js[s.job].ID)
+		if s.next.IsZero() && b.alone(s.slot) {
+			done = append(done, b.js[b.job[s.slot]].ID)
 		}
 	}
 	err := d.store.InTx(ctx, func(tx ports.Tx) error {
@@ -468,10 +553,10 @@ func (d *Deliverer) recordBatch(ctx context.Context, js []ports.Job, sent []batc
 	for _, s := range sent {
 		switch {
 		case err != nil:
-			res[s.job].Err = fmt.Errorf("webhook %s: record attempt: %w", s.e.ID, err)
+			b.out[s.slot].Err = fmt.Errorf("webhook %s: record attempt: %w", s.e.ID, err)
 		default:
-			res[s.job].Err = d.logged(s.e, s.a, s.status, s.next)
-			res[s.job].Removed = s.next.IsZero()
+			b.out[s.slot].Err = d.logged(s.e, s.a, s.status, s.next)
+			b.out[s.slot].Removed = s.next.IsZero() && b.alone(s.slot)
 		}
 	}
 }

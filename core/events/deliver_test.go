@@ -24,8 +24,11 @@ import (
 // receiver is a fake endpoint: it answers from a script (then 200), and
 // keeps what it got.
 type receiver struct {
-	mu      sync.Mutex
-	script  []int // status codes to answer, in order; 0: no answer
+	mu     sync.Mutex
+	script []int // status codes to answer, in order; 0: no answer
+	// failing answers 500 to so many more attempts of an event (by id),
+	// before the script.
+	failing map[string]int
 	got     []Envelope
 	codes   []int
 	sigs    []string
@@ -40,7 +43,11 @@ func (r *receiver) Send(_ context.Context, url string, body []byte, sig string) 
 		return Answer{}, err
 	}
 	code := 200
-	if len(r.script) > 0 {
+	switch {
+	case r.failing[env.ID] > 0:
+		r.failing[env.ID]--
+		code = 500
+	case len(r.script) > 0:
 		code, r.script = r.script[0], r.script[1:]
 	}
 	r.answers++
@@ -176,6 +183,60 @@ func TestDeliveredOnce(t *testing.T) {
 		assert.Equal(t, 200, attempts[0].StatusCode)
 		e.advance(48 * time.Hour)
 		assert.Len(t, e.recv.got, 1, "delivered once")
+	})
+}
+
+// A job of several events (the PostgreSQL store's, one per statement and
+// platform) delivers them all at once, in order per resource; an event it
+// does not deliver goes on as a job of its own, on its own schedule, and
+// the job ends.
+func TestJobOfSeveralEvents(t *testing.T) {
+	onStores(t, "", true, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a1, b1 := e.record("CUSTOMER.KYC_APPROVED", "Customer:a"), e.record("CUSTOMER.KYC_APPROVED", "Customer:b")
+		a2, b2 := e.record("CUSTOMER.KYC_REJECTED", "Customer:a"), e.record("CUSTOMER.KYC_REJECTED", "Customer:b")
+		ids := []string{a1.ID, b1.ID, a2.ID, b2.ID}
+		require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
+			own := make([]string, len(ids))
+			for i, id := range ids {
+				own[i] = ports.EventDeliveryJobFor(ports.Event{ID: id}).ID
+			}
+			if err := tx.Jobs().CompleteAll(ctx, own); err != nil {
+				return err
+			}
+			return tx.Jobs().Enqueue(ctx, ports.EventsDeliveryJob("Job:several", e.pid, ids, e.b.Clock.Now()))
+		}))
+		e.recv.failing = map[string]int{b1.ID: 1}
+		sent := func() []string {
+			e.recv.mu.Lock()
+			defer e.recv.mu.Unlock()
+			var out []string
+			for i, env := range e.recv.got {
+				out = append(out, fmt.Sprintf("%s %d", env.ID, e.recv.codes[i]))
+			}
+			return out
+		}
+		status := func(id string) string { ev, _ := e.event(id); return ev.Status }
+
+		e.run()
+		got := sent()
+		assert.ElementsMatch(t, []string{a1.ID + " 200", a2.ID + " 200", b1.ID + " 500"}, got, "b2 waits for b1")
+		assert.Less(t, slices.Index(got, a1.ID+" 200"), slices.Index(got, a2.ID+" 200"), "in order")
+		assert.Equal(t, ports.EventDelivered, status(a2.ID))
+		assert.Equal(t, ports.EventPending, status(b1.ID))
+		err := e.b.Store.Read().Jobs().Retry(ctx, "Job:several", e.b.Clock.Now(), "")
+		require.ErrorIs(t, err, ports.ErrNotFound, "the job of several ended; b1 and b2 go on alone")
+
+		// b2's wait for b1 ends first: b1 goes first, then b2.
+		e.advance(OrderWait)
+		got = sent()
+		require.Len(t, got, 5)
+		assert.Equal(t, []string{b1.ID + " 200", b2.ID + " 200"}, got[3:])
+		e.advance(Schedule[0])
+		assert.Len(t, sent(), 5, "b1's own retry finds it delivered")
+		for _, id := range ids {
+			assert.Equal(t, ports.EventDelivered, status(id), id)
+		}
 	})
 }
 

@@ -27,7 +27,8 @@ func (f *recFixture) balanceEvents(id string) []ports.InternalAccountBalance {
 	out := make([]ports.InternalAccountBalance, len(rows))
 	for i, e := range rows {
 		require.NoError(f.t, json.Unmarshal(e.Resource, &out[i]), "data of %s", e.ID)
-		require.True(f.t, f.queued("Job:"+e.ID), "balance event %s without its delivery job", e.ID)
+		_, queued := f.delivery(e.ID)
+		require.True(f.t, queued, "balance event %s without its delivery job", e.ID)
 	}
 	return out
 }
