@@ -13,7 +13,7 @@
 -- theirs.
 --
 -- A statement's events are delivered by one job per platform with a
--- webhook endpoint (up to 32 events each, ports.EventsPerDeliveryJob)
+-- webhook endpoint (up to 8 events each, ports.EventsPerDeliveryJob)
 -- instead of one job per event: the job's payload is the platform id and
 -- the event ids, a line each, in the order the events were recorded. An
 -- event that its job's first attempt does not deliver goes on as a job of
@@ -32,7 +32,7 @@ LANGUAGE sql VOLATILE AS $$
         convert_to(g.platform_id || chr(10) || string_agg(g.id, chr(10) ORDER BY g.ord), 'UTF8'), min(g.created), 0, ''
     FROM (
         SELECT x.id, x.platform_id, x.created, x.ord,
-            (row_number() OVER (PARTITION BY x.platform_id ORDER BY x.ord) - 1) / 32 AS chunk
+            (row_number() OVER (PARTITION BY x.platform_id ORDER BY x.ord) - 1) / 8 AS chunk
         FROM unnest(ids, platform_ids, created) WITH ORDINALITY AS x(id, platform_id, created, ord)
         JOIN platforms AS p ON p.id = x.platform_id AND p.webhook_endpoint <> ''
     ) AS g

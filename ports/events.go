@@ -87,7 +87,7 @@ func EventDeliveryRefs(j Job) (platformID string, eventIDs []string, err error) 
 }
 
 // EventsPerDeliveryJob bounds the events of one EventsDeliveryJob.
-const EventsPerDeliveryJob = 32
+const EventsPerDeliveryJob = 8
 
 // EventsDeliveryJob is one delivery job for events of one platform (at
 // most EventsPerDeliveryJob), in the order they were recorded. Its events

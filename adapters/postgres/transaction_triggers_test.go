@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
@@ -77,6 +78,20 @@ func TestTransactionTriggersPerStatement(t *testing.T) {
 		"OUTGOING_PAYMENT.PROCESSING, in order: true",
 		"INCOMING_PAYMENT.FAILED INCOMING_PAYMENT.REFUND_PENDING OUTGOING_PAYMENT.REFUND_COMPLETED, in order: true",
 	}, jobs)
+
+	// A job carries at most ports.EventsPerDeliveryJob events: a statement
+	// with more makes more jobs, each in order.
+	_, err := db.ExecContext(ctx, `INSERT INTO transactions (id, platform_id, customer_id, type, status, created_at, updated_at)
+		SELECT 'Transaction:many-' || g, 'Platform:hooked', 'Customer:c', 'OUTGOING', 'PENDING', now(), now()
+		FROM generate_series(1, 2 * ?::int + 3) AS g`, ports.EventsPerDeliveryJob)
+	require.NoError(t, err)
+	var sizes []int
+	require.NoError(t, db.NewRaw(`SELECT count(*) FROM jobs AS j
+		CROSS JOIN LATERAL unnest((string_to_array(convert_from(j.payload, 'UTF8'), chr(10)))[2:]) AS p(id)
+		JOIN events AS e ON e.id = p.id
+		WHERE j.kind = 'webhook.deliver' AND e.resource_id LIKE 'Transaction:many-%'
+		GROUP BY j.id ORDER BY 1 DESC`).Scan(ctx, &sizes))
+	require.Equal(t, []int{ports.EventsPerDeliveryJob, ports.EventsPerDeliveryJob, 3}, sizes)
 
 	var wrong []string
 	require.NoError(t, db.NewRaw(`SELECT k.platform_id || ' ' || k.customer_id || ' ' || k.type || ' ' || k.status || ': ' || k.n || ' counted, ' || coalesce(a.n, 0) || ' there'

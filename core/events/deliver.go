@@ -159,6 +159,13 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 	if err != nil {
 		return err
 	}
+	return d.handleEvent(ctx, platformID, eventID, j.ID)
+}
+
+// handleEvent is Handle for one event: jobID is its own job, which ends
+// with its attempt's record when nothing follows ("" for an event of a
+// job of several, which its batch ends).
+func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID string) error {
 	e, err := d.store.Read().Events().Get(ctx, platformID, eventID)
 	if errors.Is(err, ports.ErrNotFound) {
 		return nil
@@ -210,11 +217,15 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 	if err != nil {
 		return err
 	}
-	return d.finish(ctx, e, url, a, ans, j.ID)
+	return d.finish(ctx, e, url, a, ans, jobID)
 }
 
 // batchParallel bounds the resources one batch sends to at once.
 const batchParallel = 32
+
+// BatchEvents is how many events one claimed batch should hold at most
+// (the delivery runner claims that many events' worth of jobs).
+const BatchEvents = 32
 
 // batchItem is an event of a batch and its slot (deliveryBatch).
 type batchItem struct {
@@ -225,9 +236,10 @@ type batchItem struct {
 // deliveryBatch is a claimed batch of delivery jobs and their events, one
 // slot per event: a slot's result is its job's when the job has that one
 // event. A job of several events (ports.EventsDeliveryJob) ends when the
-// batch is done; those of its events that need another attempt (a retry,
-// a wait for an earlier event, or Handle's way) go on as jobs of their
-// own, queued in the unit of work that ends it.
+// batch is done; those of its events that need another attempt later (a
+// retry, a wait for an earlier event) go on as jobs of their own, queued
+// in the unit of work that ends it. Its events that go Handle's way are
+// handled in the batch, without a job of their own.
 type deliveryBatch struct {
 	js       []ports.Job
 	out      []jobs.BatchResult // by slot
@@ -350,11 +362,11 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 			f()
 		}()
 	}
-	// handle runs slot i's job alone (Handle), or makes the event a job of
-	// its own when its job has others; collect keeps attempts to record.
+	// handle runs slot i's event alone (Handle's way); collect keeps
+	// attempts to record.
 	handle := func(i int) {
 		if !b.alone(i) {
-			b.out[i].Err = jobs.RetryAt(d.clock.Now(), fmt.Errorf("%w: %s goes on alone", errWaiting, b.id[i]))
+			b.out[i].Err = d.handleEvent(ctx, b.platform[i], b.id[i], "")
 			return
 		}
 		tracked, removed := jobs.Tracked(ctx)
