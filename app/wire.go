@@ -66,11 +66,13 @@ type backend struct {
 	// rails routes money to the world: one adapter per row of the rail
 	// table (the sandbox adapter for every rail, for now).
 	rails *rails.Registry
-	// eventsPerDelivery is how many events a delivery job of the store
-	// carries at most: the PostgreSQL store queues one job for the events
-	// one statement records (ports.EventsPerDeliveryJob), the memory store
-	// one per event.
-	eventsPerDelivery int
+	// deliveryClaim is how many webhook delivery jobs one claim takes: 32
+	// jobs of one event each on memory; on PostgreSQL, which queues one job
+	// for the events one statement records (up to
+	// ports.EventsPerDeliveryJob, 8), 8 jobs, up to 64 events. A batch of
+	// many more runs long, and the other loop's batches then find earlier
+	// events of their resources still unsent and send them one by one.
+	deliveryClaim int
 	// uma resolves UMA receivers (the sandbox directory at the configured
 	// domain, for now): lookups and the UMA payout rails use it.
 	uma ports.UmaDirectory
@@ -93,7 +95,7 @@ type backend struct {
 // openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
 // (REDIS_URL) or memory caches. On PostgreSQL it applies migrations first.
 func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.Logger) (*backend, error) {
-	b := &backend{pingers: map[string]ports.Pinger{}, log: log, metrics: metrics.New(), eventsPerDelivery: 1}
+	b := &backend{pingers: map[string]ports.Pinger{}, log: log, metrics: metrics.New(), deliveryClaim: 32}
 	b.uma = umasandbox.New(cfg.SandboxUmaDomain)
 	// The rail table, settling after the sandbox's settlement delay, plus
 	// one UMA payout rail per currency (quotes to UMA addresses settle
@@ -119,7 +121,7 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		b.metrics.WatchDB(db.DB, "corridor")
 		b.ledger = led
 		b.store = postgres.NewStore(db)
-		b.eventsPerDelivery = ports.EventsPerDeliveryJob
+		b.deliveryClaim = 64 / ports.EventsPerDeliveryJob
 		b.reports = postgres.NewLedgerReports(db)
 		b.idem = postgres.NewIdempotencyStore(db)
 		b.agentUsage = postgres.NewAgentUsageStore(db)
@@ -345,11 +347,8 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	deliverer.SetApprovals(s.approvals)
 	s.events = events.NewService(b.store, clock, ids, deliverer)
 	hook.events = s.events
-	// A claim takes up to events.BatchEvents events: a batch that sends
-	// many more runs long, and the other loops' batches then find earlier
-	// events of their resources still unsent and send them one by one.
 	s.webhooks = jobs.NewRunner(b.store.Read().Jobs(), clock, b.log, jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}),
-		jobs.WithLease(2*events.AttemptTimeout), jobs.WithBatch(events.BatchEvents/b.eventsPerDelivery))
+		jobs.WithLease(2*events.AttemptTimeout), jobs.WithBatch(b.deliveryClaim))
 	s.webhooks.HandleBatch(ports.EventDeliveryJob, deliverer.HandleBatch)
 	// The orphan-hold reaper is a self-rescheduling job; each start asks
 	// for the current slot (a no-op when another instance already did).

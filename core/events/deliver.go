@@ -223,10 +223,6 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 // batchParallel bounds the resources one batch sends to at once.
 const batchParallel = 32
 
-// BatchEvents is how many events one claimed batch should hold at most
-// (the delivery runner claims that many events' worth of jobs).
-const BatchEvents = 32
-
 // batchItem is an event of a batch and its slot (deliveryBatch).
 type batchItem struct {
 	e    ports.Event
