@@ -47,12 +47,15 @@ LANGUAGE plpgsql AS $$
 BEGIN
     WITH ev AS (
         INSERT INTO events (id, platform_id, type, resource_id, data, data_format, created_at, status)
-        SELECT 'Webhook:' || gen_random_uuid(), (changed[i]).platform_id, t.typ, (changed[i]).id, to_jsonb(changed[i]), 'transactions',
-            (changed[i]).updated_at + (t.k - 1) * interval '1 microsecond', 'PENDING'
-        FROM generate_subscripts(changed, 1) AS i
-        CROSS JOIN LATERAL transaction_event_types((changed[i]).type, (changed[i]).status, (changed[i]).details -> 'refund' ->> 'status',
-            old_status[i], old_refund[i], old_status[i] IS NULL) AS t
-        ORDER BY i, t.k
+        SELECT 'Webhook:' || gen_random_uuid(), (c.n).platform_id, t.typ, (c.n).id, to_jsonb(c.n), 'transactions',
+            (c.n).updated_at + (t.k - 1) * interval '1 microsecond', 'PENDING'
+        -- The arrays are walked once, in step (subscripting an array of
+        -- rows walks it from its start on every access).
+        FROM (SELECT unnest(changed) AS n, unnest(old_status) AS was_status, unnest(old_refund) AS was_refund,
+                generate_series(1, cardinality(changed)) AS i) AS c
+        CROSS JOIN LATERAL transaction_event_types((c.n).type, (c.n).status, (c.n).details -> 'refund' ->> 'status',
+            c.was_status, c.was_refund, c.was_status IS NULL) AS t
+        ORDER BY c.i, t.k
         RETURNING id, platform_id, created_at, seq
     )
     INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
