@@ -284,8 +284,15 @@ type batchSent struct {
 // go Handle's way, one by one.
 func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.BatchResult {
 	b, res := newDeliveryBatch(js)
+	// An event named by two jobs of the batch (its own, and a job of
+	// several whose end failed and ran again) is sent once, for its own
+	// job when it has one, so that job carries its retries; the other
+	// slot is done.
 	slotOf := make(map[string]int, len(b.id))
 	for slot, id := range b.id {
+		if prev, ok := slotOf[id]; ok && (b.alone(prev) || !b.alone(slot)) {
+			continue
+		}
 		slotOf[id] = slot
 	}
 	evs, err := d.store.Read().Events().GetMany(ctx, b.id)

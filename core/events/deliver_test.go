@@ -240,6 +240,37 @@ func TestJobOfSeveralEvents(t *testing.T) {
 	})
 }
 
+// An event named both by its own job and by a job of several in one batch
+// is sent once, and its own job carries its retry: the job of several
+// ends without queuing another.
+func TestEventInItsOwnJobAndAJobOfSeveral(t *testing.T) {
+	onStores(t, "", true, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a, b := e.record("CUSTOMER.KYC_APPROVED", "Customer:a"), e.record("CUSTOMER.KYC_APPROVED", "Customer:b")
+		require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
+			if err := tx.Jobs().Complete(ctx, ports.EventDeliveryJobFor(b).ID); err != nil {
+				return err
+			}
+			return tx.Jobs().Enqueue(ctx, ports.EventsDeliveryJob("Job:several", e.pid, []string{a.ID, b.ID}, e.b.Clock.Now()))
+		}))
+		e.recv.failing = map[string]int{a.ID: 1}
+		e.run()
+		assert.Equal(t, []int{200, 500}, sortedCodes(e.recv), "a sent once (and failed), b delivered")
+		require.ErrorIs(t, e.b.Store.Read().Jobs().Retry(ctx, "Job:several", e.b.Clock.Now(), ""), ports.ErrNotFound)
+		e.advance(Schedule[0])
+		ev, attempts := e.event(a.ID)
+		assert.Equal(t, ports.EventDelivered, ev.Status, "its own job retried it")
+		assert.Len(t, attempts, 2)
+	})
+}
+
+// sortedCodes are the status codes r answered, sorted.
+func sortedCodes(r *receiver) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Sorted(slices.Values(r.codes))
+}
+
 // Failures are retried on the Schedule; after the last retry the event
 // is FAILED, and a redelivery sends it again.
 func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
