@@ -300,7 +300,7 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		for slot := range b.out {
 			b.out[slot].Err = fmt.Errorf("webhook batch: %w", err)
 		}
-		return d.endBatch(ctx, b, res)
+		return d.endBatch(ctx, b, nil, res)
 	}
 	urls := map[string]string{}
 	groups := map[string][]batchItem{}
@@ -402,19 +402,28 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		})
 	}
 	wg.Wait()
-	d.recordBatch(ctx, b, sent)
-	return d.endBatch(ctx, b, res)
+	return d.endBatch(ctx, b, sent, res)
 }
 
-// endBatch turns the slots' results into the jobs' (res): a job of one
-// event answers as its event; a job of several ends, and those of its
-// events that are not done go on as jobs of their own, at the time their
-// result asks for (a failure without one: after the first retry's wait).
-func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, res []jobs.BatchResult) []jobs.BatchResult {
+// endBatch records a batch's attempts (sent) and ends its jobs in one unit
+// of work, and turns the slots' results into the jobs' (res). A job of one
+// event answers as its event, and ends there when its event needs no
+// retry. A job of several ends; those of its events that are not done go
+// on as jobs of their own, queued with it, at the time their result asks
+// for (a failure without one: after the first retry's wait).
+func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batchSent, res []jobs.BatchResult) []jobs.BatchResult {
+	recs := make([]ports.AttemptRecord, len(sent))
+	var done []string
+	for k, s := range sent {
+		recs[k] = ports.AttemptRecord{PlatformID: s.e.PlatformID, Attempt: s.a, Status: s.status}
+		b.out[s.slot] = jobs.BatchResult{Err: retryOf(s.e, s.a, s.next), Removed: s.next.IsZero() && b.alone(s.slot)}
+		if b.out[s.slot].Removed {
+			done = append(done, b.js[b.job[s.slot]].ID)
+		}
+	}
 	var (
-		next  []ports.Job
-		ended []string
-		idx   []int
+		next   []ports.Job
+		shared []int // the jobs of several, each once
 	)
 	now := d.clock.Now()
 	for slot, r := range b.out {
@@ -423,8 +432,9 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, res []jobs.B
 			res[i] = r
 			continue
 		}
-		if len(ended) == 0 || ended[len(ended)-1] != b.js[i].ID {
-			ended, idx = append(ended, b.js[i].ID), append(idx, i)
+		if len(shared) == 0 || shared[len(shared)-1] != i {
+			shared = append(shared, i)
+			done = append(done, b.js[i].ID)
 		}
 		if r.Err == nil {
 			continue
@@ -437,23 +447,43 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, res []jobs.B
 		j.RunAt, j.LastError = at, r.Err.Error()
 		next = append(next, j)
 	}
-	if len(ended) == 0 {
+	if len(sent) == 0 && len(shared) == 0 {
 		return res
 	}
 	err := d.store.InTx(ctx, func(tx ports.Tx) error {
+		if len(recs) > 0 {
+			if err := tx.Events().RecordAttempts(ctx, recs); err != nil {
+				return err
+			}
+		}
 		for _, j := range next {
 			if err := tx.Jobs().Enqueue(ctx, j); err != nil {
 				return err
 			}
 		}
-		return tx.Jobs().CompleteAll(ctx, ended)
+		return tx.Jobs().CompleteAll(ctx, done)
 	})
-	for _, i := range idx {
-		if err != nil {
-			res[i].Err = fmt.Errorf("webhook batch: end job %s: %w", b.js[i].ID, err)
-		} else {
-			res[i].Removed = true
+	d.mu.Lock()
+	for _, s := range sent {
+		delete(d.unrecorded, s.e.ID)
+	}
+	d.mu.Unlock()
+	if err != nil {
+		for _, s := range sent {
+			if b.alone(s.slot) {
+				res[b.job[s.slot]] = jobs.BatchResult{Err: fmt.Errorf("webhook %s: record attempt: %w", s.e.ID, err)}
+			}
 		}
+		for _, i := range shared {
+			res[i] = jobs.BatchResult{Err: fmt.Errorf("webhook batch: end job %s: %w", b.js[i].ID, err)}
+		}
+		return res
+	}
+	for _, s := range sent {
+		d.logAttempt(s.e, s.a, s.status, s.next)
+	}
+	for _, i := range shared {
+		res[i].Removed = true
 	}
 	return res
 }
@@ -501,7 +531,7 @@ func (d *Deliverer) isUnrecorded(id string) bool {
 }
 
 // sendLocked sends a group of one resource in order; the caller holds the
-// resource's lock. Each event delivered is unrecorded until recordBatch.
+// resource's lock. Each event delivered is unrecorded until endBatch.
 func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) []batchSent {
 	platformID := g[0].e.PlatformID
 	var out []batchSent
@@ -538,42 +568,6 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		}
 	}
 	return out
-}
-
-// recordBatch records a batch's attempts, and ends the jobs of one event
-// that need no retry, in one unit of work, and sets their slots' results.
-func (d *Deliverer) recordBatch(ctx context.Context, b *deliveryBatch, sent []batchSent) {
-	if len(sent) == 0 {
-		return
-	}
-	recs := make([]ports.AttemptRecord, len(sent))
-	var done []string
-	for k, s := range sent {
-		recs[k] = ports.AttemptRecord{PlatformID: s.e.PlatformID, Attempt: s.a, Status: s.status}
-		if s.next.IsZero() && b.alone(s.slot) {
-			done = append(done, b.js[b.job[s.slot]].ID)
-		}
-	}
-	err := d.store.InTx(ctx, func(tx ports.Tx) error {
-		if err := tx.Events().RecordAttempts(ctx, recs); err != nil {
-			return err
-		}
-		return tx.Jobs().CompleteAll(ctx, done)
-	})
-	d.mu.Lock()
-	for _, s := range sent {
-		delete(d.unrecorded, s.e.ID)
-	}
-	d.mu.Unlock()
-	for _, s := range sent {
-		switch {
-		case err != nil:
-			b.out[s.slot].Err = fmt.Errorf("webhook %s: record attempt: %w", s.e.ID, err)
-		default:
-			b.out[s.slot].Err = d.logged(s.e, s.a, s.status, s.next)
-			b.out[s.slot].Removed = s.next.IsZero() && b.alone(s.slot)
-		}
-	}
 }
 
 // finish hands an incoming payment's answer to the approvals (which may
@@ -735,7 +729,8 @@ func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a por
 	if done {
 		jobs.Completed(ctx)
 	}
-	return d.logged(e, a, status, next)
+	d.logAttempt(e, a, status, next)
+	return retryOf(e, a, next)
 }
 
 // recordAttempt records one attempt, moving its event to status.
@@ -768,9 +763,8 @@ func (d *Deliverer) outcome(ctx context.Context, e ports.Event, url string, a po
 	return status, next, nil
 }
 
-// logged logs the recorded attempt a of e and returns what its job
-// answers the runner: nil, or a retry at next.
-func (d *Deliverer) logged(e ports.Event, a ports.EventAttempt, status string, next time.Time) error {
+// logAttempt logs the recorded attempt a of e.
+func (d *Deliverer) logAttempt(e ports.Event, a ports.EventAttempt, status string, next time.Time) {
 	log := d.log.With("event", e.ID, "type", e.Type, "platform", e.PlatformID, "attempt", e.Attempts+1,
 		"status_code", a.StatusCode, "latency_ms", a.Latency.Milliseconds())
 	switch {
@@ -780,9 +774,16 @@ func (d *Deliverer) logged(e ports.Event, a ports.EventAttempt, status string, n
 		log.Error("webhook failed for good after its retries; redeliver it when the endpoint works", "err", a.Error)
 	case !next.IsZero():
 		log.Warn("webhook not delivered; will retry", "err", a.Error, "retry_at", next)
-		return jobs.RetryAt(next, fmt.Errorf("webhook %s: %s", e.ID, a.Error))
 	}
-	return nil
+}
+
+// retryOf is what the job of attempt a of e answers the runner: a retry
+// at next, or nil when none follows.
+func retryOf(e ports.Event, a ports.EventAttempt, next time.Time) error {
+	if next.IsZero() {
+		return nil
+	}
+	return jobs.RetryAt(next, fmt.Errorf("webhook %s: %s", e.ID, a.Error))
 }
 
 func (d *Deliverer) acquire(platformID string) bool {
