@@ -312,6 +312,19 @@ func (w *batchWrites) chain(head [32]byte) map[string]ledger.JournalEntry {
 	return out
 }
 
+// deliveryJobsOf + a relation x of events (id, platform_id, created_at,
+// seq) + deliveryJobsEnd inserts their delivery jobs: one per platform
+// with a webhook endpoint, up to ports.EventsPerDeliveryJob events each,
+// in seq order (event_delivery_jobs, migrations/0039, as the transactions
+// trigger queues theirs).
+const (
+	deliveryJobsOf = `INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
+	SELECT j.* FROM (SELECT array_agg(x.id ORDER BY x.seq) AS ids, array_agg(x.platform_id ORDER BY x.seq) AS platform_ids,
+			array_agg(x.created_at ORDER BY x.seq) AS created FROM `
+	deliveryJobsEnd = `) AS a
+		CROSS JOIN LATERAL event_delivery_jobs(a.ids, a.platform_ids, a.created) AS j`
+)
+
 // journalStatement writes the accepted entries (with their hashes),
 // transfers and holds, then locks the touched accounts that are not locked
 // yet (the unflagged ones) in id order, adds each touched account's summed
@@ -405,10 +418,7 @@ bev AS (
 	ORDER BY x.id
 	RETURNING id, platform_id, created_at, seq),
 bjob AS (
-	INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
-	SELECT j.* FROM (SELECT array_agg(bev.id ORDER BY bev.seq) AS ids, array_agg(bev.platform_id ORDER BY bev.seq) AS platform_ids,
-			array_agg(bev.created_at ORDER BY bev.seq) AS created FROM bev) AS a
-		CROSS JOIN LATERAL event_delivery_jobs(a.ids, a.platform_ids, a.created) AS j),
+	` + deliveryJobsOf + `bev AS x` + deliveryJobsEnd + `),
 c AS (SELECT (SELECT count(*) FROM u) AS updated, (SELECT count(*) FROM po) AS posted, ?::bigint AS n, ?::bigint AS m)
 SELECT e.id, e.seq FROM e, c
 WHERE CASE WHEN c.updated = c.n AND c.posted = c.m THEN true
@@ -530,10 +540,7 @@ func appendRecords(db *bun.DB, b []byte, batch []*postRequest, outcomes []outcom
 		for i, e := range events {
 			ids[i] = e.ID
 		}
-		b = gen.AppendQuery(b, `INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
-SELECT j.* FROM (SELECT array_agg(e.id ORDER BY e.seq) AS ids, array_agg(e.platform_id ORDER BY e.seq) AS platform_ids,
-		array_agg(e.created_at ORDER BY e.seq) AS created FROM events AS e WHERE e.id = ANY(?::text[])) AS a
-	CROSS JOIN LATERAL event_delivery_jobs(a.ids, a.platform_ids, a.created) AS j`, pgdialect.Array(ids))
+		b = gen.AppendQuery(b, deliveryJobsOf+`events AS x WHERE x.id = ANY(?::text[])`+deliveryJobsEnd, pgdialect.Array(ids))
 		b = append(b, ";\n"...)
 	}
 	if len(jobs) > 0 {
