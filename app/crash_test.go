@@ -174,7 +174,7 @@ func TestCrashDuringKeyedLoad(t *testing.T) {
 		var open, pending int64
 		require.NoError(t, db.QueryRowContext(context.Background(), `SELECT
 			(SELECT count(*) FROM transactions WHERE status IN ('CREATED', 'PENDING', 'PROCESSING')),
-			(SELECT count(*) FROM events WHERE status <> 'DELIVERED')`).Scan(&open, &pending))
+			(SELECT count(*) FROM event_deliveries WHERE status <> 'DELIVERED')`).Scan(&open, &pending))
 		return open == 0 && pending == 0
 	}, 90*time.Second, 200*time.Millisecond, "every payment settled and every event delivered after the restarts")
 	got, _, _ := recv.received()

@@ -17,6 +17,9 @@ import (
 
 // ---- events (the outbox) and their delivery attempts ----
 
+// storeEventRow is an event with its delivery state: read from the view
+// event_states (ModelTableExpr), inserted into events without the state
+// (storeEventStateColumns), which event_deliveries holds.
 type storeEventRow struct {
 	bun.BaseModel `bun:"table:events"`
 
@@ -43,6 +46,11 @@ func storeEventToRow(e ports.Event) storeEventRow {
 	return storeEventRow{ID: e.ID, PlatformID: e.PlatformID, Type: e.Type, ResourceID: e.ResourceID, Data: data,
 		DataFormat: storeEventPortData, CreatedAt: storeTime(e.CreatedAt), Status: ports.EventPending}
 }
+
+// storeEventStateColumns are storeEventRow's columns that are not the
+// events table's: the delivery state, in event_deliveries (migration
+// 0041), and seq, which an insert takes from the identity.
+var storeEventStateColumns = []string{"seq", "status", "attempts", "last_attempt_at", "delivered_at"}
 
 func (r storeEventRow) toPort() ports.Event {
 	e := ports.Event{ID: r.ID, PlatformID: r.PlatformID, Type: r.Type, ResourceID: r.ResourceID, CreatedAt: storeTime(r.CreatedAt),
@@ -140,7 +148,7 @@ type storeEvents struct{ tx *storeTx }
 func (r storeEvents) Append(ctx context.Context, e ports.Event) error {
 	row, job := storeEventToRow(e), storeJobToRow(ports.EventDeliveryJobFor(e))
 	_, err := r.tx.execPlain(ctx, "append event "+e.ID, func(ctx context.Context) (sql.Result, error) {
-		if _, err := r.tx.db.NewInsert().Model(&row).ExcludeColumn("seq").Exec(ctx); err != nil {
+		if _, err := r.tx.db.NewInsert().Model(&row).ExcludeColumn(storeEventStateColumns...).Exec(ctx); err != nil {
 			return nil, err
 		}
 		return r.tx.db.NewRaw(`INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
@@ -221,12 +229,17 @@ func (r storeEventSnapshotRow) toPort() (ports.Event, error) {
 // table).
 var eventsByIDStatement = `SELECT e.id, e.platform_id, e.type, e.resource_id,
 	CASE WHEN e.data_format = '` + storeEventTxnRow + `' THEN NULL ELSE e.data END AS data,
-	e.data_format, e.created_at, e.status, e.attempts, e.last_attempt_at, e.delivered_at, e.seq, ` +
+	e.data_format, e.created_at, d.status, d.attempts, d.last_attempt_at, d.delivered_at, e.seq, ` +
 	storeColumns(pgdialect.New(), "t", reflect.TypeFor[storeTxnRow]()) + `
 FROM unnest($1::text[]) AS u(id)
 CROSS JOIN LATERAL (SELECT * FROM events WHERE id = u.id LIMIT 1) AS e
+LEFT JOIN LATERAL (SELECT * FROM event_deliveries WHERE event_id = u.id LIMIT 1) AS d ON true
 LEFT JOIN LATERAL (SELECT * FROM jsonb_populate_record(NULL::transactions, e.data)
 	WHERE e.data_format = '` + storeEventTxnRow + `') AS t ON true`
+
+// storeEventStates reads storeEventRow from the view of events with their
+// delivery state.
+const storeEventStates = "event_states AS store_event_row"
 
 func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
 	filter := func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -243,12 +256,12 @@ func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.P
 		return q
 	}
 	what := "events of " + f.PlatformID
-	total, err := filter(r.tx.db.NewSelect().Model((*storeEventRow)(nil))).Count(ctx)
+	total, err := filter(r.tx.db.NewSelect().Model((*storeEventRow)(nil)).ModelTableExpr(storeEventStates)).Count(ctx)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count %s: %w", what, err)
 	}
 	var rows []storeEventRow
-	if err := storePage(filter(r.tx.db.NewSelect().Model(&rows)), page, false).Scan(ctx); err != nil {
+	if err := storePage(filter(r.tx.db.NewSelect().Model(&rows).ModelTableExpr(storeEventStates)), page, false).Scan(ctx); err != nil {
 		return nil, 0, fmt.Errorf("list %s: %w", what, err)
 	}
 	out, err := storeEventsToPort(ctx, r.tx.db, rows)
@@ -256,7 +269,8 @@ func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.P
 }
 
 // RecordAttempts numbers each attempt after its event's count, in one
-// statement with the events' updates, committed asynchronously (as the
+// statement with the updates of the events' delivery rows (not of the
+// events: see migration 0041), committed asynchronously (as the
 // idempotency records are): a crash may forget the last attempts of the
 // moment, and their events are then sent again (at least once), never
 // lost. It is planned per call: a generic plan made on a young events
@@ -280,10 +294,10 @@ func (r storeEvents) RecordAttempts(ctx context.Context, rs []ports.AttemptRecor
 	SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[])
 		AS v(id, platform_id, status, at, status_code, latency_us, error)),
 e AS (
-	UPDATE events SET status = v.status, attempts = events.attempts + 1, last_attempt_at = v.at::timestamptz,
-		delivered_at = CASE WHEN v.status = 'DELIVERED' THEN v.at::timestamptz ELSE events.delivered_at END
-	FROM v WHERE events.id = v.id AND events.platform_id = v.platform_id AND (SELECT off FROM async) IS NOT NULL
-	RETURNING events.id, events.attempts, v.at, v.status_code, v.latency_us, v.error)
+	UPDATE event_deliveries AS d SET status = v.status, attempts = d.attempts + 1, last_attempt_at = v.at::timestamptz,
+		delivered_at = CASE WHEN v.status = 'DELIVERED' THEN v.at::timestamptz ELSE d.delivered_at END
+	FROM v WHERE d.event_id = v.id AND d.platform_id = v.platform_id AND (SELECT off FROM async) IS NOT NULL
+	RETURNING d.event_id AS id, d.attempts, v.at, v.status_code, v.latency_us, v.error)
 INSERT INTO event_attempts (event_id, attempt, at, status_code, latency_us, error)
 SELECT e.id, e.attempts, e.at::timestamptz, e.status_code, e.latency_us, e.error FROM e`,
 			pgdialect.Array(ids), pgdialect.Array(platforms), pgdialect.Array(statuses), pgdialect.Array(ats),
@@ -325,8 +339,8 @@ func (r storeEvents) PendingBefore(ctx context.Context, es []ports.Event) (map[s
 	}
 	var got []string
 	err := r.tx.db.NewRaw(`SELECT v.id FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS v(id, platform_id, resource_id, seq)
-	WHERE EXISTS (SELECT 1 FROM events AS e WHERE e.platform_id = v.platform_id AND e.resource_id = v.resource_id COLLATE "C"
-		AND e.status = 'PENDING' AND e.seq < v.seq)`,
+	WHERE EXISTS (SELECT 1 FROM event_deliveries AS d WHERE d.platform_id = v.platform_id AND d.resource_id = v.resource_id COLLATE "C"
+		AND d.status = 'PENDING' AND d.seq < v.seq)`,
 		pgdialect.Array(ids), pgdialect.Array(platforms), pgdialect.Array(resources), pgdialect.Array(seqs)).Scan(ctx, &got)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("events pending before %d events: %w", len(es), err)
@@ -340,7 +354,7 @@ func (r storeEvents) PendingBefore(ctx context.Context, es []ports.Event) (map[s
 func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {
 	what := "requeue event " + id
 	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewRaw(`UPDATE events SET status = 'PENDING', delivered_at = NULL WHERE id = ? AND platform_id = ?`,
+		return r.tx.db.NewRaw(`UPDATE event_deliveries SET status = 'PENDING', delivered_at = NULL WHERE event_id = ? AND platform_id = ?`,
 			id, platformID).Exec(ctx)
 	})
 	if err != nil {

@@ -409,10 +409,10 @@ po AS (
 	ORDER BY x.ord
 	RETURNING 1),
 bev AS (
-	INSERT INTO events (id, platform_id, type, resource_id, data, data_format, created_at, status)
+	INSERT INTO events (id, platform_id, type, resource_id, data, data_format, created_at)
 	SELECT 'Webhook:' || gen_random_uuid(), ia.platform_id, '` + ports.BalanceUpdated + `', ia.id,
 		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), '` + storeEventBalanceData + `',
-		?1::timestamptz, 'PENDING'
+		?1::timestamptz
 	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
 	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C" AND ia.id = ANY(?48::text[])
 	ORDER BY x.id
@@ -530,7 +530,7 @@ func appendRecords(db *bun.DB, b []byte, batch []*postRequest, outcomes []outcom
 		b = append(b, ";\n"...)
 	}
 	if len(events) > 0 {
-		if b, err = db.NewInsert().Model(&events).ExcludeColumn("seq").Returning("NULL").AppendQuery(gen, b); err != nil {
+		if b, err = db.NewInsert().Model(&events).ExcludeColumn(storeEventStateColumns...).Returning("NULL").AppendQuery(gen, b); err != nil {
 			return nil, fmt.Errorf("write events: %w", err)
 		}
 		b = append(b, ";\n"...)

@@ -38,7 +38,7 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 		{"quote_parties_many", quoteMany, `('{"a"}', '{"2026-01-01T00:00:00Z"}')`, quoteParties, []string{"wallet_sessions_active on wallet_sessions"}},
 		{"transactions_many", postgres.TxnGroupQuery(db), `('{"a"}')`, []string{"transactions"}, nil},
 		// A delivery batch's statements find events and jobs by key too.
-		{"events_by_id", postgres.DeliveryStatements.Events, `('{"a"}')`, []string{"events"}, nil},
+		{"events_by_id", postgres.DeliveryStatements.Events, `('{"a"}')`, []string{"events", "event_deliveries"}, nil},
 	}
 	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
