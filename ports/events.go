@@ -41,6 +41,10 @@ type Event struct {
 	Attempts      int
 	LastAttemptAt *time.Time
 	DeliveredAt   *time.Time
+	// AttemptsBefore is how many of Attempts were made before the event
+	// was last queued again (a redelivery, or an endpoint set after its
+	// backlog waited): the retry schedule starts over after them.
+	AttemptsBefore int
 }
 
 // Event delivery statuses.
@@ -144,8 +148,9 @@ type EventRepo interface {
 	// recorded earlier and still pending (deliveries about one resource go
 	// in order), in one read.
 	PendingBefore(ctx context.Context, es []Event) (map[string]bool, error)
-	// Requeue sets a delivered or failed event pending again and queues
-	// its delivery job at runAt (redelivery).
+	// Requeue sets a delivered or failed event pending again, its retry
+	// schedule from the start (AttemptsBefore = Attempts), and queues its
+	// delivery job at runAt (redelivery).
 	Requeue(ctx context.Context, platformID, id string, runAt time.Time) error
 }
 

@@ -201,7 +201,7 @@ func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt t
 		done()
 		return ports.ErrNotFound
 	}
-	e.Status, e.DeliveredAt = ports.EventPending, nil
+	e.Status, e.DeliveredAt, e.AttemptsBefore = ports.EventPending, nil, e.Attempts
 	r.tx.w.state.kyc.events[id] = storeCopyEvent(e)
 	done()
 	j := ports.EventDeliveryJobFor(e)

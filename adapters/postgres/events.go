@@ -34,6 +34,8 @@ type storeEventRow struct {
 	Attempts      int             `bun:"attempts"`
 	LastAttemptAt *time.Time      `bun:"last_attempt_at"`
 	DeliveredAt   *time.Time      `bun:"delivered_at"`
+	// AttemptsBefore is ports.Event's (migration 0042).
+	AttemptsBefore int `bun:"attempts_before"`
 	// Seq is the identity an insert takes (inserts exclude it).
 	Seq int64 `bun:"seq"`
 }
@@ -50,12 +52,12 @@ func storeEventToRow(e ports.Event) storeEventRow {
 // storeEventStateColumns are storeEventRow's columns that are not the
 // events table's: the delivery state, in event_deliveries (migration
 // 0041), and seq, which an insert takes from the identity.
-var storeEventStateColumns = []string{"seq", "status", "attempts", "last_attempt_at", "delivered_at"}
+var storeEventStateColumns = []string{"seq", "status", "attempts", "last_attempt_at", "delivered_at", "attempts_before"}
 
 func (r storeEventRow) toPort() ports.Event {
 	e := ports.Event{ID: r.ID, PlatformID: r.PlatformID, Type: r.Type, ResourceID: r.ResourceID, CreatedAt: storeTime(r.CreatedAt),
 		Status: r.Status, Attempts: r.Attempts, LastAttemptAt: storeTimePtr(r.LastAttemptAt), DeliveredAt: storeTimePtr(r.DeliveredAt),
-		Seq: r.Seq}
+		AttemptsBefore: r.AttemptsBefore, Seq: r.Seq}
 	if len(r.Data) > 0 && string(r.Data) != "{}" {
 		e.Resource = append(json.RawMessage(nil), r.Data...)
 	}
@@ -229,7 +231,7 @@ func (r storeEventSnapshotRow) toPort() (ports.Event, error) {
 // table).
 var eventsByIDStatement = `SELECT e.id, e.platform_id, e.type, e.resource_id,
 	CASE WHEN e.data_format = '` + storeEventTxnRow + `' THEN NULL ELSE e.data END AS data,
-	e.data_format, e.created_at, d.status, d.attempts, d.last_attempt_at, d.delivered_at, e.seq, ` +
+	e.data_format, e.created_at, d.status, d.attempts, d.last_attempt_at, d.delivered_at, d.attempts_before, e.seq, ` +
 	storeColumns(pgdialect.New(), "t", reflect.TypeFor[storeTxnRow]()) + `
 FROM unnest($1::text[]) AS u(id)
 CROSS JOIN LATERAL (SELECT * FROM events WHERE id = u.id LIMIT 1) AS e
@@ -354,7 +356,8 @@ func (r storeEvents) PendingBefore(ctx context.Context, es []ports.Event) (map[s
 func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {
 	what := "requeue event " + id
 	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewRaw(`UPDATE event_deliveries SET status = 'PENDING', delivered_at = NULL WHERE event_id = ? AND platform_id = ?`,
+		return r.tx.db.NewRaw(`UPDATE event_deliveries SET status = 'PENDING', delivered_at = NULL, attempts_before = attempts
+	WHERE event_id = ? AND platform_id = ?`,
 			id, platformID).Exec(ctx)
 	})
 	if err != nil {

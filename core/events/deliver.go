@@ -753,10 +753,10 @@ func (d *Deliverer) outcome(ctx context.Context, e ports.Event, url string, a po
 		}
 		d.log.Warn("webhook endpoint answered 410 Gone: removed; the platform's events wait for a new one",
 			"platform", e.PlatformID, "event", e.ID)
-	case e.Attempts >= len(Schedule):
+	case e.Attempts-e.AttemptsBefore >= len(Schedule):
 		status = ports.EventFailed
 	default:
-		wait := Schedule[e.Attempts]
+		wait := Schedule[e.Attempts-e.AttemptsBefore]
 		wait += time.Duration((d.jitter()*0.2 - 0.1) * float64(wait))
 		next = a.At.Add(wait)
 	}

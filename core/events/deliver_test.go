@@ -272,7 +272,9 @@ func sortedCodes(r *receiver) []int {
 }
 
 // Failures are retried on the Schedule; after the last retry the event
-// is FAILED, and a redelivery sends it again.
+// is FAILED, and a redelivery sends it again, on the Schedule from its
+// start: a failure right after it is retried 5 s later, not failed for
+// good.
 func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
 		e.recv.script = []int{500, 0, 409, 503, 500, 500, 500, 500, 500, 500}
@@ -295,12 +297,38 @@ func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
 		e.advance(100 * time.Hour)
 		assert.Equal(t, 10, e.recv.answers, "a FAILED event is not retried")
 
+		e.recv.mu.Lock()
+		e.recv.failing = map[string]int{ev.ID: 1}
+		e.recv.mu.Unlock()
 		_, err := e.svc.Redeliver(context.Background(), e.pid, ev.ID)
 		require.NoError(t, err)
 		e.run()
+		assert.Equal(t, 11, e.recv.answers)
+		stored, _ = e.event(ev.ID)
+		assert.Equal(t, ports.EventPending, stored.Status, "the redelivery's first failure is retried")
+		e.advance(Schedule[0] - time.Second)
+		assert.Equal(t, 11, e.recv.answers, "not before the Schedule's first wait")
+		e.advance(time.Second)
+		assert.Equal(t, 12, e.recv.answers, "retried after the Schedule's first wait")
 		stored, _ = e.event(ev.ID)
 		assert.Equal(t, ports.EventDelivered, stored.Status)
-		assert.Equal(t, 11, stored.Attempts)
+		assert.Equal(t, 12, stored.Attempts)
+
+		// Redelivering a delivered event starts the Schedule over too.
+		e.recv.mu.Lock()
+		e.recv.failing = map[string]int{ev.ID: 2}
+		e.recv.mu.Unlock()
+		_, err = e.svc.Redeliver(context.Background(), e.pid, ev.ID)
+		require.NoError(t, err)
+		e.run()
+		e.advance(Schedule[0])
+		assert.Equal(t, 14, e.recv.answers)
+		e.advance(Schedule[1] - time.Second)
+		assert.Equal(t, 14, e.recv.answers, "the second retry waits the Schedule's second wait")
+		e.advance(time.Second)
+		stored, _ = e.event(ev.ID)
+		assert.Equal(t, ports.EventDelivered, stored.Status)
+		assert.Equal(t, 15, stored.Attempts)
 	})
 }
 

@@ -198,6 +198,8 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.NoError(t, err)
 	assert.Equal(t, ports.EventPending, got.Status)
 	assert.Nil(t, got.DeliveredAt)
+	assert.Equal(t, got.Attempts, got.AttemptsBefore, "the retry schedule starts over after the attempts so far")
+	assert.NotZero(t, got.AttemptsBefore)
 	jobs, err = s.Read().Jobs().Claim(ctx, at(100), 100, time.Minute, ports.JobKinds{Only: []string{ports.EventDeliveryJob}})
 	require.NoError(t, err)
 	require.Len(t, jobs, 1)
