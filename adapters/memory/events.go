@@ -206,7 +206,11 @@ func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt t
 	done()
 	j := ports.EventDeliveryJobFor(e)
 	j.RunAt = runAt
-	return r.tx.Jobs().Enqueue(ctx, j)
+	if err := r.tx.Jobs().Enqueue(ctx, j); err != nil {
+		return err
+	}
+	// A retry already queued is brought forward.
+	return storeJobs(r).advance(j.ID, runAt)
 }
 
 func storeCopyEvent(e ports.Event) ports.Event {

@@ -250,6 +250,22 @@ func (q storeJobs) Retry(_ context.Context, id string, runAt time.Time, lastErro
 	})
 }
 
+// advance brings a queued job's RunAt forward to runAt when it is later
+// and nobody holds the job at runAt (an event's redelivery, whose retry
+// waits); a held job, or one due sooner, is left as it is.
+func (q storeJobs) advance(id string, runAt time.Time) error {
+	runAt = storeTime(runAt)
+	return q.apply(id, func(st *storeState) {
+		sj, ok := st.jobs[id]
+		if !ok || !sj.job.RunAt.After(runAt) || sj.lockedUntil.After(runAt) {
+			return
+		}
+		sj.job.RunAt = runAt
+		st.jobs[id] = sj
+		st.due.push(sj.job)
+	})
+}
+
 // apply runs op on the committed queue at once (Read()) or at commit (in a
 // unit of work), after checking the job is queued.
 func (q storeJobs) apply(id string, op func(*storeState)) error {

@@ -205,6 +205,16 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.Len(t, jobs, 1)
 	assert.Equal(t, evs[0].ID, jobs[0].Key)
 	assert.Equal(t, norm(at(20)), jobs[0].RunAt)
+
+	// Redelivered while its retry waits: the retry is brought forward.
+	require.NoError(t, s.Read().Jobs().Retry(ctx, jobs[0].ID, at(500), "refused"))
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Events().Requeue(ctx, p.ID, evs[0].ID, at(200))
+	})
+	jobs, err = s.Read().Jobs().Claim(ctx, at(200), 100, 100*time.Hour, ports.JobKinds{Only: []string{ports.EventDeliveryJob}})
+	require.NoError(t, err)
+	require.Len(t, jobs, 1, "the waiting retry is due at the redelivery")
+	assert.Equal(t, norm(at(200)), jobs[0].RunAt)
 }
 
 // testEventOrder: the store numbers events as it records them (Seq), and
