@@ -20,10 +20,13 @@ CREATE TABLE event_deliveries (
 INSERT INTO event_deliveries (event_id, platform_id, resource_id, seq, status, attempts, last_attempt_at, delivered_at)
 SELECT id, platform_id, resource_id, seq, status, attempts, last_attempt_at, delivered_at FROM events;
 
--- Deliveries about one resource go in order: the sender asks whether an
--- earlier event of the resource is still pending (in seq order, as 0029).
-CREATE INDEX event_deliveries_pending_by_resource ON event_deliveries (platform_id, resource_id, seq)
-    WHERE status = 'PENDING';
+-- The events not delivered (pending or failed): few, beside the delivered
+-- ones. Deliveries about one resource go in order: the sender asks
+-- whether an earlier event of the resource is still pending (in seq
+-- order, as 0029); and a list of a platform's pending or failed events
+-- starts here.
+CREATE INDEX event_deliveries_undelivered ON event_deliveries (platform_id, resource_id, seq)
+    WHERE status <> 'DELIVERED';
 
 -- Drops events_by_status and events_pending_by_resource with them.
 ALTER TABLE events

@@ -120,6 +120,14 @@ func TestEventDeliveryStateLeavesTheEventRowAlone(t *testing.T) {
 	assert.Equal(t, []string{kyc.ID}, list(ports.EventDelivered))
 	assert.ElementsMatch(t, []string{txn.ID, byResource["Transaction:2"].ID}, list(ports.EventPending))
 	assert.Len(t, list(""), 3)
+	failed := byResource["Transaction:2"].ID
+	require.NoError(t, s.InTx(ctx, func(tx ports.Tx) error {
+		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{
+			{PlatformID: "Platform:p", Status: ports.EventFailed, Attempt: ports.EventAttempt{EventID: failed, At: at, StatusCode: 500}}})
+	}))
+	assert.Equal(t, []string{failed}, list(ports.EventFailed))
+	assert.Equal(t, []string{txn.ID}, list(ports.EventPending))
+	assert.Equal(t, []string{kyc.ID}, list(ports.EventDelivered))
 
 	// Redelivery sets the delivered event pending again, its row alone.
 	require.NoError(t, s.InTx(ctx, func(tx ports.Tx) error {

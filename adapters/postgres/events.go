@@ -244,7 +244,7 @@ LEFT JOIN LATERAL (SELECT * FROM jsonb_populate_record(NULL::transactions, e.dat
 const storeEventStates = "event_states AS store_event_row"
 
 func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.Page) ([]ports.Event, int, error) {
-	filter := func(q *bun.SelectQuery) *bun.SelectQuery {
+	filter := func(q *bun.SelectQuery, f ports.EventFilter) *bun.SelectQuery {
 		q = q.Where("platform_id = ?", f.PlatformID)
 		if f.ResourceID != "" {
 			q = q.Where("resource_id = ?", f.ResourceID)
@@ -258,16 +258,38 @@ func (r storeEvents) List(ctx context.Context, f ports.EventFilter, page ports.P
 		return q
 	}
 	what := "events of " + f.PlatformID
-	total, err := filter(r.tx.db.NewSelect().Model((*storeEventRow)(nil)).ModelTableExpr(storeEventStates)).Count(ctx)
+	total, err := r.count(ctx, f, filter)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count %s: %w", what, err)
 	}
 	var rows []storeEventRow
-	if err := storePage(filter(r.tx.db.NewSelect().Model(&rows).ModelTableExpr(storeEventStates)), page, false).Scan(ctx); err != nil {
+	if err := storePage(filter(r.tx.db.NewSelect().Model(&rows).ModelTableExpr(storeEventStates), f), page, false).Scan(ctx); err != nil {
 		return nil, 0, fmt.Errorf("list %s: %w", what, err)
 	}
 	out, err := storeEventsToPort(ctx, r.tx.db, rows)
 	return out, int(total), err
+}
+
+// count counts the events of f. Most events are delivered, so those that
+// are count as all of them less the few that are not (which
+// event_deliveries_undelivered finds), not as a join of every event with
+// its delivery row.
+func (r storeEvents) count(ctx context.Context, f ports.EventFilter,
+	filter func(*bun.SelectQuery, ports.EventFilter) *bun.SelectQuery) (int64, error) {
+	q := func() *bun.SelectQuery {
+		return r.tx.db.NewSelect().Model((*storeEventRow)(nil)).ModelTableExpr(storeEventStates)
+	}
+	if f.Status != ports.EventDelivered {
+		return filter(q(), f).Count(ctx)
+	}
+	all := f
+	all.Status = ""
+	total, err := filter(q(), all).Count(ctx)
+	if err != nil {
+		return 0, err
+	}
+	undelivered, err := filter(q(), all).Where("status <> ?", ports.EventDelivered).Count(ctx)
+	return total - undelivered, err
 }
 
 // RecordAttempts numbers each attempt after its event's count, in one
