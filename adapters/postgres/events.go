@@ -297,7 +297,7 @@ func (r storeEvents) count(ctx context.Context, f ports.EventFilter,
 // events: see migration 0041), committed asynchronously (as the
 // idempotency records are): a crash may forget the last attempts of the
 // moment, and their events are then sent again (at least once), never
-// lost. It is planned per call: a generic plan made on a young events
+// lost. It is planned per call: a generic plan made on a young event_deliveries
 // table joins it by a sequential scan.
 func (r storeEvents) RecordAttempts(ctx context.Context, rs []ports.AttemptRecord) error {
 	if len(rs) == 0 {
