@@ -47,6 +47,10 @@ type Event struct {
 	AttemptsBefore int
 }
 
+// ResourceKey is the key of an event's platform and resource
+// (PendingHeads).
+func ResourceKey(platformID, resourceID string) string { return platformID + "\n" + resourceID }
+
 // Event delivery statuses.
 const (
 	EventPending   = "PENDING"
@@ -64,24 +68,11 @@ func EventDeliveryJobFor(e Event) Job {
 	return Job{ID: "Job:" + e.ID, Kind: EventDeliveryJob, Key: e.ID, Payload: []byte(e.PlatformID + "\n" + e.ID), RunAt: e.CreatedAt}
 }
 
-// EventDeliveryRef reads the platform and event ids of a delivery job of
-// one event (EventDeliveryJobFor's payload).
-func EventDeliveryRef(j Job) (platformID, eventID string, err error) {
-	platformID, ids, err := EventDeliveryRefs(j)
-	if err != nil {
-		return "", "", err
-	}
-	if len(ids) != 1 {
-		return "", "", fmt.Errorf("webhook job %s: %d events, not one", j.ID, len(ids))
-	}
-	return platformID, ids[0], nil
-}
-
 // EventDeliveryRefs reads the platform and event ids of a delivery job:
 // one event (EventDeliveryJobFor), or several events of one platform in
 // the order they were recorded (EventsDeliveryJob; the PostgreSQL store
 // queues one such job per platform for the events one statement records,
-// up to EventsPerDeliveryJob).
+// and for a backlog queued again, up to EventsPerDeliveryJob each).
 func EventDeliveryRefs(j Job) (platformID string, eventIDs []string, err error) {
 	parts := strings.Split(string(j.Payload), "\n")
 	if len(parts) < 2 || parts[0] == "" || slices.Contains(parts[1:], "") {
@@ -148,10 +139,24 @@ type EventRepo interface {
 	// recorded earlier and still pending (deliveries about one resource go
 	// in order), in one read.
 	PendingBefore(ctx context.Context, es []Event) (map[string]bool, error)
+	// EarlierPending is the pending events of e's platform and resource
+	// recorded before e (as read from the store: its Seq), in the order of
+	// recording, at most limit: what must be delivered before e. Its cost
+	// follows limit, not the resource's backlog.
+	EarlierPending(ctx context.Context, e Event, limit int) ([]Event, error)
+	// PendingHeads is, for each platform and resource of es, the ids of
+	// its first n pending events in the order of recording, keyed by
+	// ResourceKey, in one read: what comes next for each resource.
+	PendingHeads(ctx context.Context, es []Event, n int) (map[string][]string, error)
 	// Requeue sets a delivered or failed event pending again, its retry
 	// schedule from the start (AttemptsBefore = Attempts), and queues its
 	// delivery job at runAt (redelivery).
 	Requeue(ctx context.Context, platformID, id string, runAt time.Time) error
+	// RequeuePending queues again, for runAt, the delivery of every
+	// pending event of the platform (its backlog, once it has an
+	// endpoint), each with its retry schedule from the start, and returns
+	// how many. It is one step whatever the backlog's size.
+	RequeuePending(ctx context.Context, platformID string, runAt time.Time) (int, error)
 }
 
 // BalanceUpdated is the webhook type of an internal account's balance

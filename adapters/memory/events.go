@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -149,6 +150,53 @@ func (r storeEvents) PendingBefore(_ context.Context, es []ports.Event) (map[str
 	return out, nil
 }
 
+func (r storeEvents) EarlierPending(_ context.Context, e ports.Event, limit int) ([]ports.Event, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	var out []ports.Event
+	for _, o := range storeResourceEvents(r.tx, e.PlatformID, e.ResourceID) {
+		if o.Status == ports.EventPending && o.Seq < e.Seq {
+			out = append(out, storeCopyEvent(o))
+		}
+	}
+	slices.SortFunc(out, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (r storeEvents) PendingHeads(_ context.Context, es []ports.Event, n int) (map[string][]string, error) {
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	out := map[string][]string{}
+	for _, e := range es {
+		key := ports.ResourceKey(e.PlatformID, e.ResourceID)
+		if _, ok := out[key]; ok {
+			continue
+		}
+		var pending []ports.Event
+		for _, o := range storeResourceEvents(r.tx, e.PlatformID, e.ResourceID) {
+			if o.Status == ports.EventPending {
+				pending = append(pending, o)
+			}
+		}
+		slices.SortFunc(pending, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+		ids := []string{}
+		for _, o := range pending[:min(n, len(pending))] {
+			ids = append(ids, o.ID)
+		}
+		out[key] = ids
+	}
+	return out, nil
+}
+
 // storePendingBefore reports whether an event of e's resource recorded
 // before e is PENDING as tx sees it: among the resource's committed
 // pending events (the index) as tx may have changed them, and the events
@@ -211,6 +259,30 @@ func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt t
 	}
 	// A retry already queued is brought forward.
 	return storeJobs(r).advance(j.ID, runAt)
+}
+
+// RequeuePending requeues the platform's pending events one by one, a
+// page at a time (memory has no per-row write cost).
+func (r storeEvents) RequeuePending(ctx context.Context, platformID string, runAt time.Time) (int, error) {
+	n := 0
+	page := ports.Page{Limit: 500}
+	for {
+		rows, _, err := r.List(ctx, ports.EventFilter{PlatformID: platformID, Status: ports.EventPending}, page)
+		if err != nil {
+			return n, err
+		}
+		for _, e := range rows {
+			if err := r.Requeue(ctx, platformID, e.ID, runAt); err != nil {
+				return n, err
+			}
+		}
+		n += len(rows)
+		if len(rows) < page.Limit {
+			return n, nil
+		}
+		last := rows[len(rows)-1]
+		page.After = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
 }
 
 func storeCopyEvent(e ports.Event) ports.Event {

@@ -1,12 +1,14 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -373,6 +375,84 @@ func (r storeEvents) PendingBefore(ctx context.Context, es []ports.Event) (map[s
 		out[id] = true
 	}
 	return out, nil
+}
+
+// RequeuePending is one statement: the platform's pending events (found
+// through event_deliveries_undelivered) get their schedule from the start
+// and delivery jobs of up to ports.EventsPerDeliveryJob events each, in
+// recording order, as a statement's new events do (event_delivery_jobs).
+// A job an event already has (a waiting retry) stays; the event goes with
+// whichever job comes first.
+func (r storeEvents) RequeuePending(ctx context.Context, platformID string, runAt time.Time) (int, error) {
+	var n int
+	_, err := r.tx.execPlain(ctx, "requeue the pending events of "+platformID, func(ctx context.Context) (sql.Result, error) {
+		return nil, r.tx.db.NewRaw(`WITH p AS (
+	SELECT event_id, seq, attempts <> attempts_before AS restart FROM event_deliveries
+	WHERE platform_id = ?0 AND status = 'PENDING'),
+u AS (
+	UPDATE event_deliveries AS d SET attempts_before = d.attempts FROM p
+	WHERE d.event_id = p.event_id AND p.restart),
+a AS (SELECT array_agg(p.event_id ORDER BY p.seq) AS ids FROM p),
+j AS (
+	INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
+	SELECT x.* FROM a CROSS JOIN LATERAL event_delivery_jobs(a.ids,
+		array_fill(?0::text, ARRAY[cardinality(a.ids)]), array_fill(?1::timestamptz, ARRAY[cardinality(a.ids)])) AS x
+	WHERE a.ids IS NOT NULL)
+SELECT count(*) FROM p`, platformID, storeTime(runAt)).Scan(ctx, &n)
+	})
+	return n, err
+}
+
+// PendingHeads reads each resource's first n pending events through
+// event_deliveries_undelivered, in one statement.
+func (r storeEvents) PendingHeads(ctx context.Context, es []ports.Event, n int) (map[string][]string, error) {
+	out := map[string][]string{}
+	if len(es) == 0 {
+		return out, nil
+	}
+	platforms, resources := make([]string, len(es)), make([]string, len(es))
+	for i, e := range es {
+		platforms[i], resources[i] = e.PlatformID, e.ResourceID
+		out[ports.ResourceKey(e.PlatformID, e.ResourceID)] = []string{}
+	}
+	var rows []struct {
+		PlatformID string `bun:"platform_id"`
+		ResourceID string `bun:"resource_id"`
+		EventID    string `bun:"event_id"`
+	}
+	err := r.tx.db.NewRaw(`SELECT v.platform_id, v.resource_id, p.event_id
+	FROM (SELECT DISTINCT * FROM unnest(?::text[], ?::text[]) AS u(platform_id, resource_id)) AS v
+	CROSS JOIN LATERAL (SELECT d.event_id, d.seq FROM event_deliveries AS d
+		WHERE d.platform_id = v.platform_id AND d.resource_id = v.resource_id COLLATE "C" AND d.status = 'PENDING'
+		ORDER BY d.seq LIMIT ?) AS p
+	ORDER BY v.platform_id, v.resource_id, p.seq`, pgdialect.Array(platforms), pgdialect.Array(resources), n).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("pending heads of %d resources: %w", len(es), err)
+	}
+	for _, row := range rows {
+		key := ports.ResourceKey(row.PlatformID, row.ResourceID)
+		out[key] = append(out[key], row.EventID)
+	}
+	return out, nil
+}
+
+// EarlierPending finds the ids in seq order through
+// event_deliveries_undelivered (limit rows, whatever the backlog) and
+// reads them as GetMany does.
+func (r storeEvents) EarlierPending(ctx context.Context, e ports.Event, limit int) ([]ports.Event, error) {
+	var ids []string
+	err := r.tx.db.NewRaw(`SELECT event_id FROM event_deliveries
+	WHERE platform_id = ? AND resource_id = ? AND status = 'PENDING' AND seq < ?
+	ORDER BY seq LIMIT ?`, e.PlatformID, e.ResourceID, e.Seq, limit).Scan(ctx, &ids)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("events pending before %s: %w", e.ID, err)
+	}
+	es, err := r.GetMany(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(es, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	return es, nil
 }
 
 func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {

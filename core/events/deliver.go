@@ -154,12 +154,28 @@ var errWaiting = errors.New("webhook: waiting")
 // the Schedule, FAILED after it, or left pending when its platform has no
 // endpoint (a 410 removes the endpoint). Events of one resource go in
 // order; a platform holds at most PerPlatform deliveries at once here.
+//
+// A job of several events (ports.EventsDeliveryJob: a statement's events,
+// a backlog queued again) is split: its events go on as jobs of their own,
+// due now.
 func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
-	platformID, eventID, err := ports.EventDeliveryRef(j)
+	platformID, ids, err := ports.EventDeliveryRefs(j)
 	if err != nil {
 		return err
 	}
-	return d.handleEvent(ctx, platformID, eventID, j.ID)
+	if len(ids) > 1 {
+		now := d.clock.Now()
+		return d.store.InTx(ctx, func(tx ports.Tx) error {
+			for _, id := range ids {
+				own := ports.EventDeliveryJobFor(ports.Event{ID: id, PlatformID: platformID, CreatedAt: now})
+				if err := tx.Jobs().Enqueue(ctx, own); err != nil {
+					return fmt.Errorf("webhook job %s: %w", j.ID, err)
+				}
+			}
+			return nil
+		})
+	}
+	return d.handleEvent(ctx, platformID, ids[0], j.ID)
 }
 
 // handleEvent is Handle for one event: jobID is its own job, which ends
@@ -329,24 +345,32 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 			groups[key] = append(groups[key], batchItem{e: e, slot: i})
 		}
 	}
-	firsts := make([]ports.Event, 0, len(groups))
+	// A group goes at once as far as it is what comes next for its
+	// resource: its first events pending, in order, without a gap (an
+	// event of the resource in another job, not claimed here, stops it).
+	firsts, longest := make([]ports.Event, 0, len(groups)), 0
 	for _, g := range groups {
 		slices.SortFunc(g, func(x, y batchItem) int { return cmp.Compare(x.e.Seq, y.e.Seq) })
-		firsts = append(firsts, g[0].e)
+		firsts, longest = append(firsts, g[0].e), max(longest, len(g))
 	}
-	earlier, err := d.store.Read().Events().PendingBefore(ctx, firsts)
+	heads, err := d.store.Read().Events().PendingHeads(ctx, firsts, longest+chainMax)
 	behind := map[string][]batchItem{} // groups with an earlier event pending outside the batch
 	for key, g := range groups {
-		switch {
-		case err != nil:
+		if err != nil {
 			// Handle checks again, one by one, what could not be read here.
 			for _, it := range g {
 				one = append(one, it.slot)
 			}
 			delete(groups, key)
-		case earlier[g[0].e.ID]:
+			continue
+		}
+		switch k := d.nextOf(g, heads[key]); {
+		case k == 0:
 			behind[key] = g
 			delete(groups, key)
+		case k < len(g):
+			groups[key] = g[:k]
+			waitInOrder(g[k:], b.out, d.clock.Now())
 		}
 	}
 
@@ -501,25 +525,56 @@ func (d *Deliverer) sendInOrder(ctx context.Context, g []batchItem, url string, 
 // outside the batch, in order, when every one of those is an event this
 // instance has already delivered and is recording (another batch of this
 // instance sent it and has not recorded it yet: waiting for the resource
-// waits for that sending). ok is false, and nothing is sent, when one of
-// them is not: the group then goes Handle's way. One read of the
-// resource's pending events for the group, instead of several statements
-// for each of its events.
+// waits for that sending), as far as it then comes next (nextOf; the rest
+// waits). ok is false, and nothing is sent, when one of them is not: the
+// group then goes Handle's way. One read of the resource's pending events
+// for the group, instead of several statements for each of its events.
 func (d *Deliverer) sendAfterEarlier(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) (out []batchSent, ok bool) {
 	first := g[0].e
 	unlock := d.lockResource(first.PlatformID + "\n" + first.ResourceID)
 	defer unlock()
-	rows, _, err := d.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: first.PlatformID, ResourceID: first.ResourceID,
-		Status: ports.EventPending}, ports.Page{Limit: chainMax})
-	if err != nil || len(rows) == chainMax {
-		return nil, false // unread, or more pending than one page shows
+	heads, err := d.store.Read().Events().PendingHeads(ctx, []ports.Event{first}, len(g)+chainMax)
+	if err != nil {
+		return nil, false
 	}
-	for _, r := range rows {
-		if r.Seq < first.Seq && !d.isUnrecorded(r.ID) {
-			return nil, false
+	k := d.nextOf(g, heads[ports.ResourceKey(first.PlatformID, first.ResourceID)])
+	if k == 0 {
+		return nil, false
+	}
+	waitInOrder(g[k:], res, d.clock.Now())
+	return d.sendLocked(ctx, g[:k], url, res), true
+}
+
+// nextOf is how many of group g (one resource's events, in Seq order)
+// come next for their resource: g's events while they follow heads (the
+// resource's first pending events) one for one, leaving out the events
+// this instance has delivered and is recording. A gap (an event of the
+// resource that is not in g) ends it; so does the end of heads.
+func (d *Deliverer) nextOf(g []batchItem, heads []string) int {
+	k := 0
+	for _, id := range heads {
+		if k == len(g) {
+			break
 		}
+		if d.isUnrecorded(id) {
+			continue
+		}
+		if id != g[k].e.ID {
+			break
+		}
+		k++
 	}
-	return d.sendLocked(ctx, g, url, res), true
+	return k
+}
+
+// waitInOrder answers the events of g that wait for an earlier event of
+// their resource: a retry after OrderWait (a job of several hands them on
+// as jobs of their own).
+func waitInOrder(g []batchItem, out []jobs.BatchResult, now time.Time) {
+	for _, it := range g {
+		out[it.slot].Err = jobs.RetryAt(now.Add(OrderWait),
+			fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, it.e.ResourceID))
+	}
 }
 
 // isUnrecorded reports whether this instance delivered event id and its
@@ -561,9 +616,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 			}
 		}
 		if err != nil || a.Error != "" {
-			for _, rest := range g[k+1:] {
-				res[rest.slot].Err = jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, it.e.ResourceID))
-			}
+			waitInOrder(g[k+1:], res, now)
 			return out
 		}
 	}
@@ -590,20 +643,15 @@ func (d *Deliverer) finish(ctx context.Context, e ports.Event, url string, a por
 }
 
 // deliverEarlier delivers, in order, the pending events of e's resource
-// recorded before e; ok is false when one of them was not taken (it keeps
-// its own schedule, and e waits for it).
+// recorded before e, up to chainMax of them; ok is false when one of them
+// was not taken (it keeps its own schedule, and e waits for it), or when
+// more may wait than were sent (e waits for them too).
 func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (ok bool, err error) {
-	rows, _, err := d.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: e.PlatformID, ResourceID: e.ResourceID,
-		Status: ports.EventPending}, ports.Page{Limit: chainMax})
+	rows, err := d.store.Read().Events().EarlierPending(ctx, e, chainMax)
 	if err != nil {
 		return false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
 	}
-	// The page is the oldest by time; the order of recording decides.
-	slices.SortFunc(rows, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, prev := range rows {
-		if prev.Seq >= e.Seq {
-			break
-		}
 		if d.isUnrecorded(prev.ID) {
 			continue // delivered by a batch of this instance, being recorded
 		}
@@ -620,7 +668,7 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 			return false, nil
 		}
 	}
-	return true, nil
+	return len(rows) < chainMax, nil
 }
 
 func (d *Deliverer) lockResource(key string) (unlock func()) {

@@ -370,6 +370,91 @@ func TestOrderPerResource(t *testing.T) {
 	})
 }
 
+// More earlier events of a resource than one delivery sends first
+// (chainMax): the later event waits until all of them have gone, and the
+// resource's events arrive in the order they were recorded.
+func TestLongBacklogOfOneResourceInOrder(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		e.setEndpoint("") // no jobs: the backlog waits
+		var evs []ports.Event
+		for range chainMax + 5 {
+			evs = append(evs, e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:busy"))
+			e.b.Clock.Advance(time.Millisecond)
+		}
+		e.setEndpoint("https://hooks.example/in")
+		// Only the last event's job is queued.
+		last := evs[len(evs)-1]
+		require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
+			return tx.Jobs().Enqueue(ctx, ports.EventDeliveryJobFor(last))
+		}))
+		for range 3 {
+			e.advance(OrderWait)
+		}
+		var got []string
+		for _, env := range e.recv.got {
+			got = append(got, env.ID)
+		}
+		var want []string
+		for _, ev := range evs {
+			want = append(want, ev.ID)
+		}
+		assert.Equal(t, want, got, "every event once, in the order of recording")
+	})
+}
+
+// A job of several whose events of one resource have a gap (events of
+// the resource in other jobs, not due yet): the events before the gap go
+// at once, those after it wait for the missing ones, and the resource's
+// events arrive in the order they were recorded.
+func TestGapInAJobOfSeveralWaits(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		e.setEndpoint("") // no jobs of their own
+		var evs []ports.Event
+		for range 6 {
+			evs = append(evs, e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:gap"))
+			e.b.Clock.Advance(time.Millisecond)
+		}
+		e.setEndpoint("https://hooks.example/in")
+		now := e.b.Clock.Now()
+		require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
+			if err := tx.Jobs().Enqueue(ctx, ports.EventsDeliveryJob("Job:gap", e.pid,
+				[]string{evs[0].ID, evs[1].ID, evs[4].ID, evs[5].ID}, now)); err != nil {
+				return err
+			}
+			for _, ev := range evs[2:4] {
+				j := ports.EventDeliveryJobFor(ev)
+				j.RunAt = now.Add(time.Hour)
+				if err := tx.Jobs().Enqueue(ctx, j); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		ids := func() []string {
+			var out []string
+			for _, env := range e.recv.got {
+				out = append(out, env.ID)
+			}
+			return out
+		}
+		var want []string
+		for _, ev := range evs {
+			want = append(want, ev.ID)
+		}
+		e.run()
+		// In a batch the events after the gap wait; one by one, each
+		// sends the earlier ones first. Either way, in order so far.
+		got := ids()
+		require.GreaterOrEqual(t, len(got), 2)
+		assert.Equal(t, want[:len(got)], got, "in the order of recording so far")
+		e.advance(OrderWait)
+		e.advance(time.Hour)
+		assert.Equal(t, want, ids(), "every event once, in the order of recording")
+	})
+}
+
 // Two changes of one resource in one microsecond: the one recorded first
 // goes first, whatever their ids (the store's Seq, not the time or id).
 func TestOrderWhenTimesTie(t *testing.T) {

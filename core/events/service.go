@@ -119,31 +119,15 @@ func (s *Service) Redeliver(ctx context.Context, platformID, id string) (ports.E
 // per resource).
 func (s *Service) Resume(ctx context.Context, platformID string) (int, error) {
 	n := 0
-	page := ports.Page{Limit: 500}
-	for {
-		rows, _, err := s.store.Read().Events().List(ctx, ports.EventFilter{PlatformID: platformID, Status: ports.EventPending}, page)
-		if err != nil {
-			return n, fmt.Errorf("resume webhooks of %s: %w", platformID, err)
-		}
-		if len(rows) == 0 {
-			return n, nil
-		}
-		now := s.clock.Now()
-		err = s.store.InTx(ctx, func(tx ports.Tx) error {
-			for _, e := range rows {
-				if err := tx.Events().Requeue(ctx, platformID, e.ID, now); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return n, fmt.Errorf("resume webhooks of %s: %w", platformID, err)
-		}
-		n += len(rows)
-		last := rows[len(rows)-1]
-		page.After = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+	err := s.store.InTx(ctx, func(tx ports.Tx) error {
+		var err error
+		n, err = tx.Events().RequeuePending(ctx, platformID, s.clock.Now())
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("resume webhooks of %s: %w", platformID, err)
 	}
+	return n, nil
 }
 
 // TestResult is what the endpoint answered a test webhook.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -217,6 +218,84 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	assert.Equal(t, norm(at(200)), jobs[0].RunAt)
 }
 
+// testEventBacklog: a platform that sets an endpoint has its pending
+// events queued again in one step, each with its schedule from the start;
+// its delivered and failed events, and another platform's, are left alone.
+func testEventBacklog(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p, q := createPlatform(t, s, at(0)), createPlatform(t, s, at(0))
+	var evs []ports.Event
+	for i := range 20 {
+		evs = append(evs, ports.Event{ID: newID("Webhook"), PlatformID: p.ID, Type: "CUSTOMER.KYC_APPROVED",
+			ResourceID: fmt.Sprintf("Customer:%d", i%4), CreatedAt: at(1)})
+	}
+	other := ports.Event{ID: newID("Webhook"), PlatformID: q.ID, Type: "CUSTOMER.KYC_APPROVED", ResourceID: "Customer:q", CreatedAt: at(1)}
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		for _, e := range append(slices.Clone(evs), other) {
+			if err := tx.Events().Append(ctx, e); err != nil {
+				return err
+			}
+		}
+		// One delivered, one failed, one tried and waiting.
+		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{
+			{PlatformID: p.ID, Status: ports.EventDelivered, Attempt: ports.EventAttempt{EventID: evs[0].ID, At: at(2), StatusCode: 200}},
+			{PlatformID: p.ID, Status: ports.EventFailed, Attempt: ports.EventAttempt{EventID: evs[1].ID, At: at(2), StatusCode: 500}},
+			{PlatformID: p.ID, Status: ports.EventPending, Attempt: ports.EventAttempt{EventID: evs[2].ID, At: at(2), StatusCode: 503}},
+		})
+	})
+	p.WebhookEndpoint = "https://hooks.example/backlog"
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Platforms().Update(ctx, p) })
+
+	var n int
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		n, err = tx.Events().RequeuePending(ctx, p.ID, at(3))
+		return err
+	})
+	assert.Equal(t, 18, n, "the pending ones")
+	jobs, err := s.Read().Jobs().Claim(ctx, at(3), 1000, time.Minute, ports.JobKinds{Only: []string{ports.EventDeliveryJob}})
+	require.NoError(t, err)
+	queued := map[string]int{}
+	for _, j := range jobs {
+		assert.Equal(t, norm(at(3)), j.RunAt)
+		platformID, ids, err := ports.EventDeliveryRefs(j)
+		require.NoError(t, err)
+		assert.Equal(t, p.ID, platformID)
+		assert.LessOrEqual(t, len(ids), ports.EventsPerDeliveryJob)
+		for _, id := range ids {
+			queued[id]++
+		}
+	}
+	want := map[string]int{}
+	for _, e := range evs[2:] {
+		want[e.ID] = 1
+	}
+	assert.Equal(t, want, queued, "every pending event of the platform, once")
+	tried, err := s.Read().Events().Get(ctx, p.ID, evs[2].ID)
+	require.NoError(t, err)
+	assert.Equal(t, 1, tried.Attempts)
+	assert.Equal(t, 1, tried.AttemptsBefore, "its schedule starts over")
+	for id, status := range map[string]string{evs[0].ID: ports.EventDelivered, evs[1].ID: ports.EventFailed} {
+		e, err := s.Read().Events().Get(ctx, p.ID, id)
+		require.NoError(t, err)
+		assert.Equal(t, status, e.Status)
+	}
+
+	// Nothing pending: nothing queued.
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		n, err = tx.Events().RequeuePending(ctx, q.ID, at(3))
+		return err
+	})
+	assert.Equal(t, 1, n)
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		n, err = tx.Events().RequeuePending(ctx, newID("Platform"), at(3))
+		return err
+	})
+	assert.Zero(t, n)
+}
+
 // testEventOrder: the store numbers events as it records them (Seq), and
 // an event's earlier pending events are those recorded before it, also
 // when their times tie and their ids sort the other way (two changes of
@@ -252,6 +331,41 @@ func testEventOrder(t *testing.T, s ports.Store, _ LedgerReader) {
 	before, err := s.Read().Events().PendingBefore(ctx, got)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]bool{second.ID: true, third.ID: true}, before, "recording order, not time or id")
+
+	// What must go before an event: the earlier pending ones in recording
+	// order, at most limit; delivered ones drop out.
+	earlier := func(e ports.Event, limit int) []string {
+		t.Helper()
+		e.Seq = seq[e.ID]
+		es, err := s.Read().Events().EarlierPending(ctx, e, limit)
+		require.NoError(t, err)
+		out := []string{}
+		for _, x := range es {
+			out = append(out, x.ID)
+			assert.Equal(t, x.ResourceID, e.ResourceID)
+		}
+		return out
+	}
+	assert.Equal(t, []string{first.ID, second.ID}, earlier(third, 10))
+	assert.Equal(t, []string{first.ID}, earlier(third, 1))
+	assert.Equal(t, []string{}, earlier(first, 10))
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{{PlatformID: p.ID, Status: ports.EventDelivered,
+			Attempt: ports.EventAttempt{EventID: first.ID, At: at(6), StatusCode: 200}}})
+	})
+	assert.Equal(t, []string{second.ID}, earlier(third, 10))
+
+	// What comes next for each resource: its first pending events.
+	other := ports.Event{PlatformID: p.ID, ResourceID: "Transaction:none"}
+	heads, err := s.Read().Events().PendingHeads(ctx, []ports.Event{third, second, other}, 10)
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]string{
+		ports.ResourceKey(p.ID, "Transaction:tie"):  {second.ID, third.ID},
+		ports.ResourceKey(p.ID, "Transaction:none"): {},
+	}, heads)
+	heads, err = s.Read().Events().PendingHeads(ctx, []ports.Event{third}, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []string{second.ID}, heads[ports.ResourceKey(p.ID, "Transaction:tie")])
 }
 
 // testTransactionEvents: the store records a transaction's event when it

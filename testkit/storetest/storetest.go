@@ -89,6 +89,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DocumentLarge", testDocumentLarge},
 		{"Events", testEvents},
 		{"EventOrder", testEventOrder},
+		{"EventBacklog", testEventBacklog},
 		{"TransactionEvents", testTransactionEvents},
 		{"Quotes", testQuotes},
 		{"QuoteGetForUpdateSerialises", testQuoteGetForUpdateSerialises},
