@@ -206,7 +206,7 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 		return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
 	}
 	defer d.release(platformID)
-	unlock := d.lockResource(platformID + "\n" + e.ResourceID)
+	unlock := d.lockResource(ports.ResourceKey(platformID, e.ResourceID))
 	defer unlock()
 	// Events of the resource still pending before e go first, in order
 	// (a later event never overtakes an earlier one); their own jobs then
@@ -341,7 +341,7 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		case d.replies != nil && e.Type == TypeIncomingPending:
 			one = append(one, i)
 		default:
-			key := e.PlatformID + "\n" + e.ResourceID
+			key := ports.ResourceKey(e.PlatformID, e.ResourceID)
 			groups[key] = append(groups[key], batchItem{e: e, slot: i})
 		}
 	}
@@ -516,7 +516,7 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batch
 // not taken; the events after it wait for it (res). It returns the
 // attempts to record.
 func (d *Deliverer) sendInOrder(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) []batchSent {
-	unlock := d.lockResource(g[0].e.PlatformID + "\n" + g[0].e.ResourceID)
+	unlock := d.lockResource(ports.ResourceKey(g[0].e.PlatformID, g[0].e.ResourceID))
 	defer unlock()
 	return d.sendLocked(ctx, g, url, res)
 }
@@ -531,7 +531,7 @@ func (d *Deliverer) sendInOrder(ctx context.Context, g []batchItem, url string, 
 // for the group, instead of several statements for each of its events.
 func (d *Deliverer) sendAfterEarlier(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) (out []batchSent, ok bool) {
 	first := g[0].e
-	unlock := d.lockResource(first.PlatformID + "\n" + first.ResourceID)
+	unlock := d.lockResource(ports.ResourceKey(first.PlatformID, first.ResourceID))
 	defer unlock()
 	heads, err := d.store.Read().Events().PendingHeads(ctx, []ports.Event{first}, len(g)+chainMax)
 	if err != nil {
