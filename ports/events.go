@@ -139,14 +139,10 @@ type EventRepo interface {
 	// recorded earlier and still pending (deliveries about one resource go
 	// in order), in one read.
 	PendingBefore(ctx context.Context, es []Event) (map[string]bool, error)
-	// EarlierPending is the pending events of e's platform and resource
-	// recorded before e (as read from the store: its Seq), in the order of
-	// recording, at most limit: what must be delivered before e. Its cost
-	// follows limit, not the resource's backlog.
-	EarlierPending(ctx context.Context, e Event, limit int) ([]Event, error)
 	// PendingHeads is, for each platform and resource of es, the ids of
 	// its first n pending events in the order of recording, keyed by
-	// ResourceKey, in one read: what comes next for each resource.
+	// ResourceKey, in one read: what comes next for each resource. Its
+	// cost follows n, not the resource's backlog.
 	PendingHeads(ctx context.Context, es []Event, n int) (map[string][]string, error)
 	// Requeue sets a delivered or failed event pending again, its retry
 	// schedule from the start (AttemptsBefore = Attempts), and queues its

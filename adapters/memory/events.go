@@ -150,25 +150,6 @@ func (r storeEvents) PendingBefore(_ context.Context, es []ports.Event) (map[str
 	return out, nil
 }
 
-func (r storeEvents) EarlierPending(_ context.Context, e ports.Event, limit int) ([]ports.Event, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	var out []ports.Event
-	for _, o := range storeResourceEvents(r.tx, e.PlatformID, e.ResourceID) {
-		if o.Status == ports.EventPending && o.Seq < e.Seq {
-			out = append(out, storeCopyEvent(o))
-		}
-	}
-	slices.SortFunc(out, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
-}
-
 func (r storeEvents) PendingHeads(_ context.Context, es []ports.Event, n int) (map[string][]string, error) {
 	done, err := r.tx.begin(false)
 	if err != nil {
@@ -181,13 +162,7 @@ func (r storeEvents) PendingHeads(_ context.Context, es []ports.Event, n int) (m
 		if _, ok := out[key]; ok {
 			continue
 		}
-		var pending []ports.Event
-		for _, o := range storeResourceEvents(r.tx, e.PlatformID, e.ResourceID) {
-			if o.Status == ports.EventPending {
-				pending = append(pending, o)
-			}
-		}
-		slices.SortFunc(pending, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+		pending := storePendingOf(r.tx, e.PlatformID, e.ResourceID)
 		ids := []string{}
 		for _, o := range pending[:min(n, len(pending))] {
 			ids = append(ids, o.ID)
@@ -197,25 +172,34 @@ func (r storeEvents) PendingHeads(_ context.Context, es []ports.Event, n int) (m
 	return out, nil
 }
 
-// storePendingBefore reports whether an event of e's resource recorded
-// before e is PENDING as tx sees it: among the resource's committed
-// pending events (the index) as tx may have changed them, and the events
-// tx recorded or changed.
-func storePendingBefore(tx *storeTx, e ports.Event) bool {
-	for id, seq := range tx.s.state.kyc.pending[eventResourceKey(e.PlatformID, e.ResourceID)] {
-		if seq >= e.Seq {
-			continue
+// storePendingOf is the PENDING events of one resource as tx sees them, in
+// the order they were recorded: the resource's committed pending events
+// (the index, not its every event) as tx may have changed them, and the
+// events tx recorded or changed.
+func storePendingOf(tx *storeTx, platformID, resourceID string) []ports.Event {
+	var out []ports.Event
+	for id := range tx.s.state.kyc.pending[eventResourceKey(platformID, resourceID)] {
+		if _, changed := storeOverlay(tx, pickEvents)[id]; changed {
+			continue // below, as tx has it
 		}
-		if o, ok := storeLookup(tx, pickEvents, id); ok && o.Status == ports.EventPending {
-			return true
+		if o, ok := storeLookup(tx, pickEvents, id); ok {
+			out = append(out, o)
 		}
 	}
 	for _, o := range storeOverlay(tx, pickEvents) {
-		if o.PlatformID == e.PlatformID && o.ResourceID == e.ResourceID && o.Status == ports.EventPending && o.Seq < e.Seq {
-			return true
+		if o.PlatformID == platformID && o.ResourceID == resourceID && o.Status == ports.EventPending {
+			out = append(out, o)
 		}
 	}
-	return false
+	slices.SortFunc(out, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
+
+// storePendingBefore reports whether an event of e's resource recorded
+// before e is PENDING as tx sees it.
+func storePendingBefore(tx *storeTx, e ports.Event) bool {
+	pending := storePendingOf(tx, e.PlatformID, e.ResourceID)
+	return len(pending) > 0 && pending[0].Seq < e.Seq
 }
 
 func eventResourceKey(platformID, resourceID string) string { return platformID + "\x00" + resourceID }

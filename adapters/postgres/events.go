@@ -1,14 +1,12 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -434,25 +432,6 @@ func (r storeEvents) PendingHeads(ctx context.Context, es []ports.Event, n int) 
 		out[key] = append(out[key], row.EventID)
 	}
 	return out, nil
-}
-
-// EarlierPending finds the ids in seq order through
-// event_deliveries_undelivered (limit rows, whatever the backlog) and
-// reads them as GetMany does.
-func (r storeEvents) EarlierPending(ctx context.Context, e ports.Event, limit int) ([]ports.Event, error) {
-	var ids []string
-	err := r.tx.db.NewRaw(`SELECT event_id FROM event_deliveries
-	WHERE platform_id = ? AND resource_id = ? AND status = 'PENDING' AND seq < ?
-	ORDER BY seq LIMIT ?`, e.PlatformID, e.ResourceID, e.Seq, limit).Scan(ctx, &ids)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("events pending before %s: %w", e.ID, err)
-	}
-	es, err := r.GetMany(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(es, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	return es, nil
 }
 
 func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt time.Time) error {

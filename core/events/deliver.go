@@ -647,7 +647,7 @@ func (d *Deliverer) finish(ctx context.Context, e ports.Event, url string, a por
 // was not taken (it keeps its own schedule, and e waits for it), or when
 // more may wait than were sent (e waits for them too).
 func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (ok bool, err error) {
-	rows, err := d.store.Read().Events().EarlierPending(ctx, e, chainMax)
+	rows, err := d.earlierPending(ctx, e)
 	if err != nil {
 		return false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
 	}
@@ -669,6 +669,27 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 		}
 	}
 	return len(rows) < chainMax, nil
+}
+
+// earlierPending is the pending events of e's resource recorded before e,
+// in that order, at most chainMax: the resource's first pending events
+// (PendingHeads) up to e, read.
+func (d *Deliverer) earlierPending(ctx context.Context, e ports.Event) ([]ports.Event, error) {
+	heads, err := d.store.Read().Events().PendingHeads(ctx, []ports.Event{e}, chainMax)
+	if err != nil {
+		return nil, err
+	}
+	ids := heads[ports.ResourceKey(e.PlatformID, e.ResourceID)]
+	if i := slices.Index(ids, e.ID); i >= 0 {
+		ids = ids[:i]
+	}
+	rows, err := d.store.Read().Events().GetMany(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	rows = slices.DeleteFunc(rows, func(r ports.Event) bool { return r.Seq >= e.Seq })
+	slices.SortFunc(rows, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	return rows, nil
 }
 
 func (d *Deliverer) lockResource(key string) (unlock func()) {

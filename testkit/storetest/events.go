@@ -332,40 +332,32 @@ func testEventOrder(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]bool{second.ID: true, third.ID: true}, before, "recording order, not time or id")
 
-	// What must go before an event: the earlier pending ones in recording
-	// order, at most limit; delivered ones drop out.
-	earlier := func(e ports.Event, limit int) []string {
+	// A resource's first pending events, in recording order, at most n
+	// (what must go before an event); delivered ones drop out.
+	tie := ports.ResourceKey(p.ID, "Transaction:tie")
+	headsOf := func(n int) []string {
 		t.Helper()
-		e.Seq = seq[e.ID]
-		es, err := s.Read().Events().EarlierPending(ctx, e, limit)
+		heads, err := s.Read().Events().PendingHeads(ctx, []ports.Event{third}, n)
 		require.NoError(t, err)
-		out := []string{}
-		for _, x := range es {
-			out = append(out, x.ID)
-			assert.Equal(t, x.ResourceID, e.ResourceID)
-		}
-		return out
+		return heads[tie]
 	}
-	assert.Equal(t, []string{first.ID, second.ID}, earlier(third, 10))
-	assert.Equal(t, []string{first.ID}, earlier(third, 1))
-	assert.Equal(t, []string{}, earlier(first, 10))
+	assert.Equal(t, []string{first.ID, second.ID, third.ID}, headsOf(10))
+	assert.Equal(t, []string{first.ID}, headsOf(1))
 	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
 		return tx.Events().RecordAttempts(ctx, []ports.AttemptRecord{{PlatformID: p.ID, Status: ports.EventDelivered,
 			Attempt: ports.EventAttempt{EventID: first.ID, At: at(6), StatusCode: 200}}})
 	})
-	assert.Equal(t, []string{second.ID}, earlier(third, 10))
+	assert.Equal(t, []string{second.ID, third.ID}, headsOf(10))
 
 	// What comes next for each resource: its first pending events.
 	other := ports.Event{PlatformID: p.ID, ResourceID: "Transaction:none"}
 	heads, err := s.Read().Events().PendingHeads(ctx, []ports.Event{third, second, other}, 10)
 	require.NoError(t, err)
 	assert.Equal(t, map[string][]string{
-		ports.ResourceKey(p.ID, "Transaction:tie"):  {second.ID, third.ID},
+		tie: {second.ID, third.ID},
 		ports.ResourceKey(p.ID, "Transaction:none"): {},
 	}, heads)
-	heads, err = s.Read().Events().PendingHeads(ctx, []ports.Event{third}, 1)
-	require.NoError(t, err)
-	assert.Equal(t, []string{second.ID}, heads[ports.ResourceKey(p.ID, "Transaction:tie")])
+	assert.Equal(t, []string{second.ID}, headsOf(1))
 }
 
 // testTransactionEvents: the store records a transaction's event when it
