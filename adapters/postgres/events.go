@@ -46,7 +46,7 @@ func storeEventToRow(e ports.Event) storeEventRow {
 		data = json.RawMessage(`{}`)
 	}
 	return storeEventRow{ID: e.ID, PlatformID: e.PlatformID, Type: e.Type, ResourceID: e.ResourceID, Data: data,
-		DataFormat: storeEventPortData, CreatedAt: storeTime(e.CreatedAt), Status: ports.EventPending}
+		DataFormat: storeEventPortData, CreatedAt: storeTime(e.CreatedAt)}
 }
 
 // storeEventStateColumns are storeEventRow's columns that are not the
@@ -447,14 +447,9 @@ func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt t
 	if err := storeUpdated(res, what); err != nil {
 		return err
 	}
-	e, err := r.Get(ctx, platformID, id)
-	if err != nil {
-		return err
-	}
 	// Its delivery job, or its retry already queued brought forward to
 	// runAt (unless a sender holds it now).
-	row := storeJobToRow(ports.EventDeliveryJobFor(e))
-	row.RunAt = storeTime(runAt)
+	row := storeJobToRow(ports.EventDeliveryJobFor(ports.Event{ID: id, PlatformID: platformID, CreatedAt: runAt}))
 	_, err = r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewInsert().Model(&row).On("CONFLICT (id) DO UPDATE").Set("run_at = EXCLUDED.run_at").
 			Where("store_job_row.run_at > EXCLUDED.run_at AND (store_job_row.locked_until IS NULL OR store_job_row.locked_until <= EXCLUDED.run_at)").Exec(ctx)

@@ -352,8 +352,6 @@ func testRecordsConcurrent(f *recFixture) {
 	f.verify()
 }
 
-// queued reports whether job id is still queued (leased or not): Retry
-// finds it, making it due at once.
 // delivery is the queued delivery job that names event id: its own, or
 // one of several events (ports.EventDeliveryRefs). The claim that finds it
 // leases nothing (a zero lease), so every job stays claimable.
@@ -371,6 +369,8 @@ func (f *recFixture) delivery(id string) (ports.Job, bool) {
 	return ports.Job{}, false
 }
 
+// queued reports whether job id is still queued (leased or not): Retry
+// finds it, making it due at once.
 func (f *recFixture) queued(id string) bool {
 	f.t.Helper()
 	err := f.store.Read().Jobs().Retry(f.ctx, id, f.clock.Now(), "")
