@@ -14,7 +14,11 @@ CREATE TABLE event_deliveries (
     status          text NOT NULL DEFAULT 'PENDING',
     attempts        integer NOT NULL DEFAULT 0,
     last_attempt_at timestamptz,
-    delivered_at    timestamptz
+    delivered_at    timestamptz,
+    -- A redelivered event's retries follow the schedule from its start:
+    -- the sender counts the attempts made since the event was last queued
+    -- again (attempts - attempts_before).
+    attempts_before integer NOT NULL DEFAULT 0
 );
 
 INSERT INTO event_deliveries (event_id, platform_id, resource_id, seq, status, attempts, last_attempt_at, delivered_at)
@@ -55,7 +59,7 @@ CREATE TRIGGER events_deliveries AFTER INSERT ON events
 -- left so that a count without a status filter skips it).
 CREATE VIEW event_states AS
 SELECT e.id, e.platform_id, e.type, e.resource_id, e.data, e.data_format, e.created_at, e.seq,
-    d.status, d.attempts, d.last_attempt_at, d.delivered_at
+    d.status, d.attempts, d.last_attempt_at, d.delivered_at, d.attempts_before
 FROM events AS e LEFT JOIN event_deliveries AS d ON d.event_id = e.id;
 
 -- 0039's function without the status column.

@@ -34,7 +34,7 @@ type storeEventRow struct {
 	Attempts      int             `bun:"attempts"`
 	LastAttemptAt *time.Time      `bun:"last_attempt_at"`
 	DeliveredAt   *time.Time      `bun:"delivered_at"`
-	// AttemptsBefore is ports.Event's (migration 0042).
+	// AttemptsBefore is ports.Event's (migration 0041).
 	AttemptsBefore int `bun:"attempts_before"`
 	// Seq is the identity an insert takes (inserts exclude it).
 	Seq int64 `bun:"seq"`
