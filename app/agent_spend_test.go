@@ -28,7 +28,10 @@ type agentStory struct {
 
 func newAgentStory(t *testing.T, backend string) *agentStory {
 	t.Helper()
-	clock := testkit.NewFakeClock(time.Now().UTC().Truncate(time.Second))
+	// Noon UTC today: the story moves the clock on by minutes, and the
+	// agent's daily limits reset at UTC midnight, so a start late in the
+	// day would cross it.
+	clock := testkit.NewFakeClock(time.Now().UTC().Truncate(24 * time.Hour).Add(12 * time.Hour))
 	env := newAPIEnvClock(t, backend, clock, func(*Config) {})
 	srv := httptest.NewServer(env.handler)
 	t.Cleanup(srv.Close)
