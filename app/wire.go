@@ -259,11 +259,11 @@ type services struct {
 // service, made after them (it renders with the transfers service).
 type endpointHook struct{ events *events.Service }
 
-func (h *endpointHook) WebhookEndpointChanged(ctx context.Context, platformID, endpoint string) error {
+func (h *endpointHook) WebhookEndpointChanged(ctx context.Context, tx ports.Tx, platformID, endpoint string) error {
 	if h.events == nil {
 		return nil
 	}
-	return h.events.WebhookEndpointChanged(ctx, platformID, endpoint)
+	return h.events.WebhookEndpointChanged(ctx, tx, platformID, endpoint)
 }
 
 func newServices(b *backend, cfg Config, clock ports.Clock) services {
@@ -272,7 +272,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	s := services{
 		// A new webhook endpoint gets a TEST event and the backlog.
 		platforms: platforms.New(b.store, b.ledger, clock, ids, platforms.Sandbox(cfg.Sandbox),
-			platforms.OnEndpointChange(hook, b.log)),
+			platforms.OnEndpointChange(hook)),
 		customers: customers.New(b.store, b.ledger, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
 		accounts:  accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
 		// Webhook deliveries have their own runner (a slow endpoint never
@@ -347,6 +347,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	deliverer.SetApprovals(s.approvals)
 	s.events = events.NewService(b.store, clock, ids, deliverer)
 	hook.events = s.events
+	s.events.Register(s.runner)
 	s.webhooks = jobs.NewRunner(b.store.Read().Jobs(), clock, b.log, jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}),
 		jobs.WithLease(2*events.AttemptTimeout), jobs.WithBatch(b.deliveryClaim))
 	s.webhooks.HandleBatch(ports.EventDeliveryJob, deliverer.HandleBatch)

@@ -115,6 +115,13 @@ func newEnv(t *testing.T, b coretest.Backend, batch bool) *env {
 // setEndpoint stores the platform's webhook endpoint ("" removes it).
 func (e *env) setEndpoint(url string) {
 	e.t.Helper()
+	e.storeEndpoint(url, false)
+}
+
+// storeEndpoint stores the platform's webhook endpoint, and when tell is
+// set tells the service in the same unit of work, as PATCH /config does.
+func (e *env) storeEndpoint(url string, tell bool) {
+	e.t.Helper()
 	ctx := context.Background()
 	require.NoError(e.t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
 		p, err := tx.Platforms().GetForUpdate(ctx, e.pid)
@@ -122,7 +129,10 @@ func (e *env) setEndpoint(url string) {
 			return err
 		}
 		p.WebhookEndpoint = url
-		return tx.Platforms().Update(ctx, p)
+		if err := tx.Platforms().Update(ctx, p); err != nil || !tell {
+			return err
+		}
+		return e.svc.WebhookEndpointChanged(ctx, tx, e.pid, url)
 	}))
 }
 

@@ -121,9 +121,15 @@ func (s *Service) Resume(ctx context.Context, platformID string) (int, error) {
 	n := 0
 	err := s.store.InTx(ctx, func(tx ports.Tx) error {
 		var err error
-		n, err = tx.Events().RequeuePending(ctx, platformID, s.clock.Now())
+		n, err = s.resume(ctx, tx, platformID)
 		return err
 	})
+	return n, err
+}
+
+// resume is Resume in the unit of work tx.
+func (s *Service) resume(ctx context.Context, tx ports.Tx, platformID string) (int, error) {
+	n, err := tx.Events().RequeuePending(ctx, platformID, s.clock.Now())
 	if err != nil {
 		return 0, fmt.Errorf("resume webhooks of %s: %w", platformID, err)
 	}

@@ -256,16 +256,16 @@ func (s *Service) UpdateConfig(ctx context.Context, platformID string, u ConfigU
 				return err
 			}
 		}
+		if p.WebhookEndpoint != before.WebhookEndpoint && p.WebhookEndpoint != "" {
+			if err := s.endpointChanged.WebhookEndpointChanged(ctx, tx, p.ID, p.WebhookEndpoint); err != nil {
+				return fmt.Errorf("webhook endpoint of %s: %w", platformID, err)
+			}
+		}
 		out = p
 		return nil
 	})
 	if err != nil {
 		return Config{}, err
-	}
-	if out.WebhookEndpoint != before.WebhookEndpoint && out.WebhookEndpoint != "" {
-		if err := s.endpointChanged.WebhookEndpointChanged(ctx, out.ID, out.WebhookEndpoint); err != nil {
-			s.log.WarnContext(ctx, "webhook endpoint change not announced", "platform", out.ID, "err", err)
-		}
 	}
 	return configOf(out), nil
 }

@@ -23,7 +23,7 @@ type hook struct {
 	err   error
 }
 
-func (h *hook) WebhookEndpointChanged(_ context.Context, platformID, endpoint string) error {
+func (h *hook) WebhookEndpointChanged(_ context.Context, _ ports.Tx, platformID, endpoint string) error {
 	h.calls = append(h.calls, platformID+" "+endpoint)
 	return h.err
 }
@@ -32,7 +32,7 @@ func configEnv(t *testing.T, sandbox bool) (*env, *hook) {
 	t.Helper()
 	e := newEnv(t)
 	h := &hook{}
-	e.svc = platforms.New(e.store, e.ledger, e.clock, system.IDs{}, platforms.Sandbox(sandbox), platforms.OnEndpointChange(h, nil))
+	e.svc = platforms.New(e.store, e.ledger, e.clock, system.IDs{}, platforms.Sandbox(sandbox), platforms.OnEndpointChange(h))
 	return e, h
 }
 
@@ -58,7 +58,7 @@ func TestConfigDefaults(t *testing.T) {
 
 // A partial update changes what it names, moves updatedAt, opens an
 // account for a new currency (and keeps a removed one's), tells the hook
-// of a new endpoint once after commit, and leaves other platforms alone.
+// of a new endpoint once in its unit of work, and leaves other platforms alone.
 func TestUpdateConfig(t *testing.T) {
 	ctx := context.Background()
 	e, h := configEnv(t, false)
@@ -100,20 +100,29 @@ func TestUpdateConfig(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"USD", "EUR", "BRL"}, currencies, "BRL opened, EUR kept")
 
-	// The same endpoint again is no change; a hook's failure does not undo one.
+	// The same endpoint again is no change. The hook works in the
+	// change's unit of work: its failure fails the change, which leaves
+	// nothing behind.
 	_, err = e.svc.UpdateConfig(ctx, p.ID, platforms.ConfigUpdate{WebhookEndpoint: ptr("https://hooks.acme.example/corridor")})
 	require.NoError(t, err)
 	assert.Len(t, h.calls, 1)
 	h.err = errors.New("outbox down")
+	_, err = e.svc.UpdateConfig(ctx, p.ID, platforms.ConfigUpdate{WebhookEndpoint: ptr("https://hooks2.acme.example/"), OTPLength: ptr(7)})
+	require.ErrorIs(t, err, h.err)
+	c, err = e.svc.Config(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "https://hooks.acme.example/corridor", c.Platform.WebhookEndpoint, "rolled back")
+	assert.Equal(t, 8, c.OTPLength, "rolled back with it")
+	h.err = nil
 	c, err = e.svc.UpdateConfig(ctx, p.ID, platforms.ConfigUpdate{WebhookEndpoint: ptr("https://hooks2.acme.example/")})
 	require.NoError(t, err)
 	assert.Equal(t, "https://hooks2.acme.example/", c.Platform.WebhookEndpoint)
-	assert.Len(t, h.calls, 2)
+	assert.Len(t, h.calls, 3)
 	// "" removes the endpoint, without a TEST event.
 	c, err = e.svc.UpdateConfig(ctx, p.ID, platforms.ConfigUpdate{WebhookEndpoint: ptr("")})
 	require.NoError(t, err)
 	assert.Empty(t, c.Platform.WebhookEndpoint)
-	assert.Len(t, h.calls, 2)
+	assert.Len(t, h.calls, 3)
 
 	// Re-adding a removed currency reuses its account.
 	_, err = e.svc.UpdateConfig(ctx, p.ID, platforms.ConfigUpdate{SupportedCurrencies: []ports.CurrencySetting{platforms.DefaultCurrencySetting("EUR")}})

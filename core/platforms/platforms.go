@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -31,10 +30,9 @@ type Service struct {
 	ids    ports.IDs
 	// sandbox allows an http webhook endpoint on a loopback host.
 	sandbox bool
-	// endpointChanged hears of webhook endpoint changes after they commit;
-	// log records what it refuses.
+	// endpointChanged hears of webhook endpoint changes in their unit of
+	// work.
 	endpointChanged EndpointChanged
-	log             *slog.Logger
 }
 
 // Option configures a Service.
@@ -45,23 +43,18 @@ type Option func(*Service)
 func Sandbox(on bool) Option { return func(s *Service) { s.sandbox = on } }
 
 // OnEndpointChange gives the Service the hook told of every webhook
-// endpoint change (NoEndpointHook by default); log records the hook's
-// errors (discarded when nil).
-func OnEndpointChange(hook EndpointChanged, log *slog.Logger) Option {
+// endpoint change (NoEndpointHook by default).
+func OnEndpointChange(hook EndpointChanged) Option {
 	return func(s *Service) {
 		if hook != nil {
 			s.endpointChanged = hook
-		}
-		if log != nil {
-			s.log = log
 		}
 	}
 }
 
 // New returns a Service.
 func New(store ports.Store, ledger ports.LedgerStore, clock ports.Clock, ids ports.IDs, opts ...Option) *Service {
-	s := &Service{store: store, ledger: ledger, clock: clock, ids: ids,
-		endpointChanged: NoEndpointHook{}, log: slog.New(slog.DiscardHandler)}
+	s := &Service{store: store, ledger: ledger, clock: clock, ids: ids, endpointChanged: NoEndpointHook{}}
 	for _, o := range opts {
 		o(s)
 	}
