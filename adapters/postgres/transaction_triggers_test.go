@@ -2,9 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/pgtest"
@@ -103,4 +105,34 @@ func TestTransactionTriggersPerStatement(t *testing.T) {
 		) AS a USING (platform_id, customer_id, type, status)
 		WHERE coalesce(k.n, 0) <> coalesce(a.n, 0)`).Scan(ctx, &wrong))
 	require.Empty(t, wrong)
+}
+
+// The events statement of a transaction change keeps one generic plan and
+// event_delivery_jobs stays inlinable (migration 0042): planned per call,
+// they cost a single-row statement more than twice its own work. A later
+// CREATE OR REPLACE of either function drops these settings unless it
+// restates them; this test says so.
+func TestTransactionEventsArePlannedOnce(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	var config []string
+	require.NoError(t, db.NewRaw(`SELECT coalesce(proconfig, '{}') FROM pg_proc WHERE proname = 'transactions_record_events_of'`).
+		Scan(ctx, pgdialect.Array(&config)))
+	require.Equal(t, []string{"plan_cache_mode=force_generic_plan"}, config)
+	var volatility, language string
+	require.NoError(t, db.NewRaw(`SELECT p.provolatile::text, l.lanname FROM pg_proc AS p JOIN pg_language AS l ON l.oid = p.prolang
+		WHERE p.proname = 'event_delivery_jobs'`).Scan(ctx, &volatility, &language))
+	require.Equal(t, []string{"s", "sql"}, []string{volatility, language}, "a STABLE SQL function, inlined where it is called")
+
+	// Inlined, it still gives every job its own id.
+	_, err := db.ExecContext(ctx, `INSERT INTO platforms (id, created_at, updated_at, webhook_endpoint) VALUES
+		('Platform:a', now(), now(), 'https://example.com/a'), ('Platform:b', now(), now(), 'https://example.com/b')`)
+	require.NoError(t, err)
+	var ids []string
+	require.NoError(t, db.NewRaw(`SELECT array_agg(j.id) FROM event_delivery_jobs(
+		ARRAY(SELECT 'Webhook:' || i FROM generate_series(1, 20) AS i),
+		ARRAY(SELECT CASE WHEN i % 2 = 0 THEN 'Platform:a' ELSE 'Platform:b' END FROM generate_series(1, 20) AS i),
+		ARRAY(SELECT now() FROM generate_series(1, 20))) AS j`).Scan(ctx, pgdialect.Array(&ids)))
+	require.Len(t, ids, 4, "10 events of each platform, 8 a job")
+	require.Len(t, slices.Compact(slices.Sorted(slices.Values(ids))), 4, "distinct ids")
 }
