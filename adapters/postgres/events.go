@@ -401,6 +401,17 @@ SELECT count(*) FROM p`, platformID, storeTime(runAt)).Scan(ctx, &n)
 	return n, err
 }
 
+// pendingHeadsStatement reads each resource's first $3 pending events
+// through event_deliveries_undelivered, resources given as the arrays $1
+// (platforms) and $2 (resource ids). Prepared: a delivery batch runs it
+// once, and planned per call it cost as much as it ran (0.22 ms).
+const pendingHeadsStatement = `SELECT v.platform_id, v.resource_id, p.event_id
+	FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS u(platform_id, resource_id)) AS v
+	CROSS JOIN LATERAL (SELECT d.event_id, d.seq FROM event_deliveries AS d
+		WHERE d.platform_id = v.platform_id AND d.resource_id = v.resource_id COLLATE "C" AND d.status = 'PENDING'
+		ORDER BY d.seq LIMIT $3) AS p
+	ORDER BY v.platform_id, v.resource_id, p.seq`
+
 // PendingHeads reads each resource's first n pending events through
 // event_deliveries_undelivered, in one statement.
 func (r storeEvents) PendingHeads(ctx context.Context, es []ports.Event, n int) (map[string][]string, error) {
@@ -418,12 +429,7 @@ func (r storeEvents) PendingHeads(ctx context.Context, es []ports.Event, n int) 
 		ResourceID string `bun:"resource_id"`
 		EventID    string `bun:"event_id"`
 	}
-	err := r.tx.db.NewRaw(`SELECT v.platform_id, v.resource_id, p.event_id
-	FROM (SELECT DISTINCT * FROM unnest(?::text[], ?::text[]) AS u(platform_id, resource_id)) AS v
-	CROSS JOIN LATERAL (SELECT d.event_id, d.seq FROM event_deliveries AS d
-		WHERE d.platform_id = v.platform_id AND d.resource_id = v.resource_id COLLATE "C" AND d.status = 'PENDING'
-		ORDER BY d.seq LIMIT ?) AS p
-	ORDER BY v.platform_id, v.resource_id, p.seq`, pgdialect.Array(platforms), pgdialect.Array(resources), n).Scan(ctx, &rows)
+	err := r.tx.stmts.query(ctx, r.tx.db, &rows, pendingHeadsStatement, textArray(platforms), textArray(resources), n)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("pending heads of %d resources: %w", len(es), err)
 	}

@@ -1,6 +1,10 @@
 package postgres
 
-import "github.com/uptrace/bun"
+import (
+	"github.com/uptrace/bun"
+
+	"github.com/corridorpay/corridor/ports"
+)
 
 // JournalLockKey lets tests hold the journal lock to line up races between
 // writers.
@@ -31,5 +35,9 @@ func ReportsDBForTest(r *LedgerReports) *bun.DB { return r.db }
 func OnEnqueueForTest(l *Ledger, f func()) { l.enqueued = f }
 
 // DeliveryStatements are the prepared statements of a delivery batch, for
-// the plan test: reading events, ending jobs.
-var DeliveryStatements = struct{ Events, CompleteJobs string }{eventsByIDStatement, completeJobsStatement}
+// the plan test: reading events and the pending heads of their
+// resources, ending jobs.
+var DeliveryStatements = struct{ Events, PendingHeads, CompleteJobs string }{eventsByIDStatement, pendingHeadsStatement, completeJobsStatement}
+
+// ClaimStatement is the job claim of kinds, for the plan test.
+func ClaimStatement(db *bun.DB, kinds ports.JobKinds) string { return claimStatement(db, kinds) }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,24 +85,15 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 		return nil, nil
 	}
 	now = storeTime(now)
-	kindFilter, kindArgs := storeKindFilter(kinds)
 	var rows []storeJobRow
 	_, err := q.run(ctx, "claim jobs", func(ctx context.Context) (sql.Result, error) {
 		rows = rows[:0]
-		err := q.tx.db.NewRaw(`
-			WITH due AS (
-				SELECT id FROM jobs
-				WHERE run_at <= ? AND (locked_until IS NULL OR locked_until <= ?)`+kindFilter+`
-				ORDER BY run_at, id
-				LIMIT ?
-				FOR UPDATE SKIP LOCKED
-			)
-			UPDATE jobs SET locked_until = ?, attempts = jobs.attempts + 1
-			FROM due WHERE jobs.id = due.id
-			RETURNING jobs.id, jobs.kind, jobs.key, jobs.payload, jobs.run_at, jobs.attempts, jobs.last_error, jobs.locked_until`,
-			slices.Concat([]any{now, now}, kindArgs, []any{n, storeTime(now.Add(lease))})...).Scan(ctx, &rows)
-		return nil, err
+		return nil, q.tx.stmts.query(ctx, q.tx.db, &rows, claimStatement(q.tx.stmts.db, kinds),
+			now.Format(pgTimeLayout), n, storeTime(now.Add(lease)).Format(pgTimeLayout))
 	})
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +108,30 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 		out[i] = r.toPort()
 	}
 	return out, nil
+}
+
+// claimStatement is the claim of a runner's kinds: the due jobs, oldest
+// first, locked and leased until $3 in one statement, $1 being now and $2
+// how many. It is prepared (planned per call it cost more than it ran:
+// 0.22 ms of planning for 0.13 ms), so the kinds, which are the runner's
+// constants, are written into its text: a partial due index (jobs_due_work,
+// jobs_due_deliveries) serves a plan only when its kind predicate is a
+// constant. The claimed rows, locked by the claim, are updated by their
+// ctid (a TID scan), which the one generic plan keeps whatever the table
+// held when it was made; joined by id, a young table's plan scanned it.
+func claimStatement(db *bun.DB, kinds ports.JobKinds) string {
+	kindFilter, kindArgs := storeKindFilter(kinds)
+	return `WITH due AS (
+		SELECT ctid AS tid, id FROM jobs
+		WHERE run_at <= $1::timestamptz AND (locked_until IS NULL OR locked_until <= $1::timestamptz)` +
+		db.QueryGen().FormatQuery(kindFilter, kindArgs...) + `
+		ORDER BY run_at, id
+		LIMIT $2
+		FOR UPDATE SKIP LOCKED
+	)
+	UPDATE jobs SET locked_until = $3::timestamptz, attempts = jobs.attempts + 1
+	FROM due WHERE jobs.ctid = due.tid AND jobs.id = due.id
+	RETURNING jobs.id, jobs.kind, jobs.key, jobs.payload, jobs.run_at, jobs.attempts, jobs.last_error, jobs.locked_until`
 }
 
 // storeKindFilter is the claim's kind condition, kind IN (…) or

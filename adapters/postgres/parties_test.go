@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/corridorpay/corridor/adapters/postgres"
+	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
 
@@ -39,6 +40,8 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 		{"transactions_many", postgres.TxnGroupQuery(db), `('{"a"}')`, []string{"transactions"}, nil},
 		// A delivery batch's statements find events and jobs by key too.
 		{"events_by_id", postgres.DeliveryStatements.Events, `('{"a"}')`, []string{"events", "event_deliveries"}, nil},
+		{"pending_heads", postgres.DeliveryStatements.PendingHeads, `('{"p"}', '{"r"}', 20)`, nil,
+			[]string{"event_deliveries_undelivered"}},
 	}
 	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
@@ -62,6 +65,20 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	plan := explainGeneric(t, conn, "complete_jobs", postgres.DeliveryStatements.CompleteJobs, `('{"a"}')`)
 	assert.Contains(t, plan, "Index Scan on jobs_pkey", plan)
 	assert.NotContains(t, plan, "Seq Scan on", plan)
+	// A claim walks its own lane's due index, oldest first, and updates
+	// what it locked by ctid.
+	for name, c := range map[string]struct {
+		kinds ports.JobKinds
+		index string
+	}{
+		"claim_deliveries": {ports.JobKinds{Only: []string{ports.EventDeliveryJob}}, "jobs_due_deliveries"},
+		"claim_work":       {ports.JobKinds{Except: []string{ports.EventDeliveryJob}}, "jobs_due_work"},
+	} {
+		plan := explainGeneric(t, conn, name, postgres.ClaimStatement(db, c.kinds), `('2026-01-01 00:00:00+00', 8, '2026-01-01 00:01:00+00')`)
+		assert.Contains(t, plan, "using "+c.index+" on jobs", "%s\n%s", name, plan)
+		assert.Contains(t, plan, "Tid Scan on jobs", "%s: the claimed rows updated by ctid\n%s", name, plan)
+		assert.NotContains(t, plan, "Seq Scan on", plan)
+	}
 }
 
 // explainGeneric prepares query as name on conn (whose plan_cache_mode is
