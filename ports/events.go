@@ -134,11 +134,6 @@ type EventRepo interface {
 	RecordAttempts(ctx context.Context, rs []AttemptRecord) error
 	// Attempts are an event's attempts, oldest first.
 	Attempts(ctx context.Context, platformID, eventID string) ([]EventAttempt, error)
-	// PendingBefore is the ids of the events of es (as read from the
-	// store: their Seq) that have an event of their platform and resource
-	// recorded earlier and still pending (deliveries about one resource go
-	// in order), in one read.
-	PendingBefore(ctx context.Context, es []Event) (map[string]bool, error)
 	// PendingHeads is, for each platform and resource of es, the ids of
 	// its first n pending events in the order of recording, keyed by
 	// ResourceKey, in one read: what comes next for each resource. Its

@@ -135,21 +135,6 @@ func (r storeEvents) Attempts(_ context.Context, platformID, eventID string) ([]
 	return slices.Clone(prev), nil
 }
 
-func (r storeEvents) PendingBefore(_ context.Context, es []ports.Event) (map[string]bool, error) {
-	done, err := r.tx.begin(false)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	out := map[string]bool{}
-	for _, e := range es {
-		if storePendingBefore(r.tx, e) {
-			out[e.ID] = true
-		}
-	}
-	return out, nil
-}
-
 func (r storeEvents) PendingHeads(_ context.Context, es []ports.Event, n int) (map[string][]string, error) {
 	done, err := r.tx.begin(false)
 	if err != nil {
@@ -193,13 +178,6 @@ func storePendingOf(tx *storeTx, platformID, resourceID string) []ports.Event {
 	}
 	slices.SortFunc(out, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
-}
-
-// storePendingBefore reports whether an event of e's resource recorded
-// before e is PENDING as tx sees it.
-func storePendingBefore(tx *storeTx, e ports.Event) bool {
-	pending := storePendingOf(tx, e.PlatformID, e.ResourceID)
-	return len(pending) > 0 && pending[0].Seq < e.Seq
 }
 
 func eventResourceKey(platformID, resourceID string) string { return platformID + "\x00" + resourceID }

@@ -29,7 +29,7 @@ type storeKYC struct {
 	// batch, and a scan of every event made that grow with the store.
 	byResource map[string][]string
 	// pending holds, in the committed state only, each resource's PENDING
-	// events (id → seq): what PendingBefore asks, without walking an
+	// events (id → seq): what PendingHeads asks, without walking an
 	// account's every balance event.
 	pending map[string]map[string]int64
 }

@@ -352,29 +352,6 @@ func (r storeEvents) Attempts(ctx context.Context, platformID, eventID string) (
 	return out, nil
 }
 
-func (r storeEvents) PendingBefore(ctx context.Context, es []ports.Event) (map[string]bool, error) {
-	out := map[string]bool{}
-	if len(es) == 0 {
-		return out, nil
-	}
-	ids, platforms, resources, seqs := make([]string, len(es)), make([]string, len(es)), make([]string, len(es)), make([]int64, len(es))
-	for i, e := range es {
-		ids[i], platforms[i], resources[i], seqs[i] = e.ID, e.PlatformID, e.ResourceID, e.Seq
-	}
-	var got []string
-	err := r.tx.db.NewRaw(`SELECT v.id FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS v(id, platform_id, resource_id, seq)
-	WHERE EXISTS (SELECT 1 FROM event_deliveries AS d WHERE d.platform_id = v.platform_id AND d.resource_id = v.resource_id COLLATE "C"
-		AND d.status = 'PENDING' AND d.seq < v.seq)`,
-		pgdialect.Array(ids), pgdialect.Array(platforms), pgdialect.Array(resources), pgdialect.Array(seqs)).Scan(ctx, &got)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("events pending before %d events: %w", len(es), err)
-	}
-	for _, id := range got {
-		out[id] = true
-	}
-	return out, nil
-}
-
 // RequeuePending is one statement: the platform's pending events (found
 // through event_deliveries_undelivered) get their schedule from the start
 // and delivery jobs of up to ports.EventsPerDeliveryJob events each, in

@@ -211,18 +211,14 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	// Events of the resource still pending before e go first, in order
 	// (a later event never overtakes an earlier one); their own jobs then
 	// find them delivered.
-	before, err := d.store.Read().Events().PendingBefore(ctx, []ports.Event{e})
+	earlier, ok, err := d.deliverEarlier(ctx, e, url)
 	if err != nil {
-		return fmt.Errorf("webhook %s: %w", eventID, err)
+		return err
 	}
-	if before[e.ID] {
-		ok, err := d.deliverEarlier(ctx, e, url)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, e.ResourceID))
-		}
+	if !ok {
+		return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, e.ResourceID))
+	}
+	if earlier {
 		// Re-read: another handler of this instance may have sent it
 		// while this one waited for the resource.
 		if e, err = d.store.Read().Events().Get(ctx, platformID, eventID); err != nil || e.Status != ports.EventPending {
@@ -643,13 +639,14 @@ func (d *Deliverer) finish(ctx context.Context, e ports.Event, url string, a por
 }
 
 // deliverEarlier delivers, in order, the pending events of e's resource
-// recorded before e, up to chainMax of them; ok is false when one of them
-// was not taken (it keeps its own schedule, and e waits for it), or when
-// more may wait than were sent (e waits for them too).
-func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (ok bool, err error) {
+// recorded before e, up to chainMax of them; earlier reports whether there
+// were any. ok is false when one of them was not taken (it keeps its own
+// schedule, and e waits for it), or when more may wait than were sent (e
+// waits for them too).
+func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (earlier, ok bool, err error) {
 	rows, err := d.earlierPending(ctx, e)
 	if err != nil {
-		return false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
+		return false, false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
 	}
 	for _, prev := range rows {
 		if d.isUnrecorded(prev.ID) {
@@ -657,18 +654,18 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 		}
 		a, ans, err := d.attempt(ctx, prev, url)
 		if err != nil {
-			return false, err
+			return true, false, err
 		}
 		if err := d.finish(ctx, prev, url, a, ans, ""); err != nil {
 			if _, later := jobs.IsRetryAt(err); !later {
-				return false, err
+				return true, false, err
 			}
 		}
 		if a.Error != "" {
-			return false, nil
+			return true, false, nil
 		}
 	}
-	return len(rows) < chainMax, nil
+	return len(rows) > 0, len(rows) < chainMax, nil
 }
 
 // earlierPending is the pending events of e's resource recorded before e,
@@ -682,6 +679,9 @@ func (d *Deliverer) earlierPending(ctx context.Context, e ports.Event) ([]ports.
 	ids := heads[ports.ResourceKey(e.PlatformID, e.ResourceID)]
 	if i := slices.Index(ids, e.ID); i >= 0 {
 		ids = ids[:i]
+	}
+	if len(ids) == 0 {
+		return nil, nil // e comes first: the usual case, one read
 	}
 	rows, err := d.store.Read().Events().GetMany(ctx, ids)
 	if err != nil {
