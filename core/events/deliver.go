@@ -198,7 +198,7 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	}
 	if url == "" {
 		// Kept: setting an endpoint queues the platform's pending events
-		// again (Resume).
+		// again (its webhook.endpoint_set job).
 		return nil
 	}
 	now := d.clock.Now()
@@ -333,7 +333,7 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		switch {
 		case url == "":
 			// Kept: setting an endpoint queues the platform's pending
-			// events again (Resume).
+			// events again (its webhook.endpoint_set job).
 		case d.replies != nil && e.Type == TypeIncomingPending:
 			one = append(one, i)
 		default:

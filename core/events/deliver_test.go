@@ -138,9 +138,26 @@ func (e *env) storeEndpoint(url string, tell bool) {
 
 func (e *env) record(typ, resourceID string) ports.Event {
 	e.t.Helper()
-	ev, err := e.svc.Record(context.Background(), e.pid, typ, resourceID, map[string]string{"id": resourceID})
-	require.NoError(e.t, err)
+	var ev ports.Event
+	require.NoError(e.t, e.b.Store.InTx(context.Background(), func(tx ports.Tx) error {
+		var err error
+		ev, err = e.svc.record(context.Background(), tx, e.pid, typ, resourceID, map[string]string{"id": resourceID})
+		return err
+	}))
 	return ev
+}
+
+// resume queues the platform's backlog again, as a new endpoint's job
+// does, and says how many events.
+func (e *env) resume() int {
+	e.t.Helper()
+	n := 0
+	require.NoError(e.t, e.b.Store.InTx(context.Background(), func(tx ports.Tx) error {
+		var err error
+		n, err = e.svc.resume(context.Background(), tx, e.pid)
+		return err
+	}))
+	return n
 }
 
 func (e *env) run() {
@@ -544,8 +561,7 @@ func TestNoEndpointThenResumeAnd410(t *testing.T) {
 		// 410. Either way neither is delivered and both wait.
 		sent := map[bool]int{false: 1, true: 2}[e.batch]
 		e.recv.script = slices.Repeat([]int{410}, sent)
-		n, err := e.svc.Resume(context.Background(), e.pid)
-		require.NoError(t, err)
+		n := e.resume()
 		assert.Equal(t, 2, n)
 		e.run()
 		assert.Equal(t, sent, e.recv.answers, "the 410 removed the endpoint: the next waits")
@@ -556,8 +572,7 @@ func TestNoEndpointThenResumeAnd410(t *testing.T) {
 		url, _ := e.ends.WebhookEndpoint(context.Background(), e.pid)
 		assert.Empty(t, url)
 		e.setEndpoint("https://hooks.example/newer")
-		_, err = e.svc.Resume(context.Background(), e.pid)
-		require.NoError(t, err)
+		e.resume()
 		e.run()
 		for _, id := range []string{a.ID, b.ID} {
 			stored, _ := e.event(id)

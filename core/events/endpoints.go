@@ -68,7 +68,7 @@ func (s *Service) WebhookEndpointChanged(ctx context.Context, tx ports.Tx, platf
 
 // handleEndpointSet runs a KindEndpointSet job, in one unit of work with
 // the job's removal: while the platform's endpoint is still the job's,
-// its pending events are queued again (Resume) and a TEST event is
+// its pending events are queued again (resume) and a TEST event is
 // recorded. An endpoint changed again since has its own job; one removed
 // since (a 410) waits for the next.
 func (s *Service) handleEndpointSet(ctx context.Context, j ports.Job, p endpointSet) error {
@@ -81,12 +81,8 @@ func (s *Service) handleEndpointSet(ctx context.Context, j ports.Job, p endpoint
 			if _, err := s.resume(ctx, tx, p.PlatformID); err != nil {
 				return err
 			}
-			e, err := New(s.ids, p.PlatformID, TypeTest, "", nil, s.clock.Now())
-			if err != nil {
+			if _, err := s.record(ctx, tx, p.PlatformID, TypeTest, "", nil); err != nil {
 				return err
-			}
-			if err := tx.Events().Append(ctx, e); err != nil {
-				return fmt.Errorf("record %s event: %w", TypeTest, err)
 			}
 		}
 		return tx.Jobs().Complete(ctx, j.ID)

@@ -114,20 +114,9 @@ func (s *Service) Redeliver(ctx context.Context, platformID, id string) (ports.E
 	return e, err
 }
 
-// Resume queues again the deliveries of the platform's pending events
-// (after it sets a webhook endpoint: its backlog is sent, oldest first
-// per resource).
-func (s *Service) Resume(ctx context.Context, platformID string) (int, error) {
-	n := 0
-	err := s.store.InTx(ctx, func(tx ports.Tx) error {
-		var err error
-		n, err = s.resume(ctx, tx, platformID)
-		return err
-	})
-	return n, err
-}
-
-// resume is Resume in the unit of work tx.
+// resume queues again, in the unit of work tx, the deliveries of the
+// platform's pending events (after it sets a webhook endpoint: its
+// backlog is sent, oldest first per resource), and says how many.
 func (s *Service) resume(ctx context.Context, tx ports.Tx, platformID string) (int, error) {
 	n, err := tx.Events().RequeuePending(ctx, platformID, s.clock.Now())
 	if err != nil {
@@ -182,14 +171,14 @@ func (s *Service) Test(ctx context.Context, platformID string) (TestResult, erro
 	return TestResult{URL: url, StatusCode: ans.StatusCode, Body: string(ans.Body)}, nil
 }
 
-// Record appends an event in its own unit of work (a TEST event; changes
-// record theirs in the unit that makes them).
-func (s *Service) Record(ctx context.Context, platformID, typ, resourceID string, resource any) (ports.Event, error) {
+// record appends an event in the unit of work tx (a new endpoint's TEST
+// event; changes record theirs in the unit that makes them).
+func (s *Service) record(ctx context.Context, tx ports.Tx, platformID, typ, resourceID string, resource any) (ports.Event, error) {
 	e, err := New(s.ids, platformID, typ, resourceID, resource, s.clock.Now())
 	if err != nil {
 		return ports.Event{}, err
 	}
-	if err := s.store.InTx(ctx, func(tx ports.Tx) error { return tx.Events().Append(ctx, e) }); err != nil {
+	if err := tx.Events().Append(ctx, e); err != nil {
 		return ports.Event{}, fmt.Errorf("record %s event: %w", typ, err)
 	}
 	return e, nil
