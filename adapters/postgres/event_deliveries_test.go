@@ -21,15 +21,10 @@ func TestEventDeliveryStateLeavesTheEventRowAlone(t *testing.T) {
 	db := pgtest.NewDB(t)
 	s := postgres.NewStore(db)
 	ctx := context.Background()
-	exec := func(q string) {
-		t.Helper()
-		_, err := db.ExecContext(ctx, q)
-		require.NoError(t, err, q)
-	}
-	exec(`INSERT INTO platforms (id, created_at, updated_at, webhook_endpoint) VALUES ('Platform:p', now(), now(), '')`)
+	pgtest.Exec(t, db, `INSERT INTO platforms (id, created_at, updated_at, webhook_endpoint) VALUES ('Platform:p', now(), now(), '')`)
 	// A transaction's trigger records two events in one statement; a unit
 	// of work appends a third.
-	exec(`INSERT INTO transactions (id, platform_id, customer_id, type, status, created_at, updated_at) VALUES
+	pgtest.Exec(t, db, `INSERT INTO transactions (id, platform_id, customer_id, type, status, created_at, updated_at) VALUES
 		('Transaction:1', 'Platform:p', 'Customer:a', 'OUTGOING', 'PENDING', now(), now()),
 		('Transaction:2', 'Platform:p', 'Customer:a', 'OUTGOING', 'PENDING', now(), now())`)
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)

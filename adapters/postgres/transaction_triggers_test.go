@@ -20,23 +20,18 @@ import (
 func TestTransactionTriggersPerStatement(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
-	exec := func(q string) {
-		t.Helper()
-		_, err := db.ExecContext(ctx, q)
-		require.NoError(t, err, q)
-	}
-	exec(`INSERT INTO platforms (id, created_at, updated_at, webhook_endpoint) VALUES
+	pgtest.Exec(t, db, `INSERT INTO platforms (id, created_at, updated_at, webhook_endpoint) VALUES
 		('Platform:hooked', now(), now(), 'https://example.com/hook'), ('Platform:quiet', now(), now(), '')`)
-	exec(`INSERT INTO transactions (id, platform_id, customer_id, type, status, created_at, updated_at) VALUES
+	pgtest.Exec(t, db, `INSERT INTO transactions (id, platform_id, customer_id, type, status, created_at, updated_at) VALUES
 		('Transaction:1', 'Platform:hooked', 'Customer:a', 'OUTGOING', 'PENDING', now(), now()),
 		('Transaction:2', 'Platform:quiet', 'Customer:b', 'INCOMING', 'CREATED', now(), now()),
 		('Transaction:3', 'Platform:hooked', 'Customer:a', 'INCOMING', 'PENDING', now(), now()),
 		('Transaction:4', 'Platform:quiet', 'Customer:b', 'OUTGOING', 'PENDING', now(), now())`)
-	exec(`UPDATE transactions SET status = 'PROCESSING' WHERE id IN ('Transaction:1', 'Transaction:2', 'Transaction:4')`)
-	exec(`UPDATE transactions SET status = CASE id WHEN 'Transaction:1' THEN 'REFUNDED' ELSE 'FAILED' END,
+	pgtest.Exec(t, db, `UPDATE transactions SET status = 'PROCESSING' WHERE id IN ('Transaction:1', 'Transaction:2', 'Transaction:4')`)
+	pgtest.Exec(t, db, `UPDATE transactions SET status = CASE id WHEN 'Transaction:1' THEN 'REFUNDED' ELSE 'FAILED' END,
 		details = CASE id WHEN 'Transaction:1' THEN '{"refund": {"status": "COMPLETED"}}'::jsonb ELSE '{"refund": {"status": "PENDING"}}'::jsonb END
 		WHERE id IN ('Transaction:1', 'Transaction:3')`)
-	exec(`UPDATE transactions SET description = 'no status change'`)
+	pgtest.Exec(t, db, `UPDATE transactions SET description = 'no status change'`)
 
 	type event struct {
 		Resource string `bun:"resource_id"`
@@ -125,9 +120,8 @@ func TestTransactionEventsArePlannedOnce(t *testing.T) {
 	require.Equal(t, []string{"s", "sql"}, []string{volatility, language}, "a STABLE SQL function, inlined where it is called")
 
 	// Inlined, it still gives every job its own id.
-	_, err := db.ExecContext(ctx, `INSERT INTO platforms (id, created_at, updated_at, webhook_endpoint) VALUES
+	pgtest.Exec(t, db, `INSERT INTO platforms (id, created_at, updated_at, webhook_endpoint) VALUES
 		('Platform:a', now(), now(), 'https://example.com/a'), ('Platform:b', now(), now(), 'https://example.com/b')`)
-	require.NoError(t, err)
 	var ids []string
 	require.NoError(t, db.NewRaw(`SELECT array_agg(j.id) FROM event_delivery_jobs(
 		ARRAY(SELECT 'Webhook:' || i FROM generate_series(1, 20) AS i),

@@ -75,6 +75,16 @@ func NewDB(t testing.TB) *bun.DB {
 	return db
 }
 
+// Exec runs each of queries on db, failing the test at the first error.
+func Exec(t testing.TB, db bun.IDB, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		if _, err := db.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("pgtest: %v\n%s", err, q)
+		}
+	}
+}
+
 func redact(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
