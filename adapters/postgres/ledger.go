@@ -136,16 +136,37 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 //
 // # One writer, not shards
 //
-// There is one writer per Ledger rather than one per shard of accounts.
-// Entries routinely touch a hot account (the sandbox funding source, a rail's
-// settlement account, a platform's account) together with customer accounts,
-// and even spread transfers make two batches of a few hundred accounts share
-// some; shards would queue on each other's row locks, and the journal lock
-// serialises the writing half of every batch anyway. One writer never waits
-// for a lock of its own process, and turns each commit into as many entries
+// There is one writer of entries per Ledger rather than one per shard of
+// accounts. Entries routinely touch a hot account (the sandbox funding
+// source, a rail's settlement account, a platform's account) together with
+// customer accounts, and even spread transfers make two batches of a few
+// hundred accounts share some; shards would queue on each other's row
+// locks, and the journal lock serialises the writing half of every batch
+// anyway. One writer of entries never waits for another's lock in its own
+// process (only, rarely, for a transaction row the records writer is
+// changing: see "Two writers"), and turns each commit into as many entries
 // as there are callers waiting. Several service instances (each with its own
-// writer) may share one database: the lock order below keeps them
+// writers) may share one database: the lock order below keeps them
 // deadlock-free, and the retry covers the rest.
+//
+// # Two writers
+//
+// A Ledger runs a second writer (records) for the WriteRecords calls whose
+// batch loads nothing: the rows a quote's creation inserts, and the job
+// loop's status changes and job hand-offs that carry no entry. With one
+// writer, a transfer that arrived while the writer committed the job
+// loop's status changes waited for that commit before its own batch could
+// start. The second writer's batches take no journal lock and read
+// nothing: BEGIN, the writes and COMMIT in one round trip (two when they
+// create rows: see below), on their own session, beside the entries'
+// batches. Entries, quote changes and Required transaction changes stay
+// on the first writer, whose load decides them under row locks. A status
+// change on the second writer and a batch of the first that requires the
+// same transaction wait for each other's commit like two instances'
+// writers, and the rare cycle between them (see "Hot accounts and lock
+// order") is broken by the server and re-run the same way. A caller's
+// WriteRecords returns after its commit, so what it wrote is there for
+// its next call, whichever writer takes that.
 //
 // # Hot accounts and lock order
 //
@@ -204,6 +225,15 @@ type Ledger struct {
 	// goroutine touches it.
 	conn *bun.Conn
 
+	// records is a second writer, on a session of its own, for the
+	// WriteRecords calls that load nothing (loadsNothing): a quote's
+	// creation, the job loop's status changes and job hand-offs. They
+	// decide nothing and take no journal lock, so they group-commit among
+	// themselves beside the entries' batches instead of lengthening them,
+	// and a payment no longer waits behind the job loop's bookkeeping.
+	// nil on that writer itself. See "Two writers".
+	records *Ledger
+
 	// writeFault, set by tests only, is asked before each batch's write:
 	// rollBack ends the write in ROLLBACK instead of COMMIT, and lose makes
 	// the writer see a broken connection instead of the server's reply.
@@ -249,7 +279,13 @@ type postResult struct {
 
 // NewLedger starts the group-commit writer. Call Close to stop it.
 func NewLedger(db *bun.DB, clock ports.Clock, opts LedgerOptions) *Ledger {
-	opts = opts.withDefaults()
+	l := newWriter(db, clock, opts.withDefaults())
+	l.records = newWriter(db, clock, l.opts)
+	return l
+}
+
+// newWriter starts one group-commit writer.
+func newWriter(db *bun.DB, clock ports.Clock, opts LedgerOptions) *Ledger {
 	l := &Ledger{
 		db:    db,
 		clock: clock,
@@ -271,6 +307,9 @@ func (l *Ledger) Close() {
 	}
 	l.mu.Unlock()
 	<-l.done
+	if l.records != nil {
+		l.records.Close()
+	}
 }
 
 // Post queues e for the next batch and waits for its result.
@@ -297,12 +336,31 @@ func (l *Ledger) WriteRecords(ctx context.Context, recs ports.Records) error {
 	if recs.Empty() {
 		return nil
 	}
+	if l.records != nil && loadsNothing(recs) {
+		return l.records.WriteRecords(ctx, recs)
+	}
 	r, err := l.enqueue(ctx, ledger.Entry{}, recs, time.Time{}, true)
 	if err != nil {
 		return err
 	}
 	_, err = l.wait(ctx, r)
 	return err
+}
+
+// loadsNothing reports whether a batch of recs alone reads nothing before
+// its writes: no quote change and no Required transaction change, whose
+// preconditions are decided under the row locks the load takes (see
+// newBatchKeys). Such records go to Ledger.records.
+func loadsNothing(recs ports.Records) bool {
+	if len(recs.QuoteChanges) > 0 {
+		return false
+	}
+	for _, c := range recs.StatusChanges {
+		if c.Required {
+			return false
+		}
+	}
+	return true
 }
 
 // enqueue hands a copy of e and recs to the writer (recs alone when

@@ -41,6 +41,7 @@ func newLostReplyFixture(t *testing.T) *lostReplyFixture {
 		}
 		return false, false
 	}
+	f.l.records.writeFault = f.l.writeFault // records that load nothing go to that writer
 	require.NoError(t, f.l.CreateAccounts(f.ctx,
 		ledger.Account{ID: "Acct:a", Currency: "USD", Kind: "test"},
 		ledger.Account{ID: ledger.RailSettlementID("ACH", "USD"), Currency: "USD", Kind: "test"}))
