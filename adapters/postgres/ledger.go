@@ -277,7 +277,8 @@ type postResult struct {
 	err error
 }
 
-// NewLedger starts the group-commit writer. Call Close to stop it.
+// NewLedger starts the group-commit writers (the entries' and the
+// records', see "Two writers"). Call Close to stop them.
 func NewLedger(db *bun.DB, clock ports.Clock, opts LedgerOptions) *Ledger {
 	l := newWriter(db, clock, opts.withDefaults())
 	l.records = newWriter(db, clock, l.opts)
