@@ -226,7 +226,7 @@ type Ledger struct {
 	conn *bun.Conn
 
 	// records is a second writer, on a session of its own, for the
-	// WriteRecords calls that load nothing (loadsNothing): a quote's
+	// WriteRecords calls that load nothing (batchKeys.loads): a quote's
 	// creation, the job loop's status changes and job hand-offs. They
 	// decide nothing and take no journal lock, so they group-commit among
 	// themselves beside the entries' batches instead of lengthening them,
@@ -337,40 +337,31 @@ func (l *Ledger) WriteRecords(ctx context.Context, recs ports.Records) error {
 	if recs.Empty() {
 		return nil
 	}
-	if l.records != nil && loadsNothing(recs) {
-		return l.records.WriteRecords(ctx, recs)
+	r := newPostRequest(ledger.Entry{}, recs, time.Time{}, true)
+	w := l
+	if l.records != nil && !newBatchKeys([]*postRequest{r}).loads() {
+		w = l.records // nothing to decide under the load's locks: see "Two writers"
 	}
-	r, err := l.enqueue(ctx, ledger.Entry{}, recs, time.Time{}, true)
-	if err != nil {
+	if err := w.send(ctx, r); err != nil {
 		return err
 	}
-	_, err = l.wait(ctx, r)
+	_, err := w.wait(ctx, r)
 	return err
-}
-
-// loadsNothing reports whether a batch of recs alone reads nothing before
-// its writes: no quote change and no Required transaction change, whose
-// preconditions are decided under the row locks the load takes (see
-// newBatchKeys). Such records go to Ledger.records.
-func loadsNothing(recs ports.Records) bool {
-	if len(recs.QuoteChanges) > 0 {
-		return false
-	}
-	for _, c := range recs.StatusChanges {
-		if c.Required {
-			return false
-		}
-	}
-	return true
 }
 
 // enqueue hands a copy of e and recs to the writer (recs alone when
 // recordsOnly), so a caller that gives up waiting may reuse them without
 // racing the writer.
 func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records, at time.Time, recordsOnly bool) (*postRequest, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("postgres ledger: post %s: %w", e.ID, err)
+	r := newPostRequest(e, recs, at, recordsOnly)
+	if err := l.send(ctx, r); err != nil {
+		return nil, err
 	}
+	return r, nil
+}
+
+// newPostRequest is a queued call's copy of e and recs.
+func newPostRequest(e ledger.Entry, recs ports.Records, at time.Time, recordsOnly bool) *postRequest {
 	r := &postRequest{entry: e.Clone(), at: at, recordsOnly: recordsOnly, done: make(chan postResult, 1)}
 	for _, t := range recs.Transactions {
 		row := storeTxnToRow(t)
@@ -413,19 +404,28 @@ func (l *Ledger) enqueue(ctx context.Context, e ledger.Entry, recs ports.Records
 		r.changes = append(r.changes, c)
 	}
 	r.doneJobs = slices.Clone(recs.CompletedJobs)
+	return r
+}
+
+// send queues r for the writer's next batch, if ctx is live and the
+// writer open.
+func (l *Ledger) send(ctx context.Context, r *postRequest) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("postgres ledger: post %s: %w", r.entry.ID, err)
+	}
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	if l.closed {
-		return nil, ErrLedgerClosed
+		return ErrLedgerClosed
 	}
 	select {
 	case l.queue <- r:
 		if l.enqueued != nil {
 			l.enqueued()
 		}
-		return r, nil
+		return nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("postgres ledger: post %s: %w", e.ID, ctx.Err())
+		return fmt.Errorf("postgres ledger: post %s: %w", r.entry.ID, ctx.Err())
 	}
 }
 

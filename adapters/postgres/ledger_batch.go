@@ -122,7 +122,7 @@ func (t *batchTx) rollback(ctx context.Context) error {
 func (l *Ledger) begin(ctx context.Context, conn bun.Conn, batch []*postRequest) (*batchLoad, []byte, error) {
 	keys := newBatchKeys(batch)
 	switch {
-	case len(keys.entries) > 0 || len(keys.quotes) > 0 || len(keys.txns) > 0:
+	case keys.loads():
 		ld, err := l.load(ctx, conn, keys)
 		return ld, nil, err
 	case createsRows(batch):

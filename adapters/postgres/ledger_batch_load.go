@@ -349,6 +349,14 @@ func newBatchKeys(batch []*postRequest) *batchKeys {
 	return k
 }
 
+// loads reports whether a batch with these keys reads before it writes:
+// entries to decide, or quote and Required transaction changes whose
+// preconditions are checked under the load's row locks. A call whose keys
+// load nothing goes to the records writer (see "Two writers" on Ledger).
+func (k *batchKeys) loads() bool {
+	return len(k.entries) > 0 || len(k.quotes) > 0 || len(k.txns) > 0
+}
+
 func (k *batchKeys) addAccount(id string) { k.add(&k.accounts, "a", id) }
 
 func (k *batchKeys) add(list *[]string, kind, id string) {
