@@ -62,10 +62,14 @@ const (
 // event id) or several of one platform (EventsDeliveryJob).
 const EventDeliveryJob = "webhook.deliver"
 
-// EventDeliveryJobFor is the delivery job of e, queued with it: its
-// payload is the platform id and the event id, a line each.
-func EventDeliveryJobFor(e Event) Job {
-	return Job{ID: "Job:" + e.ID, Kind: EventDeliveryJob, Key: e.ID, Payload: []byte(e.PlatformID + "\n" + e.ID), RunAt: e.CreatedAt}
+// EventDeliveryJobFor is the delivery job of e, queued with it.
+func EventDeliveryJobFor(e Event) Job { return EventDeliveryJobAt(e.PlatformID, e.ID, e.CreatedAt) }
+
+// EventDeliveryJobAt is the delivery job of one event of a platform, due
+// at runAt (a retry, a redelivery, an event handed on from a job of
+// several): its payload is the platform id and the event id, a line each.
+func EventDeliveryJobAt(platformID, eventID string, runAt time.Time) Job {
+	return Job{ID: "Job:" + eventID, Kind: EventDeliveryJob, Key: eventID, Payload: []byte(platformID + "\n" + eventID), RunAt: runAt}
 }
 
 // EventDeliveryRefs reads the platform and event ids of a delivery job:

@@ -214,8 +214,7 @@ func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt t
 	e.Status, e.DeliveredAt, e.AttemptsBefore = ports.EventPending, nil, e.Attempts
 	r.tx.w.state.kyc.events[id] = storeCopyEvent(e)
 	done()
-	j := ports.EventDeliveryJobFor(e)
-	j.RunAt = runAt
+	j := ports.EventDeliveryJobAt(platformID, id, runAt)
 	if err := r.tx.Jobs().Enqueue(ctx, j); err != nil {
 		return err
 	}

@@ -432,7 +432,7 @@ func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt t
 	}
 	// Its delivery job, or its retry already queued brought forward to
 	// runAt (unless a sender holds it now).
-	row := storeJobToRow(ports.EventDeliveryJobFor(ports.Event{ID: id, PlatformID: platformID, CreatedAt: runAt}))
+	row := storeJobToRow(ports.EventDeliveryJobAt(platformID, id, runAt))
 	_, err = r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewInsert().Model(&row).On("CONFLICT (id) DO UPDATE").Set("run_at = EXCLUDED.run_at").
 			Where("store_job_row.run_at > EXCLUDED.run_at AND (store_job_row.locked_until IS NULL OR store_job_row.locked_until <= EXCLUDED.run_at)").Exec(ctx)

@@ -167,8 +167,7 @@ func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
 		now := d.clock.Now()
 		return d.store.InTx(ctx, func(tx ports.Tx) error {
 			for _, id := range ids {
-				own := ports.EventDeliveryJobFor(ports.Event{ID: id, PlatformID: platformID, CreatedAt: now})
-				if err := tx.Jobs().Enqueue(ctx, own); err != nil {
+				if err := tx.Jobs().Enqueue(ctx, ports.EventDeliveryJobAt(platformID, id, now)); err != nil {
 					return fmt.Errorf("webhook job %s: %w", j.ID, err)
 				}
 			}
@@ -463,8 +462,8 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batch
 		if !ok {
 			at = now.Add(Schedule[0])
 		}
-		j := ports.EventDeliveryJobFor(ports.Event{ID: b.id[slot], PlatformID: b.platform[slot]})
-		j.RunAt, j.LastError = at, r.Err.Error()
+		j := ports.EventDeliveryJobAt(b.platform[slot], b.id[slot], at)
+		j.LastError = r.Err.Error()
 		next = append(next, j)
 	}
 	if len(sent) == 0 && len(shared) == 0 {

@@ -226,7 +226,7 @@ func TestJobOfSeveralEvents(t *testing.T) {
 		require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
 			own := make([]string, len(ids))
 			for i, id := range ids {
-				own[i] = ports.EventDeliveryJobFor(ports.Event{ID: id}).ID
+				own[i] = ports.EventDeliveryJobAt("", id, time.Time{}).ID
 			}
 			if err := tx.Jobs().CompleteAll(ctx, own); err != nil {
 				return err
