@@ -42,6 +42,17 @@ func TestRecordsThatLoadNothingDoNotWaitForTheJournal(t *testing.T) {
 			DebitAccountID: "Acct:a", CreditAccountID: ledger.RailSettlementID("ACH", "USD"), Amount: 10, Currency: "USD"}}})
 		posted <- err
 	}()
+	// The entry's batch waits at the journal lock before the Required
+	// change is queued: in one batch with the entry, the change's load
+	// would lock its transaction row first (the load locks rows, then the
+	// journal), and the records writer's change of that row below would
+	// wait for the holder.
+	require.Eventually(t, func() bool {
+		var waiting int
+		err := f.db.db.NewRaw(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(ctx, &waiting)
+		return err == nil && waiting > 0
+	}, 10*time.Second, 5*time.Millisecond, "the entry's batch waits for the journal lock")
 	required := make(chan error, 1)
 	go func() {
 		required <- f.l.WriteRecords(ctx, ports.Records{StatusChanges: []ports.TransactionStatusChange{{PlatformID: "Platform:lost",
