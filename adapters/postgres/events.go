@@ -385,7 +385,7 @@ SELECT count(*) FROM p`, platformID, storeTime(runAt)).Scan(ctx, &n)
 const pendingHeadsStatement = `SELECT v.platform_id, v.resource_id, p.event_id
 	FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS u(platform_id, resource_id)) AS v
 	CROSS JOIN LATERAL (SELECT d.event_id, d.seq FROM event_deliveries AS d
-		WHERE d.platform_id = v.platform_id AND d.resource_id = v.resource_id COLLATE "C" AND d.status = 'PENDING'
+		WHERE d.platform_id = v.platform_id AND d.resource_id = v.resource_id AND d.status = 'PENDING'
 		ORDER BY d.seq LIMIT $3) AS p
 	ORDER BY v.platform_id, v.resource_id, p.seq`
 

@@ -414,7 +414,7 @@ bev AS (
 		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), '` + storeEventBalanceData + `',
 		?1::timestamptz
 	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
-	JOIN internal_accounts AS ia ON ia.id = x.id COLLATE "C" AND ia.id = ANY(?48::text[])
+	JOIN internal_accounts AS ia ON ia.id = x.id AND ia.id = ANY(?48::text[])
 	ORDER BY x.id
 	RETURNING id, platform_id, created_at, seq),
 bjob AS (

@@ -54,8 +54,8 @@ func lastPostingAt(op string) string {
 func (r *LedgerReports) Accounts(ctx context.Context, f ports.LedgerAccountFilter) ([]ledger.Account, error) {
 	accts, err := queryAccounts(ctx, r.db, `SELECT `+accountCols+` FROM ledger_accounts
 		WHERE (?::bool OR platform_id = ? OR (?::bool AND platform_id = ''))
-			AND (? = '' OR currency = ?) AND (? = '' OR kind = ?) AND id COLLATE "C" > ?
-		ORDER BY id COLLATE "C" LIMIT ?`,
+			AND (? = '' OR currency = ?) AND (? = '' OR kind = ?) AND id > ?
+		ORDER BY id LIMIT ?`,
 		f.Scope.All, f.Scope.PlatformID, f.Scope.System, f.Currency, f.Currency, f.Kind, f.Kind, f.AfterID, f.Limit+1)
 	if err != nil {
 		return nil, fmt.Errorf("postgres reports: accounts: %w", err)
@@ -469,7 +469,7 @@ func (r *LedgerReports) ExportSettlement(ctx context.Context, f ports.Settlement
 			FROM ledger_postings p
 			JOIN ledger_entries e ON e.id = p.entry_id
 			JOIN ledger_transfers t ON t.id = p.transfer_id
-			LEFT JOIN transactions x ON x.id = e.ref COLLATE "C"
+			LEFT JOIN transactions x ON x.id = e.ref
 			LEFT JOIN ledger_accounts c ON c.id = CASE WHEN t.debit_account_id = p.account_id
 				THEN t.credit_account_id ELSE t.debit_account_id END
 			WHERE p.account_id = ? AND p.posted_at >= ?::timestamptz AND p.posted_at < ?::timestamptz
