@@ -63,16 +63,18 @@ echo "== GET /transactions: one page from the PostgreSQL store, 100k and 1M tran
 go test -run '^$' -bench 'BenchmarkTransactionList' -benchtime "${LIST_BENCHTIME:-500x}" -timeout 60m ./adapters/postgres/ | tee "$out/list.txt"
 
 echo
-echo "== summary (ops/s, p50, p99; PostgreSQL rows also as a ratio to pgbench tps at the same concurrency)"
+echo "== summary (ops/s, p50, p99; PostgreSQL rows also as a ratio to pgbench tps at the same concurrency; HTTP rows on PostgreSQL also their CPU per operation: the test process (service and load client) + the local PostgreSQL server)"
 awk '
   FNR == NR { if ($1 == "pgbench") { split($2, cc, "="); split($3, tt, "="); pg[cc[2]] = tt[2] } ; next }
   /^Benchmark/ {
     name = $1; sub(/-[0-9]+$/, "", name)
-    ops = ""; p50 = ""; p99 = ""
+    ops = ""; p50 = ""; p99 = ""; cpu = ""; pgcpu = ""
     for (i = 2; i <= NF; i++) {
       if ($i == "ops/s") ops = $(i-1)
       if ($i == "p50_ms") p50 = $(i-1)
       if ($i == "p99_ms") p99 = $(i-1)
+      if ($i == "cpu_ms/op") cpu = $(i-1)
+      if ($i == "pg_cpu_ms/op") pgcpu = $(i-1)
     }
     if (name ~ /HTTPQuoteStamped/) {
       for (i = 2; i <= NF; i++) {
@@ -92,12 +94,14 @@ awk '
     conc = name; sub(/.*c=/, "", conc)
     ratio = ""
     if (name ~ /postgres/ && pg[conc] > 0) ratio = sprintf("  = %.2fx pgbench c=%s", ops / pg[conc], conc)
-    printf "%-60s %10.0f ops/s  p50 %7.3f ms  p99 %7.3f ms%s\n", name, ops, p50, p99, ratio
+    cpus = ""
+    if (name ~ /HTTP/ && name ~ /postgres/ && cpu != "" && pgcpu != "") cpus = sprintf("  CPU/op %.3f + %.3f ms", cpu, pgcpu)
+    printf "%-60s %10.0f ops/s  p50 %7.3f ms  p99 %7.3f ms%s%s\n", name, ops, p50, p99, ratio, cpus
     if (name ~ /LedgerPost\/store=postgres\/accounts=spread/) { spread[conc] = ops; spread50[conc] = p50 }
     if (name ~ /LedgerPost\/store=postgres\/accounts=hot/) hot[conc] = ops
     if (name ~ /LedgerTwoWriters\/chains=one/) onechain[conc] = ops
     if (name ~ /LedgerTwoWriters\/chains=two/) twochains[conc] = ops
-    if (name ~ /HTTPTransferOut\/postgres\/workers=off/) { xfer[conc] = ops; xfer50[conc] = p50 }
+    if (name ~ /HTTPTransferOut\/postgres\/workers=off/) { xfer[conc] = ops; xfer50[conc] = p50; xfercpu[conc] = cpu; xferpg[conc] = pgcpu }
     if (name ~ /HTTPTransferOut\/postgres\/workers=on\/c=/) xferw[conc] = ops
     if (name ~ /HTTPTransferOut\/postgres\/workers=on\/webhooks=on/) {
       xferh[conc] = ops
@@ -123,6 +127,7 @@ awk '
     for (k in twochains) if (onechain[k] > 0) printf "two ledger writers on one database, c=%s: %.0f/s on one chain, %.0f/s on a chain each = %.2fx\n", k, onechain[k], twochains[k], twochains[k] / onechain[k]
     if (pg[1] > 0 && spread[1] > 0) printf "ledger post, PostgreSQL, spread, c=1: %.0f/s = %.2fx pgbench c=1 (aim: >= 0.6x)\n", spread[1], spread[1] / pg[1]
     if (pg[64] > 0 && spread[64] > 0) printf "ledger post, PostgreSQL, spread, c=64: %.0f/s = %.2fx pgbench c=64 (aim: >= 8x)\n", spread[64], spread[64] / pg[64]
+    if (xfercpu[1] != "" && xferpg[1] != "") printf "CPU per transfer-out over HTTP, PostgreSQL, c=1 / 8 / 64: test process %s / %s / %s ms, PostgreSQL %s / %s / %s ms\n", xfercpu[1], xfercpu[8], xfercpu[64], xferpg[1], xferpg[8], xferpg[64]
     if (pg[8] > 0 && xfer[8] > 0) printf "transfer-out over HTTP, PostgreSQL, c=8: %.0f/s = %.2fx pgbench c=8 (aim: >= 1x)\n", xfer[8], xfer[8] / pg[8]
     if (pg[64] > 0 && xfer[64] > 0) printf "transfer-out over HTTP, PostgreSQL, c=64: %.0f/s = %.2fx pgbench c=64 (aim: >= 3x)\n", xfer[64], xfer[64] / pg[64]
     for (k in xferw) if (xfer[k] > 0) printf "transfer-out with the job loop, c=%s: %.0f/s = %.2fx without it (aim: >= 0.9x)\n", k, xferw[k], xferw[k] / xfer[k]

@@ -1,0 +1,52 @@
+//go:build unix
+
+package loadtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A local PostgreSQL's CPU is the sum over its processes, the exited
+// backends included through the postmaster's children fields; other
+// processes do not count, and with none of its processes it is not
+// measured.
+func TestPostgresCPUSumsItsProcesses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(pid, stat string) {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, pid), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, pid, "stat"), []byte(stat), 0o644))
+	}
+	_, ok := postgresCPU(dir)
+	require.False(t, ok, "no process at all")
+	// pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt
+	// majflt cmajflt utime stime cutime cstime …
+	write("10", "10 (postgres) S 1 10 10 0 -1 4194560 100 200 0 0 150 50 300 100 20 0 1 0 5 1000 50 0\n")
+	write("11", "11 (postgres) S 10 11 11 0 -1 4194624 10 0 0 0 7 3 0 0 20 0 1 0 6 1000 50 0\n")
+	write("12", "12 (app (test)) R 1 12 12 0 -1 4194624 10 0 0 0 999 999 0 0 20 0 1 0 6 1000 50 0\n")
+	write("13", "13 (postgres) S 10\n") // cut short: skipped
+	got, ok := postgresCPU(dir)
+	require.True(t, ok)
+	require.Equal(t, time.Duration(150+50+300+100+7+3)*10*time.Millisecond, got)
+}
+
+// Run measures the CPU the run's calls used in this process.
+func TestRunMeasuresCPU(t *testing.T) {
+	r := Run(4, 2, func(int) error {
+		deadline := time.Now().Add(20 * time.Millisecond)
+		for time.Now().Before(deadline) {
+		}
+		return nil
+	})
+	require.GreaterOrEqual(t, r.CPU, 40*time.Millisecond, "four calls of 20 ms of busy loop")
+	per, ok := r.perOp(r.CPU)
+	require.True(t, ok)
+	require.Greater(t, per, 9.0)
+	m := Merge(r, r)
+	require.Equal(t, 2*r.CPU, m.CPU)
+	require.Equal(t, r.PGMeasured, m.PGMeasured)
+}
