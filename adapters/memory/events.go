@@ -222,28 +222,31 @@ func (r storeEvents) Requeue(ctx context.Context, platformID, id string, runAt t
 	return storeJobs(r).advance(j.ID, runAt)
 }
 
-// RequeuePending requeues the platform's pending events one by one, a
-// page at a time (memory has no per-row write cost).
+// RequeuePending requeues the platform's pending events one by one, in
+// the order a list gives them. They are found in one pass over the events
+// (a page at a time, each page a scan and sort of every event, took 1.6 s
+// for 20,000 pending events and grew with their square).
 func (r storeEvents) RequeuePending(ctx context.Context, platformID string, runAt time.Time) (int, error) {
-	n := 0
-	page := ports.Page{Limit: 500}
-	for {
-		rows, _, err := r.List(ctx, ports.EventFilter{PlatformID: platformID, Status: ports.EventPending}, page)
-		if err != nil {
-			return n, err
-		}
-		for _, e := range rows {
-			if err := r.Requeue(ctx, platformID, e.ID, runAt); err != nil {
-				return n, err
-			}
-		}
-		n += len(rows)
-		if len(rows) < page.Limit {
-			return n, nil
-		}
-		last := rows[len(rows)-1]
-		page.After = &ports.Position{CreatedAt: last.CreatedAt, ID: last.ID}
+	done, err := r.tx.begin(false)
+	if err != nil {
+		return 0, err
 	}
+	pending := storeAll(r.tx, pickEvents, func(e ports.Event) bool {
+		return e.PlatformID == platformID && e.Status == ports.EventPending
+	})
+	done()
+	slices.SortFunc(pending, func(a, b ports.Event) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	for i, e := range pending {
+		if err := r.Requeue(ctx, platformID, e.ID, runAt); err != nil {
+			return i, err
+		}
+	}
+	return len(pending), nil
 }
 
 func storeCopyEvent(e ports.Event) ports.Event {
