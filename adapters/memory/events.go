@@ -75,9 +75,8 @@ func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Pag
 		}
 		return true
 	}
-	key := func(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }
 	if f.ResourceID == "" {
-		return storeListCopies(r.tx, pickEvents, keep, key, storeCopyEvent, page)
+		return storeListCopies(r.tx, pickEvents, keep, eventListKey, storeCopyEvent, page)
 	}
 	done, err := r.tx.begin(false)
 	if err != nil {
@@ -85,7 +84,7 @@ func (r storeEvents) List(_ context.Context, f ports.EventFilter, page ports.Pag
 	}
 	defer done()
 	rows, total := storePage(slices.DeleteFunc(storeResourceEvents(r.tx, f.PlatformID, f.ResourceID),
-		func(e ports.Event) bool { return !keep(e) }), key, page)
+		func(e ports.Event) bool { return !keep(e) }), eventListKey, page)
 	for i := range rows {
 		rows[i] = storeCopyEvent(rows[i])
 	}
@@ -235,12 +234,7 @@ func (r storeEvents) RequeuePending(ctx context.Context, platformID string, runA
 		return e.PlatformID == platformID && e.Status == ports.EventPending
 	})
 	done()
-	slices.SortFunc(pending, func(a, b ports.Event) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	pending, _ = storePage(pending, eventListKey, ports.Page{}) // sorted, all of them
 	for i, e := range pending {
 		if err := r.Requeue(ctx, platformID, e.ID, runAt); err != nil {
 			return i, err
@@ -248,6 +242,9 @@ func (r storeEvents) RequeuePending(ctx context.Context, platformID string, runA
 	}
 	return len(pending), nil
 }
+
+// eventListKey is the order events are listed in: by time, then id.
+func eventListKey(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID }
 
 func storeCopyEvent(e ports.Event) ports.Event {
 	e.Resource = bytes.Clone(e.Resource)
