@@ -1,5 +1,3 @@
-//go:build unix
-
 package loadtest
 
 import (
@@ -7,7 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -24,11 +21,7 @@ type cpuUsage struct {
 // the disk and the neighbours, while the CPU an operation costs moves
 // much less, so the benchmarks report it beside ops/s.
 func readCPU() cpuUsage {
-	var u cpuUsage
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		u.proc = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	u := cpuUsage{proc: processCPU()}
 	u.pg, u.pgOK = postgresCPU("/proc")
 	return u
 }
