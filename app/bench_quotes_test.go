@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/ports"
@@ -61,14 +63,17 @@ func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 		}
 		return out, nil
 	}
-	// op runs round trip i of run.
+	// op runs round trip i of run, timing each of its two requests.
+	times := newRequestTimes("create", "execute")
 	op := func(run string, i int) error {
 		k := i % len(s.accts)
 		// 100.00 USD locked on the sending side: about 92 EUR, well inside
 		// the USD→EUR corridor's 1.00–250,000.00.
 		body := fmt.Sprintf(`{"source":{"sourceType":"ACCOUNT","accountId":%q},"destination":{"destinationType":"ACCOUNT","accountId":%q},`+
 			`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":10000,"immediatelyExecute":%v}`, s.accts[k], s.dests[k], immediate)
+		t0 := time.Now()
 		created, err := post("/quotes", fmt.Sprintf("%s-%d-create", run, i), body, http.StatusCreated)
+		times.add(0, time.Since(t0))
 		if err != nil || immediate {
 			if err == nil && !bytes.Contains(created, []byte(`"status":"PROCESSING"`)) && !bytes.Contains(created, []byte(`"status":"COMPLETED"`)) {
 				err = fmt.Errorf("immediately executed quote: %s", created)
@@ -82,22 +87,72 @@ func benchQuote(b *testing.B, backendName string, withWorkers, immediate bool) {
 		if err := json.Unmarshal(created, &q); err != nil {
 			return err
 		}
+		t1 := time.Now()
 		executed, err := post("/quotes/"+q.ID+"/execute", fmt.Sprintf("%s-%d-execute", run, i), "", http.StatusOK)
+		times.add(1, time.Since(t1))
 		if err == nil && !bytes.Contains(executed, []byte(`"status":"PROCESSING"`)) && !bytes.Contains(executed, []byte(`"status":"COMPLETED"`)) {
 			err = fmt.Errorf("executed quote %s: %s", q.ID, executed)
 		}
 		return err
 	}
 	s.warmUp(b, func(i int) error { return op(fmt.Sprintf("warm-%s-%v-%v", backendName, withWorkers, immediate), i) })
-	benchRoundTrips(b, fmt.Sprintf("%s-%v-%v", backendName, withWorkers, immediate), op)
+	benchRoundTrips(b, fmt.Sprintf("%s-%v-%v", backendName, withWorkers, immediate), op, times)
+}
+
+// requestTimes keeps the latency of each request of a round trip, by its
+// place in the round trip, so a benchmark can report the p50 of each
+// (name_p50_ms) beside the round trip's.
+type requestTimes struct {
+	mu    sync.Mutex
+	names []string
+	lat   [][]time.Duration
+}
+
+func newRequestTimes(names ...string) *requestTimes {
+	return &requestTimes{names: names, lat: make([][]time.Duration, len(names))}
+}
+
+// add keeps d as a latency of request k.
+func (t *requestTimes) add(k int, d time.Duration) {
+	t.mu.Lock()
+	t.lat[k] = append(t.lat[k], d)
+	t.mu.Unlock()
+}
+
+// reset forgets every latency kept (the warm-up's, the previous run's).
+func (t *requestTimes) reset() {
+	t.mu.Lock()
+	t.lat = make([][]time.Duration, len(t.names))
+	t.mu.Unlock()
+}
+
+// report reports each request's p50 of the latencies kept.
+func (t *requestTimes) report(b *testing.B) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, d := range t.lat {
+		if len(d) > 0 {
+			slices.Sort(d)
+			b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, t.names[k]+"_p50_ms")
+		}
+	}
 }
 
 // benchRoundTrips runs op (round trip i of run) at concurrency 1, 8 and 64
-// and reports each; a failed round trip fails the benchmark, naming the
-// first error.
-func benchRoundTrips(b *testing.B, name string, op func(run string, i int) error) {
+// and reports each, with each request's p50 when op keeps them in times
+// (nil: the round trip's figures alone); a failed round trip fails the
+// benchmark, naming the first error.
+func benchRoundTrips(b *testing.B, name string, op func(run string, i int) error, times *requestTimes) {
 	for _, conc := range benchConcurrencies {
-		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) { benchRoundTripsAt(b, name, conc, op) })
+		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
+			if times != nil {
+				times.reset()
+			}
+			benchRoundTripsAt(b, name, conc, op)
+			if times != nil {
+				times.report(b)
+			}
+		})
 	}
 }
 

@@ -110,7 +110,13 @@ awk '
         if ($i == "lag_p99_ms") lag[conc] = $(i-1)
       }
     }
-    if (name ~ /HTTPQuote\/postgres\/workers=off/) { quote[conc] = ops; quote50[conc] = p50 }
+    if (name ~ /HTTPQuote\/postgres\/workers=off/) {
+      quote[conc] = ops; quote50[conc] = p50
+      for (i = 2; i <= NF; i++) {
+        if ($i == "create_p50_ms") quotec50[conc] = $(i-1)
+        if ($i == "execute_p50_ms") quotee50[conc] = $(i-1)
+      }
+    }
     if (name ~ /HTTPQuote\/postgres\/workers=on/) quotew[conc] = ops
     if (name ~ /TransactionList\/rows=/) {
       rows = name; sub(/.*rows=/, "", rows); sub(/\/.*/, "", rows)
@@ -122,7 +128,7 @@ awk '
   }
   END {
     if (spread50[1] != "" || xfer50[1] != "" || quote50[1] != "")
-      printf "lone caller (c=1) p50 on PostgreSQL: ledger post %.2f ms (aim: <= 1.5), transfer-out %.2f ms (aim: <= 2.5), quote create+execute %.2f ms (aim: <= 4)\n", spread50[1], xfer50[1], quote50[1]
+      printf "lone caller (c=1) p50 on PostgreSQL: ledger post %.2f ms (aim: <= 1.5), transfer-out %.2f ms (aim: <= 2.5), quote create+execute %.2f ms (aim: <= 4; create %.2f, execute %.2f)\n", spread50[1], xfer50[1], quote50[1], quotec50[1], quotee50[1]
     for (k in hot) if (spread[k] > 0) printf "postgres hot/spread at c=%s: %.2f\n", k, hot[k] / spread[k]
     for (k in twochains) if (onechain[k] > 0) printf "two ledger writers on one database, c=%s: %.0f/s on one chain, %.0f/s on a chain each = %.2fx\n", k, onechain[k], twochains[k], twochains[k] / onechain[k]
     if (pg[1] > 0 && spread[1] > 0) printf "ledger post, PostgreSQL, spread, c=1: %.0f/s = %.2fx pgbench c=1 (aim: >= 0.6x)\n", spread[1], spread[1] / pg[1]
