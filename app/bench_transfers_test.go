@@ -96,21 +96,7 @@ func benchTransferOut(b *testing.B, backendName string, withWorkers, withHooks b
 			b.Fatal(err)
 		}
 	}
-	// op sends transfer-out i of run.
-	op := func(run string, i int) error {
-		k := i % len(s.accts)
-		body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, s.accts[k], s.dests[k])
-		resp, err := s.post("/transfer-out", fmt.Sprintf("%s-%d", run, i), body)
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated {
-			return fmt.Errorf("status %d", resp.StatusCode)
-		}
-		return nil
-	}
+	op := s.transferOut
 	s.warmUp(b, func(i int) error { return op(fmt.Sprintf("warm-%s-%v", backendName, withWorkers), i) })
 	for _, conc := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
@@ -156,6 +142,23 @@ func benchTransferOut(b *testing.B, backendName string, withWorkers, withHooks b
 			}
 		})
 	}
+}
+
+// transferOut sends transfer-out i of run: 1.00 from the i-th account (of
+// benchAccounts, in turn) to its destination.
+func (s *benchPayers) transferOut(run string, i int) error {
+	k := i % len(s.accts)
+	body := fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":100}`, s.accts[k], s.dests[k])
+	resp, err := s.post("/transfer-out", fmt.Sprintf("%s-%d", run, i), body)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
 }
 
 // benchExternalAccount stores an ACTIVE USD external account for the owner

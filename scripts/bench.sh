@@ -10,6 +10,8 @@
 #     job loop running the rail outcomes alongside; and with webhook
 #     delivery on to a local receiver: events delivered per second and the
 #     outbox lag, change to the receiver's 2xx).
+#  4a. A backlog of webhook events delivered by one instance's delivery
+#     loops alone (memory, PostgreSQL): events per second and CPU per event.
 #  4b. POST /quotes + POST /quotes/{id}/execute round trips over HTTP
 #     (memory, PostgreSQL; job loop off/on), and immediatelyExecute for
 #     reference.
@@ -22,7 +24,8 @@
 # Every PostgreSQL figure is also printed as a ratio to pgbench's tps at the
 # same concurrency. Environment: BENCH_SECONDS (pgbench run length, default
 # 10), LEDGER_BENCHTIME (default 20000x), HTTP_BENCHTIME (default 3000x),
-# TRANSFER_BENCHTIME (default 3000x), QUOTE_BENCHTIME (default 3000x),
+# TRANSFER_BENCHTIME (default 3000x), DRAIN_BENCHTIME (default 4000x
+# transfer-outs, two events each), QUOTE_BENCHTIME (default 3000x),
 # STAMPED_BENCHTIME (default 1500x, of each side),
 # LIST_BENCHTIME (default 500x). The ledger reports over 1,000,000 journal
 # entries come last (scripts/bench-reports.sh).
@@ -45,6 +48,10 @@ go test -run '^$' -bench 'BenchmarkHTTPFund' -benchtime "${HTTP_BENCHTIME:-3000x
 echo
 echo "== HTTP: POST /transfer-out"
 go test -run '^$' -bench 'BenchmarkHTTPTransferOut' -benchtime "${TRANSFER_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/transfer.txt"
+
+echo
+echo "== webhooks: a backlog of events (two per transfer-out) delivered to a local receiver: the delivery path alone"
+go test -run '^$' -bench 'BenchmarkWebhookDrain' -benchtime "${DRAIN_BENCHTIME:-4000x}" -timeout 30m ./app/ | tee "$out/drain.txt"
 
 echo
 echo "== HTTP: POST /quotes then POST /quotes/{id}/execute (one op = the round trip); immediatelyExecute for reference"
@@ -84,6 +91,15 @@ awk '
         if ($i == "stamped_p50_ms") s50 = $(i-1)
       }
       printf "%-60s %10.0f ops/s stamped vs %.0f plain = %.2fx (aim: >= 0.9x)  stamped p50 %7.3f ms\n", name, ss, sp, sr, s50
+      next
+    }
+    if (name ~ /WebhookDrain/) {
+      for (i = 2; i <= NF; i++) {
+        if ($i == "events/s") de = $(i-1)
+        if ($i == "cpu_us/event") dc = $(i-1)
+        if ($i == "pg_cpu_us/event") dp = $(i-1)
+      }
+      printf "%-60s %10.0f events/s delivered from a backlog, CPU per event %.0f + %.0f us\n", name, de, dc, dp
       next
     }
     if (name ~ /StampVerify/) {
@@ -143,7 +159,7 @@ awk '
       printf "GET /transactions %-40s p99 %7.3f ms at 100k, %7.3f ms at 1M\n", p, listp99["100000|" p], listp99["1000000|" p]
     for (r in worst) printf "GET /transactions worst page p99 at %s rows: %.3f ms (aim: < 20 ms)\n", r, worst[r]
   }
-' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/quote.txt" "$out/stamped.txt" "$out/stamp.txt" "$out/list.txt"
+' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/drain.txt" "$out/quote.txt" "$out/stamped.txt" "$out/stamp.txt" "$out/list.txt"
 
 # The curves at a glance: throughput against concurrency, corridor's
 # PostgreSQL operations beside pgbench (kept after the run, unlike $out).
