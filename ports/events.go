@@ -27,8 +27,15 @@ type Event struct {
 	ResourceID string
 	// Resource is the changed resource as it was at the change: the JSON
 	// of its port value (ports.Transaction, ports.Customer…), which the
-	// sender renders as the API would (empty for TEST).
-	Resource  json.RawMessage
+	// sender renders as the API would (empty for TEST, and when Decoded
+	// holds it).
+	Resource json.RawMessage
+	// Decoded is the resource's port value when the store read it decoded
+	// (the PostgreSQL store's transaction and balance snapshots: a
+	// Transaction, an InternalAccountBalance), so the sender renders it
+	// without a JSON round trip (SnapshotOf); Resource is then empty. Nil
+	// otherwise.
+	Decoded   any
 	CreatedAt time.Time
 	// Seq is the order of recording, assigned by the store (rising with
 	// each event it records): the events about one resource are delivered
@@ -136,6 +143,15 @@ type EventRepo interface {
 	// (EventDelivered sets DeliveredAt), in one step; ErrNotFound when an
 	// event is not its platform's.
 	RecordAttempts(ctx context.Context, rs []AttemptRecord) error
+	// EndDeliveries ends a delivery batch in one step, all or nothing:
+	// records the attempts rs (as RecordAttempts), queues the jobs next
+	// (one whose ID or Key is queued is skipped, as Enqueue) and removes
+	// the jobs of done still queued (as CompleteAll). It works outside a
+	// unit of work (Store.Read()) as in one, committed asynchronously
+	// like RecordAttempts: a crash may forget it, and the events are then
+	// sent again. ErrNotFound, and nothing written, when an event of rs
+	// is not its platform's.
+	EndDeliveries(ctx context.Context, rs []AttemptRecord, next []Job, done []string) error
 	// Attempts are an event's attempts, oldest first.
 	Attempts(ctx context.Context, platformID, eventID string) ([]EventAttempt, error)
 	// PendingHeads is, for each platform and resource of es, the ids of
@@ -227,6 +243,20 @@ func TransactionEventTypes(txType, prevStatus, status, prevRefund, refund string
 		}
 	}
 	return out
+}
+
+// SnapshotOf is e's resource as it was at the change, as its port value T
+// (Transaction, Customer, InternalAccountBalance…): Decoded when the store
+// read it decoded as a T, Resource decoded otherwise.
+func SnapshotOf[T any](e Event) (T, error) {
+	if v, ok := e.Decoded.(T); ok {
+		return v, nil
+	}
+	var v T
+	if err := json.Unmarshal(e.Resource, &v); err != nil {
+		return v, fmt.Errorf("event %s: snapshot of %s: %w", e.ID, e.ResourceID, err)
+	}
+	return v, nil
 }
 
 // NewEvent is the event id of a change of type typ to the resource

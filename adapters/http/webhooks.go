@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/events"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -235,11 +235,12 @@ func NewEventRenderer(d Deps) EventRenderer { return EventRenderer{d} }
 func (r EventRenderer) Render(ctx context.Context, e ports.Event) (json.RawMessage, error) {
 	kind, _, _ := strings.Cut(e.Type, ".")
 	var out any
+	var err error
 	switch kind {
 	case "INCOMING_PAYMENT", "OUTGOING_PAYMENT":
-		var t ports.Transaction
-		if err := json.Unmarshal(e.Resource, &t); err != nil {
-			return nil, fmt.Errorf("event %s: transaction: %w", e.ID, err)
+		t, err := ports.SnapshotOf[ports.Transaction](e)
+		if err != nil {
+			return nil, err
 		}
 		out = transactionOut(r.d, e.PlatformID, t)
 		if a := t.Details.Approval; e.Type == "INCOMING_PAYMENT.PENDING" && a != nil && len(a.RequestedFields) > 0 {
@@ -247,55 +248,50 @@ func (r EventRenderer) Render(ctx context.Context, e ports.Event) (json.RawMessa
 				RequestedReceiverCustomerInfoFields: counterpartyDefinitions(a.RequestedFields)}
 		}
 	case "CUSTOMER":
-		var c ports.Customer
-		if err := json.Unmarshal(e.Resource, &c); err != nil {
-			return nil, fmt.Errorf("event %s: customer: %w", e.ID, err)
-		}
-		out = customerOut(c)
+		out, err = rendered(e, customerOut)
 	case "VERIFICATION":
-		var v ports.Verification
-		if err := json.Unmarshal(e.Resource, &v); err != nil {
-			return nil, fmt.Errorf("event %s: verification: %w", e.ID, err)
-		}
-		out = verificationOut(v)
+		out, err = rendered(e, verificationOut)
 	case "INVITATION":
-		var inv ports.Invitation
-		if err := json.Unmarshal(e.Resource, &inv); err != nil {
-			return nil, fmt.Errorf("event %s: invitation: %w", e.ID, err)
-		}
-		out = invitationOut(inv)
+		out, err = rendered(e, invitationOut)
 	case "INTERNAL_ACCOUNT":
-		var a accounts.Account
-		if err := json.Unmarshal(e.Resource, &a); err != nil {
-			return nil, fmt.Errorf("event %s: internal account: %w", e.ID, err)
-		}
-		out = internalAccountOut(a)
+		out, err = rendered(e, internalAccountOut)
 	case "EXTERNAL_ACCOUNT":
-		var a ports.ExternalAccount
-		if err := json.Unmarshal(e.Resource, &a); err != nil {
-			return nil, fmt.Errorf("event %s: external account: %w", e.ID, err)
-		}
-		out = externalAccountOut(a)
+		out, err = rendered(e, externalAccountOut)
 	case "AGENT_ACTION":
-		var a ports.AgentAction
-		if err := json.Unmarshal(e.Resource, &a); err != nil {
-			return nil, fmt.Errorf("event %s: agent action: %w", e.ID, err)
-		}
-		o, err := agentActionOut(ctx, r.d, a)
+		a, err := ports.SnapshotOf[ports.AgentAction](e)
 		if err != nil {
+			return nil, err
+		}
+		if out, err = agentActionOut(ctx, r.d, a); err != nil {
 			return nil, fmt.Errorf("event %s: %w", e.ID, err)
 		}
-		out = o
 	default:
-		// Resources recorded in their wire form already.
+		// Resources recorded in their wire form already, compacted (a
+		// store may give them back spaced, as PostgreSQL's jsonb does).
 		if len(e.Resource) == 0 {
 			return nil, nil
 		}
-		return e.Resource, nil
+		var b bytes.Buffer
+		if err := json.Compact(&b, e.Resource); err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+		return b.Bytes(), nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("event %s: %w", e.ID, err)
 	}
 	return b, nil
+}
+
+// rendered is e's resource, its port value T, in its wire form (out).
+func rendered[T, W any](e ports.Event, out func(T) W) (any, error) {
+	v, err := ports.SnapshotOf[T](e)
+	if err != nil {
+		return nil, err
+	}
+	return out(v), nil
 }

@@ -120,6 +120,26 @@ func (r storeEvents) RecordAttempts(_ context.Context, rs []ports.AttemptRecord)
 	return nil
 }
 
+// EndDeliveries is RecordAttempts, Enqueue and CompleteAll in the unit of
+// work, or in one of its own outside one.
+func (r storeEvents) EndDeliveries(ctx context.Context, rs []ports.AttemptRecord, next []ports.Job, done []string) error {
+	if r.tx.w == nil {
+		return r.tx.s.InTx(ctx, func(tx ports.Tx) error { return tx.Events().EndDeliveries(ctx, rs, next, done) })
+	}
+	if len(rs) > 0 {
+		if err := r.RecordAttempts(ctx, rs); err != nil {
+			return err
+		}
+	}
+	jobs := storeJobs(r)
+	for _, j := range next {
+		if err := jobs.Enqueue(ctx, j); err != nil {
+			return err
+		}
+	}
+	return jobs.CompleteAll(ctx, done)
+}
+
 func (r storeEvents) Attempts(_ context.Context, platformID, eventID string) ([]ports.EventAttempt, error) {
 	done, err := r.tx.begin(false)
 	if err != nil {

@@ -3,14 +3,18 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -128,18 +132,17 @@ func storeEventsToPort(ctx context.Context, db bun.IDB, rows []storeEventRow) ([
 }
 
 // storeBalanceToPort turns a balance event's data (storeEventBalanceData)
-// into the JSON of its ports.InternalAccountBalance.
-func storeBalanceToPort(data []byte) ([]byte, error) {
+// into its ports.InternalAccountBalance.
+func storeBalanceToPort(data []byte) (ports.InternalAccountBalance, error) {
 	var snap struct {
 		storeAccountRow
 		Balance      int64 `json:"balance"`
 		TotalBalance int64 `json:"total_balance"`
 	}
 	if err := json.Unmarshal(data, &snap); err != nil {
-		return nil, err
+		return ports.InternalAccountBalance{}, err
 	}
-	return json.Marshal(ports.InternalAccountBalance{InternalAccount: snap.toPort(), Balance: snap.Balance,
-		TotalBalance: snap.TotalBalance})
+	return ports.InternalAccountBalance{InternalAccount: snap.toPort(), Balance: snap.Balance, TotalBalance: snap.TotalBalance}, nil
 }
 
 type storeEvents struct{ tx *storeTx }
@@ -208,17 +211,13 @@ func (r storeEventSnapshotRow) toPort() (ports.Event, error) {
 	e := r.storeEventRow.toPort()
 	switch r.DataFormat {
 	case storeEventTxnRow:
-		b, err := json.Marshal(r.Txn.toPort())
-		if err != nil {
-			return e, fmt.Errorf("snapshot of %s: %w", r.ID, err)
-		}
-		e.Resource = b
+		e.Resource, e.Decoded = nil, r.Txn.toPort()
 	case storeEventBalanceData:
 		b, err := storeBalanceToPort(r.Data)
 		if err != nil {
 			return e, fmt.Errorf("balance snapshot of %s: %w", r.ID, err)
 		}
-		e.Resource = b
+		e.Resource, e.Decoded = nil, b
 	}
 	return e, nil
 }
@@ -334,6 +333,93 @@ SELECT e.id, e.attempts, e.at::timestamptz, e.status_code, e.latency_us, e.error
 		return fmt.Errorf("%s: %d recorded: %w", what, got, ports.ErrNotFound)
 	}
 	return nil
+}
+
+// EndDeliveries is one prepared statement (endDeliveriesStatement): a
+// delivery batch ends in one round trip, where a unit of work took four
+// (BEGIN, the attempts, the jobs, COMMIT). One statement is atomic
+// without a transaction around it; inside a unit of work it is one more
+// statement of it.
+func (r storeEvents) EndDeliveries(ctx context.Context, rs []ports.AttemptRecord, next []ports.Job, done []string) error {
+	if len(rs) == 0 && len(next) == 0 && len(done) == 0 {
+		return nil
+	}
+	n := len(rs)
+	ids, platforms, statuses, ats, codes, latencies, errs := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, rec := range rs {
+		a := rec.Attempt
+		ids[i], platforms[i], statuses[i], errs[i] = a.EventID, rec.PlatformID, rec.Status, a.Error
+		ats[i] = storeTime(a.At).Format(pgTimeLayout)
+		codes[i], latencies[i] = strconv.Itoa(a.StatusCode), strconv.FormatInt(a.Latency.Microseconds(), 10)
+	}
+	m := len(next)
+	jid, kind, key, payload, runAt, lastErr := make([]string, m), make([]string, m), make([]string, m), make([]string, m),
+		make([]string, m), make([]string, m)
+	for i, j := range next {
+		row := storeJobToRow(j)
+		jid[i], kind[i], key[i], lastErr[i] = row.ID, row.Kind, row.Key, row.LastError
+		payload[i], runAt[i] = `\x`+hex.EncodeToString(row.Payload), row.RunAt.Format(pgTimeLayout)
+	}
+	var recorded []int64
+	err := r.tx.stmts.query(ctx, r.tx.db, &recorded, endDeliveriesStatement,
+		textArray(ids), textArray(platforms), textArray(statuses), textArray(ats), textArray(codes), textArray(latencies), textArray(errs),
+		textArray(jid), textArray(kind), textArray(key), textArray(payload), textArray(runAt), textArray(lastErr), textArray(done))
+	switch {
+	case err == nil && (len(recorded) != 1 || recorded[0] != int64(n)):
+		err = fmt.Errorf("attempts recorded: %v of %d", recorded, n)
+	case isEndDeliveriesNotFound(err):
+		return fmt.Errorf("end a delivery batch: an event of %d attempts is not its platform's: %w", n, ports.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("end a delivery batch (%d attempts, %d jobs queued, %d ended): %w", n, m, len(done), storeConflict(err))
+	}
+	return nil
+}
+
+// endDeliveriesStatement records attempts ($1-$7: event, platform, status,
+// at, status code, latency in µs, error) as RecordAttempts does, queues
+// jobs ($8-$13: id, kind, key, payload, run_at, last error; a conflict
+// skips one, as Enqueue) and deletes the jobs of $14. Every part runs to
+// completion (data-modifying CTEs always do); when an attempt's event is
+// not its platform's, the final cast fails the statement and so all of
+// it (endDeliveriesNotFound). The delivery rows are found by the id array
+// (= ANY, which only the primary key serves), so its one generic plan
+// cannot walk a young table; committed asynchronously (async).
+const endDeliveriesStatement = idemAsync + `, v AS (
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[])
+		AS v(id, platform_id, status, at, status_code, latency_us, error)),
+e AS (
+	UPDATE event_deliveries AS d SET status = v.status, attempts = d.attempts + 1, last_attempt_at = v.at::timestamptz,
+		delivered_at = CASE WHEN v.status = 'DELIVERED' THEN v.at::timestamptz ELSE d.delivered_at END
+	FROM v WHERE d.event_id = ANY($1::text[]) AND d.event_id = v.id AND d.platform_id = v.platform_id
+		AND (SELECT off FROM async) IS NOT NULL
+	RETURNING d.event_id AS id, d.attempts, v.at, v.status_code, v.latency_us, v.error),
+a AS (
+	INSERT INTO event_attempts (event_id, attempt, at, status_code, latency_us, error)
+	SELECT e.id, e.attempts, e.at::timestamptz, e.status_code, e.latency_us, e.error FROM e
+	RETURNING 1),
+q AS (
+	INSERT INTO jobs (id, kind, key, payload, run_at, attempts, last_error)
+	SELECT u.id, u.kind, u.key, u.payload, u.run_at::timestamptz, 0, u.last_error
+	FROM unnest($8::text[], $9::text[], $10::text[], $11::bytea[], $12::text[], $13::text[])
+		AS u(id, kind, key, payload, run_at, last_error)
+	ON CONFLICT DO NOTHING),
+x AS (
+	DELETE FROM jobs WHERE id = ANY($14::text[]))
+SELECT CASE WHEN c.n = cardinality($1::text[]) THEN c.n
+	ELSE ('` + endDeliveriesNotFound + `' || c.n || ' of ' || cardinality($1::text[]))::bigint END
+FROM (SELECT count(*) AS n FROM a) AS c`
+
+// endDeliveriesNotFound starts the text endDeliveriesStatement fails to
+// cast when an attempt's event is not its platform's.
+const endDeliveriesNotFound = "end deliveries: attempts recorded: "
+
+// isEndDeliveriesNotFound reports whether err is endDeliveriesStatement's
+// failed cast (invalid_text_representation of its own text).
+func isEndDeliveriesNotFound(err error) bool {
+	var pg pgdriver.Error
+	return errors.As(err, &pg) && pg.Field('C') == "22P02" && strings.Contains(pg.Field('M'), endDeliveriesNotFound)
 }
 
 func (r storeEvents) Attempts(ctx context.Context, platformID, eventID string) ([]ports.EventAttempt, error) {

@@ -37,7 +37,8 @@ func OnEnqueueForTest(l *Ledger, f func()) { l.enqueued = f }
 // DeliveryStatements are the prepared statements of a delivery batch, for
 // the plan test: reading events and the pending heads of their
 // resources, ending jobs.
-var DeliveryStatements = struct{ Events, PendingHeads, CompleteJobs string }{eventsByIDStatement, pendingHeadsStatement, completeJobsStatement}
+var DeliveryStatements = struct{ Events, PendingHeads, CompleteJobs, End string }{eventsByIDStatement, pendingHeadsStatement,
+	completeJobsStatement, endDeliveriesStatement}
 
 // ClaimStatement is the job claim of kinds, for the plan test.
 func ClaimStatement(db *bun.DB, kinds ports.JobKinds) string { return claimStatement(db, kinds) }

@@ -65,6 +65,13 @@ func TestGroupedReadGenericPlansUsePrimaryKeysOnly(t *testing.T) {
 	plan := explainGeneric(t, conn, "complete_jobs", postgres.DeliveryStatements.CompleteJobs, `('{"a"}')`)
 	assert.Contains(t, plan, "Index Scan on jobs_pkey", plan)
 	assert.NotContains(t, plan, "Seq Scan on", plan)
+	// Ending a delivery batch in one statement (EndDeliveries) finds its
+	// delivery rows and deletes its jobs through their primary keys.
+	plan = explainGeneric(t, conn, "end_deliveries", postgres.DeliveryStatements.End,
+		`('{"a"}', '{"p"}', '{"DELIVERED"}', '{"2026-01-01T00:00:00Z"}', '{"204"}', '{"10"}', '{""}', '{}', '{}', '{}', '{}', '{}', '{}', '{"j"}')`)
+	assert.Contains(t, plan, "Index Scan on event_deliveries_pkey", plan)
+	assert.Contains(t, plan, "Index Scan on jobs_pkey", plan)
+	assert.NotContains(t, plan, "Seq Scan on", plan)
 	// A claim walks its own lane's due index, oldest first, and updates
 	// what it locked by ctid.
 	for name, c := range map[string]struct {

@@ -1,7 +1,6 @@
 package ledgertest
 
 import (
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -26,7 +25,8 @@ func (f *recFixture) balanceEvents(id string) []ports.InternalAccountBalance {
 	require.NoError(f.t, err)
 	out := make([]ports.InternalAccountBalance, len(rows))
 	for i, e := range rows {
-		require.NoError(f.t, json.Unmarshal(e.Resource, &out[i]), "data of %s", e.ID)
+		out[i], err = ports.SnapshotOf[ports.InternalAccountBalance](e)
+		require.NoError(f.t, err, "data of %s", e.ID)
 		_, queued := f.delivery(e.ID)
 		require.True(f.t, queued, "balance event %s without its delivery job", e.ID)
 	}

@@ -21,11 +21,9 @@ import (
 // an earlier event of the resource is pending, and requeues.
 func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	ctx := context.Background()
-	p := createPlatform(t, s, at(0))
-	q := createPlatform(t, s, at(0))
 	// p has a webhook endpoint (its events get delivery jobs), q none.
-	p.WebhookEndpoint = "https://hooks.example/in"
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Platforms().Update(ctx, p) })
+	p := platformWithEndpoint(t, s)
+	q := createPlatform(t, s, at(0))
 	var evs []ports.Event
 	for i := range 5 {
 		evs = append(evs, ports.Event{
@@ -35,14 +33,7 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 		})
 	}
 	evs[4].Resource = nil
-	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
-		for _, e := range evs {
-			if err := tx.Events().Append(ctx, e); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	appendEvents(t, s, evs)
 	// A rolled-back unit of work leaves no event and no job.
 	rollback := errors.New("roll back")
 	gone := ports.Event{ID: newID("Webhook"), PlatformID: p.ID, Type: "X", CreatedAt: at(2)}
@@ -216,6 +207,29 @@ func testEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 	require.NoError(t, err)
 	require.Len(t, jobs, 1, "the waiting retry is due at the redelivery")
 	assert.Equal(t, norm(at(200)), jobs[0].RunAt)
+}
+
+// platformWithEndpoint creates a platform with a webhook endpoint: its
+// events get delivery jobs.
+func platformWithEndpoint(t *testing.T, s ports.Store) ports.Platform {
+	t.Helper()
+	p := createPlatform(t, s, at(0))
+	p.WebhookEndpoint = "https://hooks.example/in"
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Platforms().Update(ctx, p) })
+	return p
+}
+
+// appendEvents records evs in one unit of work.
+func appendEvents(t *testing.T, s ports.Store, evs []ports.Event) {
+	t.Helper()
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		for _, e := range evs {
+			if err := tx.Events().Append(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // pendingBefore is which of es, pending events, have an earlier pending
@@ -423,8 +437,8 @@ func testTransactionEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 		types = append(types, e.Type)
 	}
 	assert.Equal(t, []string{"OUTGOING_PAYMENT.PENDING", "OUTGOING_PAYMENT.PROCESSING", "OUTGOING_PAYMENT.COMPLETED"}, types)
-	var snap ports.Transaction
-	require.NoError(t, json.Unmarshal(got[1].Resource, &snap))
+	snap, err := ports.SnapshotOf[ports.Transaction](got[1])
+	require.NoError(t, err)
 	assert.Equal(t, normTxn(processing), normTxn(snap), "the transaction as it was when it became PROCESSING")
 	assert.Equal(t, norm(at(2)), got[1].CreatedAt)
 	assert.Regexp(t, `^Webhook:[0-9a-f-]{36}$`, got[1].ID)
@@ -438,7 +452,7 @@ func testTransactionEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 
 	// A rolled-back change records nothing.
 	rollback := errors.New("roll back")
-	err := s.InTx(ctx, func(tx ports.Tx) error {
+	err = s.InTx(ctx, func(tx ports.Tx) error {
 		out.Status, out.UpdatedAt = "FAILED", at(5)
 		require.NoError(t, tx.Transactions().Update(ctx, out))
 		return rollback
@@ -469,8 +483,8 @@ func testTransactionEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 		"OUTGOING_PAYMENT.REFUND_COMPLETED"}, typesOf(failed.ID))
 	evs := events(failed.ID)
 	assert.Equal(t, norm(at(8)).Add(time.Microsecond), evs[2].CreatedAt, "the refund's event a microsecond after the status's")
-	var snap2 ports.Transaction
-	require.NoError(t, json.Unmarshal(evs[3].Resource, &snap2))
+	snap2, err := ports.SnapshotOf[ports.Transaction](evs[3])
+	require.NoError(t, err)
 	require.NotNil(t, snap2.Details.Refund)
 	assert.Equal(t, "COMPLETED", snap2.Details.Refund.Status, "the transaction as it was, refund included")
 	cancelled := transaction(p.ID, c.ID, "OUTGOING", at(10))
@@ -511,4 +525,83 @@ func testTransactionEvents(t *testing.T, s ports.Store, _ LedgerReader) {
 			assert.Equal(t, ports.TransactionEventType(typ, st), gotType, "%s %s", typ, st)
 		}
 	}
+}
+
+// testEndDeliveries: a delivery batch ends in one step, outside a unit of
+// work as in one: its attempts recorded, its follow-up jobs queued, its
+// jobs removed; an attempt of another platform's event refuses all of it.
+func testEndDeliveries(t *testing.T, s ports.Store, _ LedgerReader) {
+	ctx := context.Background()
+	p := platformWithEndpoint(t, s)
+	q := createPlatform(t, s, at(0))
+	var evs []ports.Event
+	for i := range 3 {
+		evs = append(evs, ports.Event{ID: newID("Webhook"), PlatformID: p.ID, Type: "CUSTOMER.KYC_APPROVED",
+			ResourceID: fmt.Sprintf("Customer:end-%d", i), Resource: json.RawMessage(`{"n":1}`), CreatedAt: at(1)})
+	}
+	appendEvents(t, s, evs)
+	kinds := ports.JobKinds{Only: []string{ports.EventDeliveryJob}}
+	claimed, err := s.Read().Jobs().Claim(ctx, at(2), 100, 100000*time.Hour, kinds) // leased for the test's time
+	require.NoError(t, err)
+	require.Len(t, claimed, 3)
+	done := []string{claimed[0].ID, claimed[1].ID, claimed[2].ID}
+
+	// Refused: evs[2] is not q's; nothing of the step is written.
+	retry := ports.EventDeliveryJobAt(p.ID, evs[1].ID, at(7))
+	retry.ID, retry.Key, retry.LastError = "Job:end-retry", "end-retry", "the endpoint answered 503"
+	err = s.Read().Events().EndDeliveries(ctx, []ports.AttemptRecord{
+		{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[0].ID, At: at(3), StatusCode: 204}, Status: ports.EventDelivered},
+		{PlatformID: q.ID, Attempt: ports.EventAttempt{EventID: evs[2].ID, At: at(3), StatusCode: 204}, Status: ports.EventDelivered},
+	}, []ports.Job{retry}, done)
+	require.ErrorIs(t, err, ports.ErrNotFound)
+	got, err := s.Read().Events().Get(ctx, p.ID, evs[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, ports.EventPending, got.Status, "a refused step records no attempt")
+	assert.Zero(t, got.Attempts)
+	backlog, err := s.Read().Jobs().Claim(ctx, at(100), 100, time.Minute, kinds)
+	require.NoError(t, err)
+	assert.Empty(t, backlog, "nor queues a job (the claimed ones stay leased)")
+
+	// Outside a unit of work: delivered, retried later, and the batch's jobs gone.
+	err = s.Read().Events().EndDeliveries(ctx, []ports.AttemptRecord{
+		{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[0].ID, At: at(3), StatusCode: 204, Latency: 3 * time.Millisecond},
+			Status: ports.EventDelivered},
+		{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[1].ID, At: at(3), StatusCode: 503, Error: "the endpoint answered 503"},
+			Status: ports.EventPending},
+	}, []ports.Job{retry}, done[:2])
+	require.NoError(t, err)
+	got, err = s.Read().Events().Get(ctx, p.ID, evs[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, ports.EventDelivered, got.Status)
+	assert.Equal(t, 1, got.Attempts)
+	require.NotNil(t, got.DeliveredAt)
+	assert.Equal(t, norm(at(3)), *got.DeliveredAt)
+	attempts, err := s.Read().Events().Attempts(ctx, p.ID, evs[1].ID)
+	require.NoError(t, err)
+	assert.Equal(t, []ports.EventAttempt{{EventID: evs[1].ID, At: norm(at(3)), StatusCode: 503, Error: "the endpoint answered 503"}}, attempts)
+	due, err := s.Read().Jobs().Claim(ctx, at(100), 100, time.Minute, kinds)
+	require.NoError(t, err)
+	require.Len(t, due, 1, "the retry (the third event's job is still leased)")
+	assert.Equal(t, retry.ID, due[0].ID)
+	assert.Equal(t, norm(at(7)), due[0].RunAt)
+	assert.Equal(t, retry.Payload, due[0].Payload)
+	assert.Equal(t, retry.LastError, due[0].LastError)
+
+	// In a unit of work, with the rest of it; a job queued again is skipped.
+	inTx(t, s, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Events().EndDeliveries(ctx, []ports.AttemptRecord{
+			{PlatformID: p.ID, Attempt: ports.EventAttempt{EventID: evs[2].ID, At: at(101), StatusCode: 200}, Status: ports.EventDelivered},
+		}, []ports.Job{retry}, []string{done[2]})
+	})
+	got, err = s.Read().Events().Get(ctx, p.ID, evs[2].ID)
+	require.NoError(t, err)
+	assert.Equal(t, ports.EventDelivered, got.Status)
+	due, err = s.Read().Jobs().Claim(ctx, at(1000), 100, time.Minute, kinds)
+	require.NoError(t, err)
+	require.Len(t, due, 1, "the retry, once")
+	assert.Equal(t, retry.ID, due[0].ID)
+	require.NoError(t, s.Read().Events().EndDeliveries(ctx, nil, nil, []string{retry.ID}))
+	due, err = s.Read().Jobs().Claim(ctx, at(10000), 100, time.Minute, kinds)
+	require.NoError(t, err)
+	assert.Empty(t, due)
 }

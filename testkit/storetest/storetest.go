@@ -90,6 +90,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Events", testEvents},
 		{"EventOrder", testEventOrder},
 		{"EventBacklog", testEventBacklog},
+		{"EndDeliveries", testEndDeliveries},
 		{"TransactionEvents", testTransactionEvents},
 		{"Quotes", testQuotes},
 		{"QuoteGetForUpdateSerialises", testQuoteGetForUpdateSerialises},
