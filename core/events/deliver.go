@@ -425,11 +425,12 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 }
 
 // endBatch records a batch's attempts (sent) and ends its jobs in one step
-// (EndDeliveries: one statement on a database), and turns the slots' results into the jobs' (res). A job of one
-// event answers as its event, and ends there when its event needs no
-// retry. A job of several ends; those of its events that are not done go
-// on as jobs of their own, queued with it, at the time their result asks
-// for (a failure without one: after the first retry's wait).
+// (EndDeliveries: one statement on a database), and turns the slots'
+// results into the jobs' (res). A job of one event answers as its event,
+// and ends there when its event needs no retry. A job of several ends;
+// those of its events that are not done go on as jobs of their own,
+// queued with it, at the time their result asks for (a failure without
+// one: after the first retry's wait).
 func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batchSent, res []jobs.BatchResult) []jobs.BatchResult {
 	recs := make([]ports.AttemptRecord, len(sent))
 	var done []string
