@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,8 +14,8 @@ import (
 // transfer-outs are made first with no job loop (each records its
 // OUTGOING_PAYMENT.PENDING and its account's INTERNAL_ACCOUNT.BALANCE_UPDATED
 // for the hold, with a delivery job for the platform's endpoint), then the
-// delivery loops of one instance (as the server runs them: webhookLoops
-// loops of webhookConcurrency deliveries) send the backlog to a local
+// delivery loops of one instance (the server's own: workers.deliver)
+// send the backlog to a local
 // receiver until every event has arrived. It reports events delivered per
 // second and the CPU per event (this process, receiver included, and the
 // local PostgreSQL server): what one delivery costs, apart from the
@@ -47,22 +46,14 @@ func benchWebhookDrain(b *testing.B, backendName string) {
 	// two events per transfer-out.
 	want := 2 * b.N
 	hooks.take()
-	s.svc.webhooks.SetConcurrency(webhookConcurrency)
+	// One op: the whole drain, by the server's own delivery loops
+	// (workers.deliver), timed until the receiver has every event.
 	drain := loadtest.Run(1, 1, func(int) error {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
-		var wg sync.WaitGroup
-		for range webhookLoops {
-			wg.Go(func() {
-				for ctx.Err() == nil {
-					if n, err := s.svc.webhooks.RunDue(ctx); err != nil || n == 0 {
-						time.Sleep(5 * time.Millisecond)
-					}
-				}
-			})
-		}
-		defer wg.Wait()
-		defer cancel()
+		w := &workers{cancel: cancel}
+		w.deliver(ctx, s.svc.webhooks, s.cfg, s.log)
+		defer w.stop()
 		got := 0
 		for got < want && ctx.Err() == nil {
 			time.Sleep(2 * time.Millisecond)

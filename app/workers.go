@@ -20,25 +20,8 @@ type workers struct {
 func startWorkers(ctx context.Context, b *backend, runner, webhooks *jobs.Runner, cfg Config, clock ports.Clock, log *slog.Logger) *workers {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &workers{cancel: cancel}
-	// Webhook deliveries, on their own runner and loops: an endpoint that
-	// takes its 10 s to time out holds one of these handlers, never a rail
-	// job's (and a platform whose endpoint is slow holds at most
-	// events.SlowPerPlatform of them).
 	if webhooks != nil {
-		webhooks.SetConcurrency(webhookConcurrency)
-		for range webhookLoops {
-			w.every(ctx, min(cfg.JobInterval, webhookInterval), func(ctx context.Context) {
-				for range maxJobBatchesPerTick {
-					n, err := webhooks.RunDue(ctx)
-					if err != nil && ctx.Err() == nil {
-						log.Error("webhook deliveries", "err", err)
-					}
-					if n == 0 || ctx.Err() != nil {
-						return
-					}
-				}
-			})
-		}
+		w.deliver(ctx, webhooks, cfg, log)
 	}
 	// Run due jobs (rail submissions and outcomes…) batch after batch until
 	// none is due, in jobLoops loops ticking on their own, each running up
@@ -91,6 +74,27 @@ func startWorkers(ctx context.Context, b *backend, runner, webhooks *jobs.Runner
 		}
 	})
 	return w
+}
+
+// deliver starts the webhook delivery loops, on their own runner: an
+// endpoint that takes its 10 s to time out holds one of these handlers,
+// never a rail job's (and a platform whose endpoint is slow holds at most
+// events.SlowPerPlatform of them).
+func (w *workers) deliver(ctx context.Context, webhooks *jobs.Runner, cfg Config, log *slog.Logger) {
+	webhooks.SetConcurrency(webhookConcurrency)
+	for range webhookLoops {
+		w.every(ctx, min(cfg.JobInterval, webhookInterval), func(ctx context.Context) {
+			for range maxJobBatchesPerTick {
+				n, err := webhooks.RunDue(ctx)
+				if err != nil && ctx.Err() == nil {
+					log.Error("webhook deliveries", "err", err)
+				}
+				if n == 0 || ctx.Err() != nil {
+					return
+				}
+			}
+		})
+	}
 }
 
 // webhookLoops and webhookConcurrency shape the delivery loop of one
