@@ -234,12 +234,14 @@ func NewEventRenderer(d Deps) EventRenderer { return EventRenderer{d} }
 // Render is e's resource, as it was at the change, in its wire form.
 func (r EventRenderer) Render(ctx context.Context, e ports.Event) (json.RawMessage, error) {
 	kind, _, _ := strings.Cut(e.Type, ".")
-	var out any
-	var err error
+	var (
+		out any
+		err error
+	)
 	switch kind {
 	case "INCOMING_PAYMENT", "OUTGOING_PAYMENT":
-		t, err := ports.SnapshotOf[ports.Transaction](e)
-		if err != nil {
+		var t ports.Transaction
+		if t, err = ports.SnapshotOf[ports.Transaction](e); err != nil {
 			return nil, err
 		}
 		out = transactionOut(r.d, e.PlatformID, t)
@@ -258,8 +260,8 @@ func (r EventRenderer) Render(ctx context.Context, e ports.Event) (json.RawMessa
 	case "EXTERNAL_ACCOUNT":
 		out, err = rendered(e, externalAccountOut)
 	case "AGENT_ACTION":
-		a, err := ports.SnapshotOf[ports.AgentAction](e)
-		if err != nil {
+		var a ports.AgentAction
+		if a, err = ports.SnapshotOf[ports.AgentAction](e); err != nil {
 			return nil, err
 		}
 		if out, err = agentActionOut(ctx, r.d, a); err != nil {
