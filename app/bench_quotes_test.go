@@ -139,19 +139,14 @@ func (t *requestTimes) report(b *testing.B) {
 }
 
 // benchRoundTrips runs op (round trip i of run) at concurrency 1, 8 and 64
-// and reports each, with each request's p50 when op keeps them in times
-// (nil: the round trip's figures alone); a failed round trip fails the
-// benchmark, naming the first error.
+// and reports each, with the p50 of each request op keeps in times; a
+// failed round trip fails the benchmark, naming the first error.
 func benchRoundTrips(b *testing.B, name string, op func(run string, i int) error, times *requestTimes) {
 	for _, conc := range benchConcurrencies {
 		b.Run(fmt.Sprintf("c=%d", conc), func(b *testing.B) {
-			if times != nil {
-				times.reset()
-			}
+			times.reset()
 			benchRoundTripsAt(b, name, conc, op)
-			if times != nil {
-				times.report(b)
-			}
+			times.report(b)
 		})
 	}
 }
