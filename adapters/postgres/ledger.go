@@ -89,7 +89,7 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // trips (on a busy machine each costs milliseconds, and the writer's pace
 // is its round trips and the server's planning, not the server's work):
 //
-//  1. BEGIN, then one load statement (postBatch, loadStatements; prepared
+//  1. BEGIN, then one load statement (postBatch, loadStmt; prepared
 //     on the writer's session, so it is planned once): lock the quotes
 //     the records change, the holds the batch opens or resolves and the
 //     accounts whose flags make their balance decide (FOR UPDATE, each in
@@ -222,8 +222,10 @@ type Ledger struct {
 	done   chan struct{} // closed when the writer has exited
 
 	// conn is the writer's own session (see writerConn); only the writer
-	// goroutine touches it.
-	conn *bun.Conn
+	// goroutine touches it, and prepared, the names of the statement
+	// variants prepared on it (see shapedStatement).
+	conn     *bun.Conn
+	prepared map[string]bool
 
 	// records is a second writer, on a session of its own, for the
 	// WriteRecords calls that load nothing (batchKeys.loads): a quote's
@@ -540,17 +542,14 @@ func (l *Ledger) commit(batch []*postRequest) {
 // bounded on the server, below batchTimeout, so a batch stuck behind another
 // session fails there (and is retried) instead of leaving a backend waiting
 // after the client gave up. Plans stay serial: the load statement's
-// branches must run one after the other, in lock order. The load, journal,
-// status and quote statements are prepared here (see load and
-// journalStatement).
+// branches must run one after the other, in lock order. The status and
+// quote statements are prepared here; the load and journal statements, in
+// variants, when a batch first needs one (see shapedStatement).
 var writerSession = []string{
 	"SET enable_seqscan = off",
 	"SET max_parallel_workers_per_gather = 0",
 	"SET lock_timeout = '10s'",
 	"SET statement_timeout = '20s'",
-	"PREPARE " + loadStmtNames[0] + " AS " + loadStatements[0],
-	"PREPARE " + loadStmtNames[1] + " AS " + loadStatements[1],
-	"PREPARE " + journalStmtName + " AS " + journalStatement,
 	"PREPARE " + statusStmtName + " AS " + statusStatement,
 	"PREPARE " + quotesStmtName + " AS " + quotesStatement,
 }
@@ -571,7 +570,7 @@ func (l *Ledger) writerConn(ctx context.Context) (bun.Conn, error) {
 			return bun.Conn{}, fmt.Errorf("writer connection: %w", err)
 		}
 	}
-	l.conn = &c
+	l.conn, l.prepared = &c, map[string]bool{}
 	return c, nil
 }
 
@@ -579,7 +578,7 @@ func (l *Ledger) writerConn(ctx context.Context) (bun.Conn, error) {
 func (l *Ledger) dropConn() {
 	if l.conn != nil {
 		discardConn(*l.conn)
-		l.conn = nil
+		l.conn, l.prepared = nil, nil
 	}
 }
 

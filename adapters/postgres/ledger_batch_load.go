@@ -55,31 +55,27 @@ func loadSelect(kind string, cols map[string]string, tail string) string {
 	return b.String()
 }
 
-// loadStatements read, in one statement, everything a batch's Book needs
-// (the batch's transaction is open). Locks are taken in the writer's order, each
-// branch of the UNION ALL running to its end before the next starts (and
-// each locking CTE depending on the one before): quotes the records
-// change, holds the batch opens or resolves, the accounts whose flags
-// make their balance decide (FOR UPDATE, in id order each), then the
-// journal lock of the writer's shard (ledger_chain_tail, which reads the
-// hash and time of that shard's last committed entry after the lock is
-// granted). Unflagged accounts are read without a lock: they never refuse
-// a transfer, and the write statement adds deltas to them under a lock
-// held only until commit (see "Hot accounts" on Ledger).
-// Keys are matched with = ANY(ARRAY(…)) so each read is an index lookup
-// (an IN over a CTE lets the planner walk the whole index instead).
+// loadStmt reads, in one statement, everything a batch's Book needs (the
+// batch's transaction is open). Locks are taken in the writer's order:
+// quotes the records change, transactions a Required status change names,
+// holds the batch opens or resolves, the accounts whose flags make their
+// balance decide (FOR UPDATE, in id order each), then the journal lock of
+// the writer's shard (ledger_chain_tail, which reads the hash and time of
+// that shard's last committed entry after the lock is granted). Each
+// locking CTE waits for the ones before it by an uncorrelated count of
+// them, which the server evaluates once before the CTE reads a row.
+// Unflagged accounts are read without a lock: they never refuse a
+// transfer, and the write statement adds deltas to them under a lock held
+// only until commit (see "Hot accounts" on Ledger). Keys are matched with
+// = ANY(ARRAY(…)) so each read is an index lookup (an IN over a CTE lets
+// the planner walk the whole index instead).
 //
-// loadStatements[1] reads the reversals of the entries the batch reverses
-// too; loadStatements[0], for the usual batch that reverses nothing, leaves
-// that condition out (an OR over two indexes costs the planner more). They
-// are prepared statements: $1 quotes, $2 transactions (those named by a
-// Required status change), $3 holds, $4 accounts, $5 the journal lock, $6
-// the writer's shard, $7 entries, $8 reversed entries.
-var loadStatements = [2]string{numberParams(buildLoadQuery("")), numberParams(buildLoadQuery(`
-	UNION SELECT id, seq, shard, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE reverses = ANY(?::text[])`))}
-
-// loadStmtNames are loadStatements' names on the writer's session.
-var loadStmtNames = [2]string{"ledger_load", "ledger_load_reversals"}
+// Its variants (shapedStatement) leave out the quotes, transactions and
+// holds a batch does not lock, and the reversals of entries unless the
+// batch reverses one (an OR over two indexes costs the planner more).
+// Parameters: $1 quotes, $2 transactions, $3 holds, $4 accounts, $5 the
+// journal lock, $6 the writer's shard, $7 entries, $8 reversed entries.
+var loadStmt = newShapedStatement("ledger_load", numberParams(loadStatement), "quotes", "txns", "holds", "reversals")
 
 // appendExecute appends "EXECUTE name(args…);", the arguments as
 // literals, to b.
@@ -119,36 +115,43 @@ func numberParams(q string) string {
 	return b.String()
 }
 
-func buildLoadQuery(reversals string) string {
-	return `WITH q AS MATERIALIZED (
+// loadStatement is loadStmt's text, its optional parts marked.
+var loadStatement = `WITH {{quotes}}q AS MATERIALIZED (
 	SELECT id, platform_id, status, expires_at FROM quotes WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE),
-tr AS MATERIALIZED (
+{{end}}{{txns}}tr AS MATERIALIZED (
 	SELECT id, platform_id, status FROM transactions
-	WHERE id = ANY(?::text[]) AND (SELECT count(*) FROM q) >= 0 ORDER BY id FOR UPDATE),
-p AS MATERIALIZED (
+	WHERE id = ANY(?::text[]){{quotes}} AND (SELECT count(*) FROM q) >= 0{{end}} ORDER BY id FOR UPDATE),
+{{end}}{{holds}}p AS MATERIALIZED (
 	SELECT ` + pendingCols + ` FROM ledger_pending
-	WHERE id = ANY(?::text[]) AND (SELECT count(*) FROM tr) >= 0 ORDER BY id FOR UPDATE),
-ids AS MATERIALIZED (
-	SELECT unnest(?::text[]) AS id UNION SELECT debit_account_id FROM p UNION SELECT credit_account_id FROM p),
+	WHERE id = ANY(?::text[]){{quotes}} AND (SELECT count(*) FROM q) >= 0{{end}}{{txns}} AND (SELECT count(*) FROM tr) >= 0{{end}}
+	ORDER BY id FOR UPDATE),
+{{end}}ids AS MATERIALIZED (
+	SELECT unnest(?::text[]) AS id{{holds}} UNION SELECT debit_account_id FROM p UNION SELECT credit_account_id FROM p{{end}}),
 fa AS MATERIALIZED (
-	SELECT ` + accountCols + ` FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids)) AND flags <> 0 ORDER BY id FOR UPDATE),
+	SELECT ` + accountCols + ` FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids)) AND flags <> 0` +
+	`{{quotes}} AND (SELECT count(*) FROM q) >= 0{{end}}{{txns}} AND (SELECT count(*) FROM tr) >= 0{{end}} ORDER BY id FOR UPDATE),
 h AS MATERIALIZED (
-	SELECT ledger_chain_tail(?, ?) AS tail FROM (SELECT count(*) FROM fa) c),
+	SELECT ledger_chain_tail(?::bigint, ?::smallint) AS tail FROM (SELECT count(*) FROM fa) c),
 e AS MATERIALIZED (
-	SELECT id, seq, shard, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE id = ANY(?::text[])` + reversals + `)
-` + loadSelect("q", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status", "t1": "expires_at"}, "FROM q") + `
-UNION ALL ` + loadSelect("r", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status"}, "FROM tr") + `
-UNION ALL ` + loadSelect("p", map[string]string{"s1": "id", "s2": "entry_id", "s3": "debit_account_id", "s4": "credit_account_id",
-		"s5": "currency", "s6": "code", "s7": "status", "n1": "amount", "n2": "timeout_ns", "n3": "posted_amount", "t1": "expires_at"}, "FROM p") + `
-UNION ALL ` + loadSelect("a", loadAccountCols, "FROM fa") + `
+	SELECT id, seq, shard, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE id = ANY(?::text[]){{reversals}}
+	UNION SELECT id, seq, shard, ref, reverses, posted_at, hash, prev_hash FROM ledger_entries WHERE reverses = ANY(?::text[]){{end}})
+{{quotes}}` + loadSelect("q", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status", "t1": "expires_at"}, "FROM q") + `
+UNION ALL {{end}}{{txns}}` + loadSelect("r", map[string]string{"s1": "id", "s2": "platform_id", "s3": "status"}, "FROM tr") + `
+UNION ALL {{end}}{{holds}}` + loadSelect("p", map[string]string{"s1": "id", "s2": "entry_id", "s3": "debit_account_id", "s4": "credit_account_id",
+	"s5": "currency", "s6": "code", "s7": "status", "n1": "amount", "n2": "timeout_ns", "n3": "posted_amount", "t1": "expires_at"}, "FROM p") + `
+UNION ALL {{end}}` + loadSelect("a", loadAccountCols, "FROM fa") + `
 UNION ALL ` + loadSelect("h", map[string]string{"b1": "(tail).hash", "t1": "(tail).posted_at"}, "FROM h") + `
 UNION ALL ` + loadSelect("x", map[string]string{"n1": "txid_current()"}, "") + `
 UNION ALL ` + loadSelect("a", loadAccountCols, "FROM ledger_accounts WHERE id = ANY(ARRAY(SELECT id FROM ids EXCEPT SELECT id FROM fa)) AND flags = 0") + `
 UNION ALL ` + loadSelect("e", map[string]string{"s1": "id", "s2": "ref", "s3": "COALESCE(reverses, '')", "n1": "seq", "n2": "shard", "t1": "posted_at",
-		"b1": "hash", "b2": "prev_hash"}, "FROM e") + `
+	"b1": "hash", "b2": "prev_hash"}, "FROM e") + `
 UNION ALL ` + loadSelect("t", map[string]string{"s1": "entry_id", "s2": "id", "s3": "kind", "s4": "debit_account_id",
-		"s5": "credit_account_id", "s6": "currency", "s7": "pending_id", "s8": "code", "n1": "idx", "n2": "amount", "n3": "timeout_ns"},
-		"FROM ledger_transfers WHERE entry_id = ANY(ARRAY(SELECT id FROM e))")
+	"s5": "credit_account_id", "s6": "currency", "s7": "pending_id", "s8": "code", "n1": "idx", "n2": "amount", "n3": "timeout_ns"},
+	"FROM ledger_transfers WHERE entry_id = ANY(ARRAY(SELECT id FROM e))")
+
+// loadShape is the variant of loadStmt that keys need.
+func (keys *batchKeys) loadShape() stmtShape {
+	return loadStmt.shapeOf(len(keys.quotes) > 0, len(keys.txns) > 0, len(keys.pending) > 0, len(keys.reversed) > 0)
 }
 
 var loadAccountCols = map[string]string{"s1": "id", "s2": "currency", "s3": "kind", "s4": "platform_id",
@@ -156,19 +159,19 @@ var loadAccountCols = map[string]string{"s1": "id", "s2": "currency", "s3": "kin
 
 // load opens the batch's transaction and runs the load statement for
 // keys, in one round trip: "BEGIN; EXECUTE ledger_load…(…)" as one simple
-// query. The statement is prepared on the writer's session (writerSession),
-// so the server plans it once per session (preferring index scans) rather
+// query. The statement is prepared on the writer's session (the variant
+// for keys, see loadStmt), so the server plans it once per session (preferring index scans) rather
 // than once per batch: at concurrency 1 that took a transfer-out from 7.4
 // to 4.8 ms (p50), and sending the BEGIN with it instead of on its own
 // saved one more round trip.
 func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*batchLoad, error) {
-	which := 0
-	args := []any{textArray(keys.quotes), textArray(keys.txns), textArray(keys.pending), textArray(keys.accounts), int64(journalLock),
-		l.opts.Shard, textArray(keys.entries)}
-	if len(keys.reversed) > 0 {
-		which, args = 1, append(args, textArray(keys.reversed))
+	name, err := l.prepare(ctx, conn, loadStmt, keys.loadShape())
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
 	}
-	q := appendExecute(l.db.QueryGen(), []byte("BEGIN; "), loadStmtNames[which], args)
+	args := []any{textArray(keys.quotes), textArray(keys.txns), textArray(keys.pending), textArray(keys.accounts), int64(journalLock),
+		l.opts.Shard, textArray(keys.entries), textArray(keys.reversed)}
+	q := appendExecute(l.db.QueryGen(), []byte("BEGIN; "), name, args)
 	rows, err := conn.QueryContext(ctx, string(q))
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)

@@ -337,13 +337,14 @@ const (
 // (a text that is not a boolean) and so the batch before its COMMIT
 // otherwise.
 //
-// It is one fixed text, prepared on the writer's session (writerSession)
-// and run by EXECUTE inside the batch's one simple query (appendJournal):
-// planned as part of every batch's text it cost 0.5 ms of a 0.8 ms
-// statement, which at concurrency 1 is a quarter of a ledger post. So
-// every part always runs, the parts a batch does not need on empty arrays
-// (a CTE over an empty unnest writes nothing), and the generic plan finds
-// every row by key: writerSession prefers index scans, and the rows a part
+// It is prepared on the writer's session and run by EXECUTE inside the
+// batch's one simple query (appendJournal): planned as part of every
+// batch's text it cost 0.5 ms of a 0.8 ms statement, which at concurrency
+// 1 is a quarter of a ledger post. Its variants (journalStmt) leave out the
+// holds, resolved holds and balance events parts when a batch has none;
+// the other parts always run, on empty arrays when a batch needs nothing
+// of them (a CTE over an empty unnest writes nothing). The generic plan
+// finds every row by key: writerSession prefers index scans, and the rows a part
 // updates or joins are also named by their id array (= ANY, the ?N
 // placeholders repeat a parameter), so a plan made on a young table cannot
 // walk a whole index instead.
@@ -374,7 +375,7 @@ t AS (
 	SELECT u.entry_id, u.idx, u.id, u.kind, u.dr, u.cr, u.amount, u.currency, u.pending_id, u.timeout_ns, u.code
 	FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::text[])
 		AS u(entry_id, idx, id, kind, dr, cr, amount, currency, pending_id, timeout_ns, code)),
-pi AS (
+{{holds}}pi AS (
 	INSERT INTO ledger_pending (id, entry_id, debit_account_id, credit_account_id, amount, currency, timeout_ns, code,
 		status, expires_at, posted_amount, resolved_by, created_at)
 	SELECT u.id, u.entry_id, u.dr, u.cr, u.amount, u.currency, u.timeout_ns, u.code,
@@ -382,11 +383,11 @@ pi AS (
 	FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::bigint[], ?::text[],
 		?::text[], ?::text[], ?::bigint[], ?::text[])
 		AS u(id, entry_id, dr, cr, amount, currency, timeout_ns, code, status, expires_at, posted_amount, resolved_by)),
-pu AS (
+{{end}}{{resolved}}pu AS (
 	UPDATE ledger_pending hp SET status = u.status, posted_amount = u.posted_amount, resolved_by = NULLIF(u.resolved_by, '')
 	FROM unnest(?::text[], ?::text[], ?::bigint[], ?::text[]) AS u(id, status, posted_amount, resolved_by)
 	WHERE hp.id = ANY(?31::text[]) AND hp.id = u.id),
-d AS (
+{{end}}d AS (
 	SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[]) AS d(id, dp, dpo, cp, cpo)),
 l AS MATERIALIZED (
 	SELECT a.id FROM ledger_accounts a WHERE a.id = ANY(?::text[]) ORDER BY a.id FOR UPDATE),
@@ -408,7 +409,7 @@ po AS (
 	JOIN u ON u.id = x.account_id
 	ORDER BY x.ord
 	RETURNING 1),
-bev AS (
+{{balances}}bev AS (
 	INSERT INTO events (id, platform_id, type, resource_id, data, data_format, created_at)
 	SELECT 'Webhook:' || gen_random_uuid(), ia.platform_id, '` + ports.BalanceUpdated + `', ia.id,
 		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), '` + storeEventBalanceData + `',
@@ -419,14 +420,14 @@ bev AS (
 	RETURNING id, platform_id, created_at, seq),
 bjob AS (
 	` + deliveryJobsOf + `bev AS x` + deliveryJobsEnd + `),
-c AS (SELECT (SELECT count(*) FROM u) AS updated, (SELECT count(*) FROM po) AS posted, ?::bigint AS n, ?::bigint AS m)
+{{end}}c AS (SELECT (SELECT count(*) FROM u) AS updated, (SELECT count(*) FROM po) AS posted, ?::bigint AS n, ?::bigint AS m)
 SELECT e.id, e.seq FROM e, c
 WHERE CASE WHEN c.updated = c.n AND c.posted = c.m THEN true
 	ELSE ('ledger batch: updated ' || c.updated || ' accounts of ' || c.n || ', wrote ' || c.posted || ' postings of ' || c.m)::boolean END`)
 
-// appendJournal appends the EXECUTE of journalStatement with the batch's
-// rows.
-func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte) []byte {
+// appendJournal appends the EXECUTE of journalStmt's variant name with the
+// batch's rows.
+func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte, name string) []byte {
 	args := []any{w.now, w.shard,
 		pgdialect.Array(w.entryID), pgdialect.Array(w.entryRef), pgdialect.Array(w.entryReverses),
 		pgdialect.Array(w.entryHash), pgdialect.Array(w.entryPrev),
@@ -453,11 +454,18 @@ func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte) []byte {
 		pgdialect.Array(a0), pgdialect.Array(a1), pgdialect.Array(a2), pgdialect.Array(a3),
 		pgdialect.Array(nonNil(w.balanceIDs)), pgdialect.Array(nonNil(w.balances)), pgdialect.Array(nonNil(w.totalAmount)),
 		n, m)
-	return appendExecute(gen, b, journalStmtName, args)
+	return appendExecute(gen, b, name, args)
 }
 
-// journalStmtName is journalStatement's name on the writer's session.
-const journalStmtName = "ledger_journal"
+// journalStmt is journalStatement in variants (shapedStatement): a batch
+// that opens no hold, resolves none or changes no internal account's
+// balance leaves out that part.
+var journalStmt = newShapedStatement("ledger_journal", journalStatement, "holds", "resolved", "balances")
+
+// journalShape is the variant of journalStmt that w needs.
+func (w *batchWrites) journalShape() stmtShape {
+	return journalStmt.shapeOf(len(w.newPending) > 0, len(w.updPending) > 0, len(w.balanceIDs) > 0)
+}
 
 // appendHolds appends the arguments of the new holds and the resolved
 // ones (empty arrays when there are none).
