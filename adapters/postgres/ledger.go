@@ -223,7 +223,7 @@ type Ledger struct {
 
 	// conn is the writer's own session (see writerConn); only the writer
 	// goroutine touches it, and prepared, the names of the statement
-	// variants prepared on it (see shapedStatement).
+	// variants prepared on it (see shapedStatement), made with it.
 	conn     *bun.Conn
 	prepared map[string]bool
 
@@ -578,7 +578,7 @@ func (l *Ledger) writerConn(ctx context.Context) (bun.Conn, error) {
 func (l *Ledger) dropConn() {
 	if l.conn != nil {
 		discardConn(*l.conn)
-		l.conn, l.prepared = nil, nil
+		l.conn = nil
 	}
 }
 

@@ -65,9 +65,14 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 		}
 		return answers(batch, d.outcomes, d.stored, nil, nil, maybe), nil
 	}
-	w, chained, q, err := l.appendWrites(ctx, conn, q, batch, d, ld.head, now)
+	w, chained, q, err := l.appendWrites(q, batch, d, ld.head, now)
 	if err != nil {
 		return nil, err
+	}
+	if w != nil {
+		if err := l.prepare(ctx, conn, journalStmt, w.journalShape()); err != nil {
+			return nil, fmt.Errorf("write: %w", err)
+		}
 	}
 	return tx.commit(ctx, q, w, ld.xid, batch, d, chained, maybe)
 }
@@ -140,8 +145,8 @@ func (l *Ledger) begin(ctx context.Context, conn bun.Conn, batch []*postRequest)
 // appendWrites appends everything the batch writes to q: the accepted
 // entries chained to head (with their transfers, holds, accounts and
 // postings) and the records.
-func (l *Ledger) appendWrites(ctx context.Context, conn bun.Conn, q []byte, batch []*postRequest, d *decision, head [32]byte,
-	now time.Time) (*batchWrites, map[string]ledger.JournalEntry, []byte, error) {
+func (l *Ledger) appendWrites(q []byte, batch []*postRequest, d *decision, head [32]byte, now time.Time) (
+	*batchWrites, map[string]ledger.JournalEntry, []byte, error) {
 	var chained map[string]ledger.JournalEntry
 	var w *batchWrites
 	if len(d.accepted) > 0 {
@@ -151,11 +156,7 @@ func (l *Ledger) appendWrites(ctx context.Context, conn bun.Conn, q []byte, batc
 		}
 		w.shard = l.opts.Shard
 		chained = w.chain(head)
-		name, err := l.prepare(ctx, conn, journalStmt, w.journalShape())
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("write: %w", err)
-		}
-		q = w.appendJournal(l.db.QueryGen(), q, name)
+		q = w.appendJournal(l.db.QueryGen(), q)
 	}
 	q, err := appendRecords(l.db, q, batch, d.outcomes, d.quotes)
 	return w, chained, q, err

@@ -165,13 +165,13 @@ var loadAccountCols = map[string]string{"s1": "id", "s2": "currency", "s3": "kin
 // to 4.8 ms (p50), and sending the BEGIN with it instead of on its own
 // saved one more round trip.
 func (l *Ledger) load(ctx context.Context, conn bun.Conn, keys *batchKeys) (*batchLoad, error) {
-	name, err := l.prepare(ctx, conn, loadStmt, keys.loadShape())
-	if err != nil {
+	sh := keys.loadShape()
+	if err := l.prepare(ctx, conn, loadStmt, sh); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	args := []any{textArray(keys.quotes), textArray(keys.txns), textArray(keys.pending), textArray(keys.accounts), int64(journalLock),
 		l.opts.Shard, textArray(keys.entries), textArray(keys.reversed)}
-	q := appendExecute(l.db.QueryGen(), []byte("BEGIN; "), name, args)
+	q := appendExecute(l.db.QueryGen(), []byte("BEGIN; "), loadStmt.stmtName(sh), args)
 	rows, err := conn.QueryContext(ctx, string(q))
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)

@@ -425,9 +425,9 @@ SELECT e.id, e.seq FROM e, c
 WHERE CASE WHEN c.updated = c.n AND c.posted = c.m THEN true
 	ELSE ('ledger batch: updated ' || c.updated || ' accounts of ' || c.n || ', wrote ' || c.posted || ' postings of ' || c.m)::boolean END`)
 
-// appendJournal appends the EXECUTE of journalStmt's variant name with the
-// batch's rows.
-func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte, name string) []byte {
+// appendJournal appends the EXECUTE of w's variant of journalStmt (which
+// postBatch prepares) with the batch's rows.
+func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte) []byte {
 	args := []any{w.now, w.shard,
 		pgdialect.Array(w.entryID), pgdialect.Array(w.entryRef), pgdialect.Array(w.entryReverses),
 		pgdialect.Array(w.entryHash), pgdialect.Array(w.entryPrev),
@@ -454,7 +454,7 @@ func (w *batchWrites) appendJournal(gen schema.QueryGen, b []byte, name string) 
 		pgdialect.Array(a0), pgdialect.Array(a1), pgdialect.Array(a2), pgdialect.Array(a3),
 		pgdialect.Array(nonNil(w.balanceIDs)), pgdialect.Array(nonNil(w.balances)), pgdialect.Array(nonNil(w.totalAmount)),
 		n, m)
-	return appendExecute(gen, b, name, args)
+	return appendExecute(gen, b, journalStmt.stmtName(w.journalShape()), args)
 }
 
 // journalStmt is journalStatement in variants (shapedStatement): a batch

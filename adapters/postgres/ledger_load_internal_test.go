@@ -36,7 +36,7 @@ func TestShapedStatementsPrepareAndRunInEveryVariant(t *testing.T) {
 	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
 	defer discardConn(conn)
-	l := &Ledger{db: db}
+	l := &Ledger{db: db, prepared: map[string]bool{}}
 	for _, c := range []struct {
 		s      *shapedStatement
 		params int
@@ -67,11 +67,9 @@ func TestShapedStatementsPrepareAndRunInEveryVariant(t *testing.T) {
 			for i, marker := range c.parts {
 				assert.Equal(t, sh&(1<<i) != 0, strings.Contains(text, marker), "%s: %q", c.s.stmtName(sh), marker)
 			}
-			name, err := l.prepare(ctx, conn, c.s, sh)
-			require.NoError(t, err, c.s.stmtName(sh))
-			again, err := l.prepare(ctx, conn, c.s, sh)
-			require.NoError(t, err, "a variant is prepared once")
-			require.Equal(t, name, again)
+			require.NoError(t, l.prepare(ctx, conn, c.s, sh), c.s.stmtName(sh))
+			require.NoError(t, l.prepare(ctx, conn, c.s, sh), "a variant is prepared once (a second PREPARE would fail)")
+			name := c.s.stmtName(sh)
 			_, err = conn.ExecContext(ctx, "BEGIN; EXECUTE "+name+"("+strings.Join(args, ", ")+"); ROLLBACK")
 			require.NoError(t, err, name)
 		}

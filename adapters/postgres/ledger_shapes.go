@@ -144,18 +144,15 @@ func (s *shapedStatement) stmtName(sh stmtShape) string {
 
 // prepare makes sure the variant sh of s is prepared on conn, the writer's
 // session, which it may be inside the batch's transaction: PREPARE is not
-// undone by a rollback. It returns the variant's name.
-func (l *Ledger) prepare(ctx context.Context, conn bun.Conn, s *shapedStatement, sh stmtShape) (string, error) {
+// undone by a rollback.
+func (l *Ledger) prepare(ctx context.Context, conn bun.Conn, s *shapedStatement, sh stmtShape) error {
 	name := s.stmtName(sh)
 	if l.prepared[name] {
-		return name, nil
+		return nil
 	}
 	if _, err := conn.ExecContext(ctx, "PREPARE "+name+s.types+" AS "+s.text(sh)); err != nil {
-		return "", fmt.Errorf("prepare %s: %w", name, err)
-	}
-	if l.prepared == nil {
-		l.prepared = map[string]bool{}
+		return fmt.Errorf("prepare %s: %w", name, err)
 	}
 	l.prepared[name] = true
-	return name, nil
+	return nil
 }
