@@ -7,9 +7,11 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corridorpay/corridor/adapters/webhooks"
+	"github.com/corridorpay/corridor/core/events"
+	"github.com/corridorpay/corridor/testkit/loadtest"
 )
 
 func TestSignAndVerify(t *testing.T) {
@@ -68,4 +72,43 @@ func TestSenderPostsSignedBodyAndTimesOut(t *testing.T) {
 	assert.Equal(t, "application/json", got.ct)
 	_, err = s.Send(context.Background(), srv.URL+"/slow", []byte(`{}`), "x")
 	require.Error(t, err, "past the per-attempt timeout")
+}
+
+// BenchmarkSignedSend is the least one webhook delivery can cost: sign a
+// transaction event's body (1.1 kB) and POST it to a local receiver that
+// only reads it and answers 204, events.PerPlatform at once over kept-alive
+// connections, with no store, queue, rendering or bookkeeping around it.
+// cpu_us/event is this process's CPU (signer, sender and receiver) per
+// event: the floor under BenchmarkWebhookDrain's figure, and what sets the
+// webhook aims' budget (see README, Performance).
+func BenchmarkSignedSend(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	b.Cleanup(srv.Close)
+	signer, err := webhooks.GenerateSigner()
+	require.NoError(b, err)
+	sender := webhooks.NewSender(10 * time.Second)
+	body := []byte(`{"id":"Webhook:019542f5-b3e7-1d02-0000-000000000001","type":"OUTGOING_PAYMENT.COMPLETED",` +
+		`"timestamp":"2026-11-27T10:00:00Z","data":{` + strings.Repeat(`"field":"a value of a transaction",`, 28) + `"end":true}}`)
+	ctx := context.Background()
+	r := loadtest.Run(b.N, events.PerPlatform, func(int) error {
+		sig, err := signer.Sign(body)
+		if err != nil {
+			return err
+		}
+		ans, err := sender.Send(ctx, srv.URL, body, sig)
+		if err == nil && ans.StatusCode != http.StatusNoContent {
+			err = fmt.Errorf("answered %d", ans.StatusCode)
+		}
+		return err
+	})
+	if r.Errors > 0 {
+		b.Fatalf("%d of %d sends failed", r.Errors, r.Ops)
+	}
+	b.ReportMetric(float64(r.CPU.Microseconds())/float64(r.Ops), "cpu_us/event")
+	b.ReportMetric(r.TPS, "events/s")
+	b.ReportMetric(float64(len(body)), "body_bytes")
+	b.ReportMetric(0, "ns/op")
 }
