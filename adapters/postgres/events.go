@@ -384,8 +384,12 @@ func (r storeEvents) EndDeliveries(ctx context.Context, rs []ports.AttemptRecord
 // completion (data-modifying CTEs always do); when an attempt's event is
 // not its platform's, the final cast fails the statement and so all of
 // it (endDeliveriesNotFound). The delivery rows are found by the id array
-// (= ANY, which only the primary key serves), so its one generic plan
-// cannot walk a young table; committed asynchronously (async).
+// (= ANY), which the primary key serves; but a generic plan made on a
+// young table that has not been analyzed yet may filter a scan of it
+// instead, until autovacuum's analyze makes the connection plan it again
+// (seen in the webhook benchmark, on a new database; planning it per call
+// measured no better: see docs/performance.md). Committed asynchronously
+// (async).
 const endDeliveriesStatement = idemAsync + `, v AS (
 	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::text[])
 		AS v(id, platform_id, status, at, status_code, latency_us, error)),
