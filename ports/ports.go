@@ -16,6 +16,12 @@ type Clock interface {
 	Now() time.Time
 }
 
+// Stored is t as the stores keep it: in UTC, to the microsecond (what
+// PostgreSQL's timestamptz holds). A time that goes into a resource, from
+// a clock or from a request, is made Stored first, so the response that
+// writes the resource shows what every later read returns.
+func Stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
 // IDs makes resource identifiers of the form "<Type>:<uuid>".
 type IDs interface {
 	New(resourceType string) string

@@ -50,7 +50,7 @@ func Move(a *ports.AgentAction, to ActionStatus, now time.Time) error {
 	if err := transitions.Set(&a.Status, to); err != nil {
 		return err
 	}
-	now = now.UTC().Truncate(time.Microsecond)
+	now = ports.Stored(now)
 	a.UpdatedAt = now
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = now

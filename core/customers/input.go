@@ -279,7 +279,7 @@ func apply(chk *checker, c *ports.Customer, in Input) {
 		chk.consent("endUserTermsConsent", in.EndUserTermsConsent)
 		if len(chk.fieldNames()) == before {
 			e := *in.EndUserTermsConsent
-			e.AcceptedAt = e.AcceptedAt.UTC()
+			e.AcceptedAt = ports.Stored(e.AcceptedAt)
 			c.EndUserTermsConsent = &e
 		}
 	}

@@ -130,7 +130,7 @@ func (s *Service) Create(ctx context.Context, platformID string, in CreateInput)
 		inv.AmountToSend, inv.Currency = *in.AmountToSend, currencyOf(inviter, p)
 	}
 	if in.ExpiresAt != nil {
-		inv.ExpiresAt = in.ExpiresAt.UTC()
+		inv.ExpiresAt = ports.Stored(*in.ExpiresAt)
 	}
 	for attempt := 1; ; attempt++ {
 		if inv.Code, err = newCode(); err != nil {

@@ -114,7 +114,7 @@ func New(store ports.Store, single ports.SingleUse, failures ports.FailureCounte
 	return s
 }
 
-func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
+func (s *Service) now() time.Time { return ports.Stored(s.clock.Now()) }
 
 // VerifyStamp checks that signature is a stamp over exactly payload made
 // with one of sessions, a wallet's active sessions
