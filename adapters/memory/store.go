@@ -802,7 +802,7 @@ func (r storeLedgerAccounts) Create(_ context.Context, accts ...ledger.Account) 
 // ---- copies: values in, values out, times in UTC to the microsecond ----
 
 // storeTime normalises a time the way PostgreSQL stores it.
-func storeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+func storeTime(t time.Time) time.Time { return ports.Stored(t) }
 
 func storeCopyPlatform(p ports.Platform) ports.Platform {
 	p.Currencies = slices.Clone(p.Currencies)

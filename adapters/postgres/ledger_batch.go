@@ -84,7 +84,7 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 // the journal by (posted_at, seq) never finds an entry committed behind
 // its cursor.
 func batchTime(clock ports.Clock, ld *batchLoad) time.Time {
-	now := clock.Now().UTC().Truncate(time.Microsecond)
+	now := ports.Stored(clock.Now())
 	if now.Before(ld.headAt) {
 		return ld.headAt
 	}

@@ -326,7 +326,7 @@ func (r storeAuthMethodRow) toPort() ports.AuthMethod {
 
 // storeTime is how every time is stored and read back: UTC, to the
 // microsecond (PostgreSQL's precision; the memory store does the same).
-func storeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+func storeTime(t time.Time) time.Time { return ports.Stored(t) }
 
 // storeTimePtr is storeTime for an optional time.
 func storeTimePtr(t *time.Time) *time.Time {

@@ -107,7 +107,7 @@ type record struct {
 
 // norm is how every time comes back: UTC to the microsecond, as the stores
 // keep it.
-func norm(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+func norm(t time.Time) time.Time { return ports.Stored(t) }
 
 // Get returns the cached record, if any.
 func (r *ResponseCache) Get(ctx context.Context, scope, key string) (ports.IdempotencyRecord, bool, error) {

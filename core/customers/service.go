@@ -55,7 +55,7 @@ const (
 // now is the service's current time as stores keep it: UTC, to the
 // microsecond, so a response shows the same instant a later read does.
 func (s *Service) now() time.Time {
-	return s.clock.Now().UTC().Truncate(time.Microsecond)
+	return ports.Stored(s.clock.Now())
 }
 
 func errNotFound(id string) error {

@@ -108,7 +108,7 @@ func New(store ports.Store, clock ports.Clock, ids ports.IDs, opts ...Option) *S
 
 // now is the service's time as the stores keep it (UTC, microseconds).
 func (s *Service) now() time.Time {
-	return s.clock.Now().UTC().Truncate(time.Microsecond)
+	return ports.Stored(s.clock.Now())
 }
 
 // Scope says which of a platform's accounts an operation reaches: the

@@ -118,7 +118,7 @@ func (s *Service) MaxDocumentBytes() int64 { return s.opts.MaxDocumentBytes }
 
 // now is the current time as stores keep it (UTC, microseconds), so a
 // response shows the instant a later read does.
-func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
+func (s *Service) now() time.Time { return ports.Stored(s.clock.Now()) }
 
 // Page is one page of a list.
 type Page[T any] struct {

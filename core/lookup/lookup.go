@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"time"
 
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/fx"
@@ -241,7 +240,7 @@ func (s *Service) offer(ctx context.Context, sending, receiving, rail string) (p
 
 // save stamps and stores a lookup.
 func (s *Service) save(ctx context.Context, l ports.Lookup) (ports.Lookup, error) {
-	l.CreatedAt = s.clock.Now().UTC().Truncate(time.Microsecond)
+	l.CreatedAt = ports.Stored(s.clock.Now())
 	err := s.store.InTx(ctx, func(tx ports.Tx) error { return tx.Lookups().Create(ctx, l) })
 	if err != nil {
 		return ports.Lookup{}, fmt.Errorf("lookup: store %s: %w", l.ID, err)

@@ -247,7 +247,7 @@ func (s *Service) UpdateConfig(ctx context.Context, platformID string, u ConfigU
 				}
 			}
 		}
-		p.UpdatedAt = s.clock.Now().UTC().Truncate(time.Microsecond)
+		p.UpdatedAt = ports.Stored(s.clock.Now())
 		if err := tx.Platforms().Update(ctx, p); err != nil {
 			return fmt.Errorf("update platform %s: %w", platformID, err)
 		}

@@ -14,7 +14,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/approvals"
@@ -141,7 +140,7 @@ func (s *Service) SimulateReceive(ctx context.Context, platformID string, r Rece
 		return ports.Transaction{}, err
 	}
 
-	now := s.clock.Now().UTC().Truncate(time.Microsecond)
+	now := ports.Stored(s.clock.Now())
 	id := s.ids.New("Transaction")
 	if r.IdempotencyKey != "" {
 		id = transfers.TransactionID(platformID, opReceive, r.IdempotencyKey)
