@@ -307,6 +307,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 		kycProvider = kycsandbox.Provider{}
 	}
 	s.kyc = kyc.New(b.store, kycProvider, clock, ids, kyc.Options{})
+	s.customers.SetWatcher(s.kyc)
 	s.transfers.Register(s.runner)
 	// Embedded-wallet sessions, and the stamps quote executions from a
 	// wallet are checked against (the sandbox also takes its literal).

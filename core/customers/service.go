@@ -29,12 +29,23 @@ type Options struct {
 
 // Service runs the customer use cases.
 type Service struct {
-	store  ports.Store
-	ledger Ledger
-	clock  ports.Clock
-	ids    ports.IDs
-	opts   Options
+	store   ports.Store
+	ledger  Ledger
+	clock   ports.Clock
+	ids     ports.IDs
+	opts    Options
+	watcher Watcher
 }
+
+// Watcher learns, inside an update's unit of work, that a customer's data
+// changed: the KYC service checks again a verification that waits on data
+// (core/kyc), as it does when documents or owners change.
+type Watcher interface {
+	CustomerUpdated(ctx context.Context, tx ports.Tx, c ports.Customer, now time.Time) error
+}
+
+// SetWatcher makes w hear of every update (none when unset).
+func (s *Service) SetWatcher(w Watcher) { s.watcher = w }
 
 // New builds a Service; ledger reads the balances a deletion checks.
 func New(store ports.Store, ledger Ledger, clock ports.Clock, ids ports.IDs, opts Options) *Service {

@@ -21,7 +21,8 @@ import (
 // embedded wallet and its EMAIL_OTP credential when the customer gains an
 // e-mail, and, when the e-mail changes, renames every EMAIL_OTP credential
 // tied to the customer's wallets so the e-mail and its credentials never
-// disagree. The reference puts a signed-retry step (202 challenge, retried
+// disagree. A verification waiting on the customer's data is checked
+// again (Watcher). The reference puts a signed-retry step (202 challenge, retried
 // with a wallet signature) in front of an e-mail change of a customer with
 // tied credentials; that step is the wallet-auth layer's, which calls this
 // use case once the signature is verified.
@@ -75,6 +76,11 @@ func (s *Service) Update(ctx context.Context, platformID, id string, in Input) (
 				}
 			}
 			if err := s.provision(ctx, tx, c, owned, now); err != nil {
+				return err
+			}
+		}
+		if s.watcher != nil {
+			if err := s.watcher.CustomerUpdated(ctx, tx, c, now); err != nil {
 				return err
 			}
 		}

@@ -218,3 +218,41 @@ func TestCustomerUpdateMissingOrDeleted(t *testing.T) {
 	_, err = e.svc.Update(ctx, e.platform, c.ID, upd)
 	testkit.RequireFault(t, err, fault.KindGone, "CUSTOMER_DELETED")
 }
+
+// watcher records what an update tells it, and can refuse.
+type watcher struct {
+	seen []ports.Customer
+	at   []time.Time
+	err  error
+}
+
+func (w *watcher) CustomerUpdated(_ context.Context, _ ports.Tx, c ports.Customer, now time.Time) error {
+	w.seen, w.at = append(w.seen, c), append(w.at, now)
+	return w.err
+}
+
+// An update tells the Watcher the customer as updated, in its unit of
+// work: a Watcher's error rolls the update back.
+func TestCustomerUpdateTellsTheWatcher(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, "", customers.Options{})
+	c := e.create(t, individual())
+	w := &watcher{}
+	e.svc.SetWatcher(w)
+
+	e.clock.Advance(time.Minute)
+	got, err := e.svc.Update(ctx, e.platform, c.ID, customers.Input{CustomerType: customers.TypeIndividual,
+		Individual: customers.IndividualFields{FullName: ptr("Zoe Park")}})
+	require.NoError(t, err)
+	require.Len(t, w.seen, 1)
+	assert.Equal(t, got, w.seen[0])
+	assert.Equal(t, got.UpdatedAt, w.at[0])
+
+	w.err = fault.Invalid("x", "refused")
+	_, err = e.svc.Update(ctx, e.platform, c.ID, customers.Input{CustomerType: customers.TypeIndividual,
+		Individual: customers.IndividualFields{FullName: ptr("Zed Park")}})
+	require.ErrorIs(t, err, w.err)
+	stored, err := e.svc.Get(ctx, e.platform, c.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "Zoe Park", stored.Individual.FullName, "the refused update rolled back")
+}

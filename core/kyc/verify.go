@@ -246,10 +246,18 @@ func (s *Service) saveVerification(ctx context.Context, tx kycTx, v ports.Verifi
 	return s.event(ctx, tx, v.PlatformID, "VERIFICATION."+v.Status, v.ID, v, now)
 }
 
+// CustomerUpdated checks again the verification of a customer an update
+// (PATCH) changed, in the update's unit of work, which has c locked: the
+// customers.Watcher of the customers service.
+func (s *Service) CustomerUpdated(ctx context.Context, tx ports.Tx, c ports.Customer, now time.Time) error {
+	return s.recheck(ctx, tx, c, now)
+}
+
 // recheck runs again the requirements of a customer's verification that
-// waits on data (RESOLVE_ERRORS or READY_FOR_VERIFICATION), after its
-// documents or owners changed, so the verification shows what is still
-// missing (or READY_FOR_VERIFICATION: submit it again). c is locked.
+// waits on data (RESOLVE_ERRORS or READY_FOR_VERIFICATION), after the
+// customer, its documents or its owners changed, so the verification shows
+// what is still missing (or READY_FOR_VERIFICATION: submit it again). c is
+// locked.
 func (s *Service) recheck(ctx context.Context, tx kycTx, c ports.Customer, now time.Time) error {
 	v, err := tx.Verifications().Latest(ctx, c.PlatformID, c.ID)
 	if errors.Is(err, ports.ErrNotFound) {
