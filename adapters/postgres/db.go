@@ -5,6 +5,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -55,6 +56,10 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*bun.DB, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		_ = db.Close()
+		var pgErr pgdriver.Error
+		if errors.As(err, &pgErr) && pgErr.Field('C') == "3D000" { // invalid_catalog_name
+			return nil, fmt.Errorf("postgres: %w: create the database first (createdb NAME, or CREATE DATABASE NAME in psql)", err)
+		}
 		return nil, fmt.Errorf("postgres: ping: %w", err)
 	}
 	return db, nil
