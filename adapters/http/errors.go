@@ -214,7 +214,7 @@ func humaError(status int, msg string, errs ...error) huma.StatusError {
 		if errors.As(err, &d) {
 			det := d.ErrorDetail()
 			field := fieldName(det.Location)
-			message := det.Message
+			message := timeFormatMessage(det.Message)
 			if m := requiredRe.FindStringSubmatch(message); m != nil {
 				field = joinField(field, m[1])
 				message = "is required"
@@ -250,6 +250,22 @@ func humaError(status int, msg string, errs ...error) huma.StatusError {
 		e.Details = map[string]any{"errors": fields}
 	}
 	return e
+}
+
+// timeFormatMessage says Huma's "invalid date/time for format <Go layout>"
+// (a query parameter that is not a time) in words a client reads.
+func timeFormatMessage(m string) string {
+	layout, ok := strings.CutPrefix(m, "invalid date/time for format ")
+	if !ok {
+		return m
+	}
+	switch layout {
+	case time.RFC3339Nano, time.RFC3339:
+		return "must be an RFC 3339 date-time such as 2026-03-01T12:00:00Z"
+	case time.DateOnly:
+		return "must be a date such as 2026-03-01"
+	}
+	return "must be a time in the layout " + layout
 }
 
 // fieldName turns a Huma location into a field name: "body.address.line1"

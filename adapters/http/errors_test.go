@@ -109,6 +109,15 @@ func TestQueryErrors(t *testing.T) {
 	}
 }
 
+// A query time that does not parse names its parameter and says the
+// format in words, not as Go's layout.
+func TestQueryTimeErrorSaysTheFormat(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant("USD")
+	m := requireError(t, h.get(tn, "/customers?createdAfter=yesterday"), http.StatusBadRequest, "INVALID_INPUT", "createdAfter")
+	assert.Equal(t, "createdAfter: must be an RFC 3339 date-time such as 2026-03-01T12:00:00Z", m["message"])
+}
+
 // TestNoServerErrorForUglyInput sends a battery of hostile and random
 // requests: none may produce a 5xx.
 func TestNoServerErrorForUglyInput(t *testing.T) {

@@ -105,3 +105,17 @@ func BenchmarkScanJSON(b *testing.B) {
 		}
 	}
 }
+
+func TestTimeFormatMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"invalid date/time for format 2006-01-02T15:04:05.999999999Z07:00": "must be an RFC 3339 date-time such as 2026-03-01T12:00:00Z",
+		"invalid date/time for format 2006-01-02T15:04:05Z07:00":           "must be an RFC 3339 date-time such as 2026-03-01T12:00:00Z",
+		"invalid date/time for format 2006-01-02":                          "must be a date such as 2026-03-01",
+		"invalid date/time for format 15:04":                               "must be a time in the layout 15:04",
+		"expected number >= 1":                                             "expected number >= 1",
+	} {
+		if got := timeFormatMessage(in); got != want {
+			t.Errorf("timeFormatMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
