@@ -13,6 +13,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/agents/spend"
@@ -146,11 +147,6 @@ type server struct {
 	unkeyed map[string]bool
 }
 
-// wallClock is the clock used when Deps.Clock is nil.
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now().UTC() }
-
 func init() {
 	// Every error Huma produces (validation, malformed or oversize bodies…)
 	// uses the one error body.
@@ -170,7 +166,7 @@ func New(d Deps) http.Handler {
 		panic("httpapi: Deps needs Platforms, Customers, Accounts and Idempotency")
 	}
 	if d.Clock == nil {
-		d.Clock = wallClock{}
+		d.Clock = system.Clock{}
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()

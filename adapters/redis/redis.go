@@ -105,10 +105,6 @@ type record struct {
 	ExpiresAt   time.Time         `json:"expiresAt"`
 }
 
-// norm is how every time comes back: UTC to the microsecond, as the stores
-// keep it.
-func norm(t time.Time) time.Time { return ports.Stored(t) }
-
 // Get returns the cached record, if any.
 func (r *ResponseCache) Get(ctx context.Context, scope, key string) (ports.IdempotencyRecord, bool, error) {
 	b, err := r.c.rdb.Get(ctx, r.key(scope, key)).Bytes()
@@ -125,7 +121,7 @@ func (r *ResponseCache) Get(ctx context.Context, scope, key string) (ports.Idemp
 	return ports.IdempotencyRecord{
 		Scope: rec.Scope, Key: rec.Key, RequestHash: rec.RequestHash, Completed: rec.Completed,
 		StatusCode: rec.StatusCode, Header: rec.Header, Body: rec.Body,
-		LockedUntil: norm(rec.LockedUntil), CreatedAt: norm(rec.CreatedAt), ExpiresAt: norm(rec.ExpiresAt),
+		LockedUntil: ports.Stored(rec.LockedUntil), CreatedAt: ports.Stored(rec.CreatedAt), ExpiresAt: ports.Stored(rec.ExpiresAt),
 	}, true, nil
 }
 
@@ -137,7 +133,7 @@ func (r *ResponseCache) Put(ctx context.Context, rec ports.IdempotencyRecord, tt
 	b, err := json.Marshal(record{
 		Scope: rec.Scope, Key: rec.Key, RequestHash: rec.RequestHash, Completed: rec.Completed,
 		StatusCode: rec.StatusCode, Header: rec.Header, Body: rec.Body,
-		LockedUntil: norm(rec.LockedUntil), CreatedAt: norm(rec.CreatedAt), ExpiresAt: norm(rec.ExpiresAt),
+		LockedUntil: ports.Stored(rec.LockedUntil), CreatedAt: ports.Stored(rec.CreatedAt), ExpiresAt: ports.Stored(rec.ExpiresAt),
 	})
 	if err != nil {
 		return fmt.Errorf("redis: encode response %s/%s: %w", rec.Scope, rec.Key, err)
