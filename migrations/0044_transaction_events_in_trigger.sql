@@ -6,11 +6,9 @@
 -- a SET clause (plan_cache_mode, saved and restored per call) and the
 -- arrays' unnest. A statement that reads only the transition tables takes
 -- no parameters, so plpgsql keeps one generic plan of it without the SET
--- clause. Measured in psql, 2,000 transactions each inserted then changed
--- twice (PENDING, PROCESSING, COMPLETED; a platform with a webhook
--- endpoint, so every statement also queues a delivery job), three
--- interleaved rounds: 4.44 / 3.34 / 4.18 ms per transaction before, 3.84 /
--- 2.86 / 3.31 after.
+-- clause. What it saves is measured in docs/performance.md ("What changed
+-- for speed": the server's CPU per transaction inserted then changed
+-- twice, before and after).
 --
 -- Same events as before, in the same order: the statement's rows keep the
 -- order of the transition table (row_number over its scan), and each row's
