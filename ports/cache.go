@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -72,4 +73,34 @@ type SingleUse interface {
 // Pinger reports whether a backing service is reachable (for /readyz).
 type Pinger interface {
 	Ping(ctx context.Context) error
+}
+
+// The claim of a request's Idempotency-Key and the request's reads need not
+// wait for each other: for the operations that allow it, the HTTP layer
+// starts the claim and the operation at once, and the operation waits for
+// the claim's decision (AwaitClaim) before its first write. A request that
+// does not own its key (a replay, a key in use or reused, a failed claim)
+// thus writes nothing, and its answer is the claim's, not the operation's.
+type claimWaitKey struct{}
+
+// ErrNotClaimed is AwaitClaim's answer to a request that does not own its
+// Idempotency-Key: it must write nothing.
+var ErrNotClaimed = errors.New("the request does not own its Idempotency-Key")
+
+// WithClaimWait returns ctx carrying wait, which blocks until the request's
+// Idempotency-Key claim is decided and returns nil when the request owns
+// the key (ErrNotClaimed, or the claim's own error, otherwise).
+func WithClaimWait(ctx context.Context, wait func(context.Context) error) context.Context {
+	return context.WithValue(ctx, claimWaitKey{}, wait)
+}
+
+// AwaitClaim waits for the request's Idempotency-Key claim when one is
+// still being made (WithClaimWait); nil when there is none or the request
+// owns its key. An operation the HTTP layer runs beside its claim calls it
+// before its first write, and returns its error unchanged.
+func AwaitClaim(ctx context.Context) error {
+	if wait, ok := ctx.Value(claimWaitKey{}).(func(context.Context) error); ok {
+		return wait(ctx)
+	}
+	return nil
 }

@@ -145,6 +145,9 @@ type server struct {
 	permissions map[string]string
 	// unkeyed are the POST routes that take no Idempotency-Key.
 	unkeyed map[string]bool
+	// overlapped are the POST routes run beside their key's claim
+	// (overlappedOperations).
+	overlapped map[string]bool
 }
 
 func init() {
@@ -194,7 +197,7 @@ func New(d Deps) http.Handler {
 	// Every line logged with a request's context names the request.
 	d.Logger = slog.New(ContextLogHandler(d.Logger.Handler()))
 	s := &server{d: d, log: d.Logger, mux: http.NewServeMux(), readHeaders: map[string]bool{operatorHeader: true},
-		permissions: map[string]string{}, unkeyed: map[string]bool{}}
+		permissions: map[string]string{}, unkeyed: map[string]bool{}, overlapped: map[string]bool{}}
 	s.private = s.authenticate(http.HandlerFunc(s.limitBody))
 	s.api = humago.NewWithPrefix(s.mux, BasePath, s.config())
 	registerAccounts(s.api, d)
@@ -298,6 +301,9 @@ func (s *server) onAddOperation(_ *huma.OpenAPI, op *huma.Operation) {
 	if unkeyedOperations[op.OperationID] {
 		s.unkeyed[op.Method+" "+op.Path] = true
 		return
+	}
+	if overlappedOperations[op.OperationID] {
+		s.overlapped[op.Method+" "+op.Path] = true
 	}
 	for _, p := range op.Parameters {
 		if p != nil && p.In == "header" && strings.EqualFold(p.Name, idempotencyHeader) {
@@ -437,7 +443,7 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 			s.refuseKey(w, r, operation)
 			return
 		}
-		s.idempotent(w, r, s.mux)
+		s.idempotent(w, r, s.overlapped[operation], s.mux)
 		return
 	}
 	s.mux.ServeHTTP(w, r)

@@ -58,7 +58,17 @@ func TestPanicBecomes500(t *testing.T) {
 	assert.NotEmpty(t, rec.Header().Get(requestIDHeader))
 }
 
+// idempotencyModes: an operation that claims its key first, and one that
+// runs beside its claim (overlappedOperations).
+var idempotencyModes = []bool{false, true}
+
 func TestFiveHundredReleasesTheKey(t *testing.T) {
+	for _, op := range idempotencyModes {
+		t.Run(fmt.Sprintf("overlapped=%v", op), func(t *testing.T) { fiveHundredReleasesTheKey(t, op) })
+	}
+}
+
+func fiveHundredReleasesTheKey(t *testing.T, op bool) {
 	var logs bytes.Buffer
 	s := testServer(t, &logs)
 	calls := 0
@@ -77,7 +87,7 @@ func TestFiveHundredReleasesTheKey(t *testing.T) {
 		r.Header.Set(idempotencyHeader, "k")
 		r = r.WithContext(withPrincipal(r.Context(), Principal{PlatformID: "Platform:1", ClientID: "tok"}))
 		rec := httptest.NewRecorder()
-		s.idempotent(rec, r, next)
+		s.idempotent(rec, r, op, next)
 		return rec
 	}
 	first := send()
@@ -93,6 +103,12 @@ func TestFiveHundredReleasesTheKey(t *testing.T) {
 }
 
 func TestPanicInsideIdempotentHandlerReleasesTheKey(t *testing.T) {
+	for _, op := range idempotencyModes {
+		t.Run(fmt.Sprintf("overlapped=%v", op), func(t *testing.T) { panicInsideIdempotentHandlerReleasesTheKey(t, op) })
+	}
+}
+
+func panicInsideIdempotentHandlerReleasesTheKey(t *testing.T, op bool) {
 	var logs bytes.Buffer
 	s := testServer(t, &logs)
 	panicking := true
@@ -104,7 +120,7 @@ func TestPanicInsideIdempotentHandlerReleasesTheKey(t *testing.T) {
 	})
 	h := s.logRequests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(withPrincipal(r.Context(), Principal{PlatformID: "Platform:1", ClientID: "tok"}))
-		s.idempotent(w, r, next)
+		s.idempotent(w, r, op, next)
 	}))
 	send := func() int {
 		r := httptest.NewRequest(http.MethodPost, "/2025-10-13/things", strings.NewReader(`{}`))

@@ -116,6 +116,11 @@ func (s *Service) Create(ctx context.Context, platformID string, r CreateRequest
 	q.PaymentInstructions = instructions(q, t, res)
 	t.Details.PaymentInstructions = q.PaymentInstructions
 
+	// Everything above only read; a request that does not own its
+	// Idempotency-Key stops here.
+	if err := ports.AwaitClaim(ctx); err != nil {
+		return ports.Quote{}, err
+	}
 	created := true
 	if r.ImmediatelyExecute && q.SourceType == SourceAccount {
 		out, xerr := s.createExecuted(ctx, q, t, res)

@@ -228,6 +228,11 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	default:
 		return ports.Quote{}, errNotPending(q.Status)
 	}
+	// Everything above only read; a request that does not own its
+	// Idempotency-Key stops here.
+	if err := ports.AwaitClaim(ctx); err != nil {
+		return ports.Quote{}, err
+	}
 	now := s.clock.Now().UTC()
 	if !now.Before(q.ExpiresAt) {
 		if _, err := s.expire(ctx, q, now, ""); err != nil {
