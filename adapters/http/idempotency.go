@@ -121,11 +121,10 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 		ExpiresAt:   now.Add(s.retention()),
 	}
 	c := s.startClaim(ctx, claim, now)
-	hctx := ctx
 	if overlapped {
 		// The operation reads while the claim is made, and waits for it
 		// before it writes (ports.AwaitClaim).
-		hctx = ports.WithClaimWait(ctx, c.await)
+		r = r.WithContext(ports.WithClaimWait(ctx, c.await))
 	} else if out := c.wait(); out.err != nil || !out.owned {
 		s.answerUnowned(w, r, out, hash)
 		return
@@ -147,7 +146,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 			}
 		}
 	}()
-	next.ServeHTTP(buf, r.WithContext(hctx))
+	next.ServeHTTP(buf, r)
 	out := c.wait()
 	if out.err != nil || !out.owned {
 		// An operation run beside a claim it does not own wrote nothing
