@@ -197,40 +197,51 @@ func raceForBalance(t *testing.T, a apiTarget) {
 // raceForKey: 20 requests with one key, for a payout and for a funding.
 func raceForKey(t *testing.T, a apiTarget) {
 	p := newPayer(t, a, "key@example.com")
-	calls := []struct {
-		name, path, body string
-		status           int
-	}{
-		{"fund", "/sandbox/internal-accounts/" + p.account + "/fund", `{"amount":1000}`, http.StatusOK},
-		{"transfer-out", "/transfer-out", p.payout(300), http.StatusCreated},
-	}
-	for _, c := range calls {
+	// race sends 20 requests at once with one key and returns the first
+	// response, which every success and a later retry repeat.
+	race := func(name, path, body string, status int) []byte {
 		replies := concurrently(20, func(i int) apiReply {
-			return a.do(t, i, "POST", c.path, c.body, "Idempotency-Key", "same-key-"+c.name)
+			return a.do(t, i, "POST", path, body, "Idempotency-Key", "same-key-"+name)
 		})
 		var first []byte
 		for _, r := range replies {
 			switch r.status {
-			case c.status:
+			case status:
 				if first == nil {
 					first = r.body
 				}
-				require.JSONEq(t, string(first), string(r.body), "%s: every success is the first response", c.name)
+				require.JSONEq(t, string(first), string(r.body), "%s: every success is the first response", name)
 			case http.StatusConflict:
 				require.Equal(t, "IDEMPOTENCY_KEY_IN_USE", r.json(t)["code"], "%s", r.body)
 			default:
-				t.Fatalf("%s: unexpected %d: %s", c.name, r.status, r.body)
+				t.Fatalf("%s: unexpected %d: %s", name, r.status, r.body)
 			}
 		}
-		require.NotNil(t, first, "%s: one request succeeded", c.name)
+		require.NotNil(t, first, "%s: one request succeeded", name)
 		// A retry after the race is the stored response.
-		again := a.do(t, 0, "POST", c.path, c.body, "Idempotency-Key", "same-key-"+c.name)
-		require.Equal(t, c.status, again.status, "%s", again.body)
+		again := a.do(t, 0, "POST", path, body, "Idempotency-Key", "same-key-"+name)
+		require.Equal(t, status, again.status, "%s", again.body)
 		require.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
 		require.JSONEq(t, string(first), string(again.body))
+		return first
 	}
+	race("fund", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":1000}`, http.StatusOK)
+	race("transfer-out", "/transfer-out", p.payout(300), http.StatusCreated)
 	// Funded once (1000), paid out once (300).
 	assert.Equal(t, int64(700), p.balance(t, a))
+
+	// A quote's creation and execution run beside their claims
+	// (adapters/http overlappedOperations): one quote, executed once.
+	var quote struct {
+		ID                 string
+		TotalSendingAmount int64
+	}
+	require.NoError(t, json.Unmarshal(race("quote", "/quotes", fmt.Sprintf(
+		`{"source":{"sourceType":"ACCOUNT","accountId":%q},"destination":{"destinationType":"ACCOUNT","accountId":%q},`+
+			`"lockedCurrencySide":"SENDING","lockedCurrencyAmount":200}`, p.account, p.external), http.StatusCreated), &quote))
+	race("execute", "/quotes/"+quote.ID+"/execute", "", http.StatusOK)
+	assert.Equal(t, 700-quote.TotalSendingAmount, p.balance(t, a))
+
 	r := a.do(t, 0, "GET", "/transactions?customerId="+p.customer+"&limit=100", "")
 	require.Equal(t, 200, r.status, "%s", r.body)
 	payouts := 0
@@ -239,7 +250,7 @@ func raceForKey(t *testing.T, a apiTarget) {
 			payouts++
 		}
 	}
-	assert.Equal(t, 1, payouts, "one payout transaction")
+	assert.Equal(t, 2, payouts, "one payout transaction, one quote's")
 	a.verify(t)
 }
 

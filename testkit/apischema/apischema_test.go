@@ -36,6 +36,11 @@ func TestCheckerCatchesViolations(t *testing.T) {
 	// The spec's own answers the reference does not list are not checked.
 	post := httptest.NewRequest("POST", "http://corridor.test"+apischema.BasePath+"/transfer-out", nil)
 	assert.Empty(t, c.Check(post, 422, json, []byte(`{"status":422,"code":"IDEMPOTENCY_KEY_REUSED","message":"x"}`)))
+	// Where the reference lists the status with a code enum, the
+	// Idempotency-Key's codes conform (KeyCodes), and another code does not.
+	execute := httptest.NewRequest("POST", "http://corridor.test"+apischema.BasePath+"/quotes/Quote:1/execute", nil)
+	assert.Empty(t, c.Check(execute, 409, json, []byte(`{"status":409,"code":"IDEMPOTENCY_KEY_IN_USE","message":"x"}`)))
+	assert.NotEmpty(t, c.Check(execute, 409, json, []byte(`{"status":409,"code":"KEY_BUSY","message":"x"}`)))
 
 	assert.True(t, c.Has("GET", apischema.BasePath+"/quotes/Quote:1"))
 	assert.False(t, c.Has("GET", apischema.BasePath+"/ledger/accounts"), "ledger reports are corridor's own")
