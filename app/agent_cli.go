@@ -84,7 +84,7 @@ func agentRedeem(ctx context.Context, base, code, out string, stdout io.Writer) 
 		return errors.New("agent redeem: -code and -o are required")
 	}
 	// The file first: a token that cannot be kept must not be spent.
-	f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	f, err := createSecretFile(out)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func writeCheckpointKey(path string) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	f, err := createSecretFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -150,7 +150,7 @@ func TestLedgerCLICheckpoint(t *testing.T) {
 	pub := filepath.Join(dir, "public.pem")
 	require.NoError(t, os.WriteFile(pub, []byte(pubPEM), 0o600))
 	_, _, err = runLedger(t, dsn, "keygen", "-o", key)
-	assert.Error(t, err, "an existing key is not overwritten")
+	assert.ErrorContains(t, err, "already exists and is never overwritten", "an existing key is not overwritten")
 
 	_, _, err = runLedger(t, dsn, "checkpoint")
 	assert.ErrorContains(t, err, "-key")

@@ -34,7 +34,7 @@ func TestWalletCLI(t *testing.T) {
 	uncompressed := regexp.MustCompile(`04[0-9a-f]{128}`).FindString(out)
 	require.NotEmpty(t, uncompressed, out)
 	_, err = runWallet(t, "keygen", "-o", client)
-	assert.Error(t, err, "an existing key is not overwritten")
+	assert.ErrorContains(t, err, "already exists and is never overwritten", "an existing key is not overwritten")
 
 	// What the service does on verify: seal a fresh session key.
 	clientPub, err := walletauth.ParseClientKey(uncompressed)
