@@ -12,7 +12,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/corridorpay/corridor/core/fault"
-	"github.com/corridorpay/corridor/ports"
 )
 
 // Error is the one error body every failure is written as:
@@ -100,11 +99,6 @@ func toError(err error) *Error {
 	}
 	if f, ok := fault.As(err); ok {
 		return fromFault(f)
-	}
-	if errors.Is(err, ports.ErrNotClaimed) {
-		// An operation run beside its Idempotency-Key's claim stopped
-		// before writing; the claim's answer replaces this one.
-		return toError(errKeyInUse)
 	}
 	return internalError(err)
 }
