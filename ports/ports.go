@@ -22,6 +22,15 @@ type Clock interface {
 // writes the resource shows what every later read returns.
 func Stored(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
+// StoredPtr is Stored for an optional time (nil stays nil).
+func StoredPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	s := Stored(*t)
+	return &s
+}
+
 // IDs makes resource identifiers of the form "<Type>:<uuid>".
 type IDs interface {
 	New(resourceType string) string

@@ -142,7 +142,7 @@ func (r storeAgents) Delete(_ context.Context, platformID, id string, at time.Ti
 	if err != nil {
 		return err
 	}
-	at = storeTime(at)
+	at = ports.Stored(at)
 	cur.TokenHash, cur.UpdatedAt, cur.DeletedAt = nil, at, &at
 	r.tx.w.state.agents[id] = storeCopyAgent(cur)
 	r.dropUnredeemed(id)
@@ -212,10 +212,10 @@ func (r storeAgents) RedeemDeviceCode(_ context.Context, hash []byte, at time.Ti
 	if err != nil {
 		return ports.AgentDeviceCode{}, err
 	}
-	if c.RedeemedAt != nil || !storeTime(at).Before(c.ExpiresAt) {
+	if c.RedeemedAt != nil || !ports.Stored(at).Before(c.ExpiresAt) {
 		return ports.AgentDeviceCode{}, storeConflict(ports.ConflictDeviceCodeSpent)
 	}
-	at = storeTime(at)
+	at = ports.Stored(at)
 	c.RedeemedAt = &at
 	r.tx.w.state.deviceCodes[hex.EncodeToString(hash)] = storeDeviceCode{code: storeCopyDeviceCode(c)}
 	return storeCopyDeviceCode(c), nil
@@ -223,13 +223,13 @@ func (r storeAgents) RedeemDeviceCode(_ context.Context, hash []byte, at time.Ti
 
 func storeCopyAgent(a ports.Agent) ports.Agent {
 	a.Policy, a.TokenHash = slices.Clone(a.Policy), slices.Clone(a.TokenHash)
-	a.CreatedAt, a.UpdatedAt, a.DeletedAt = storeTime(a.CreatedAt), storeTime(a.UpdatedAt), storeTimePtr(a.DeletedAt)
+	a.CreatedAt, a.UpdatedAt, a.DeletedAt = ports.Stored(a.CreatedAt), ports.Stored(a.UpdatedAt), ports.StoredPtr(a.DeletedAt)
 	return a
 }
 
 func storeCopyDeviceCode(c ports.AgentDeviceCode) ports.AgentDeviceCode {
 	c.CodeHash = slices.Clone(c.CodeHash)
-	c.ExpiresAt, c.CreatedAt, c.RedeemedAt = storeTime(c.ExpiresAt), storeTime(c.CreatedAt), storeTimePtr(c.RedeemedAt)
+	c.ExpiresAt, c.CreatedAt, c.RedeemedAt = ports.Stored(c.ExpiresAt), ports.Stored(c.CreatedAt), ports.StoredPtr(c.RedeemedAt)
 	return c
 }
 
@@ -285,7 +285,7 @@ func (r storeAgentActions) List(_ context.Context, f ports.AgentActionFilter, pa
 	slices.SortFunc(rows, compare)
 	total := len(rows)
 	if page.After != nil {
-		i, found := slices.BinarySearchFunc(rows, ports.AgentAction{CreatedAt: storeTime(page.After.CreatedAt), ID: page.After.ID}, compare)
+		i, found := slices.BinarySearchFunc(rows, ports.AgentAction{CreatedAt: ports.Stored(page.After.CreatedAt), ID: page.After.ID}, compare)
 		if found {
 			i++
 		}
@@ -321,6 +321,6 @@ func (r storeAgentActions) Update(_ context.Context, a ports.AgentAction, from s
 }
 
 func storeCopyAgentAction(a ports.AgentAction) ports.AgentAction {
-	a.CreatedAt, a.UpdatedAt = storeTime(a.CreatedAt), storeTime(a.UpdatedAt)
+	a.CreatedAt, a.UpdatedAt = ports.Stored(a.CreatedAt), ports.Stored(a.UpdatedAt)
 	return a
 }

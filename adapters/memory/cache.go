@@ -31,7 +31,7 @@ func NewIdempotencyStore() *IdempotencyStore {
 
 // Begin claims rec.Scope/rec.Key; see ports.IdempotencyStore.
 func (s *IdempotencyStore) Begin(_ context.Context, rec ports.IdempotencyRecord, now time.Time) (ports.IdempotencyRecord, bool, error) {
-	now = storeTime(now)
+	now = ports.Stored(now)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := cacheIdemKey{rec.Scope, rec.Key}
@@ -47,8 +47,8 @@ func (s *IdempotencyStore) Begin(_ context.Context, rec ports.IdempotencyRecord,
 	// The unfinished claim's lease has passed: take it over.
 	old.RequestHash = rec.RequestHash
 	old.Owner = rec.Owner
-	old.LockedUntil = storeTime(rec.LockedUntil)
-	old.ExpiresAt = storeTime(rec.ExpiresAt)
+	old.LockedUntil = ports.Stored(rec.LockedUntil)
+	old.ExpiresAt = ports.Stored(rec.ExpiresAt)
 	s.recs[k] = old
 	return cacheCopyRecord(old), true, nil
 }
@@ -87,7 +87,7 @@ func (s *IdempotencyStore) Renew(_ context.Context, scope, key, owner string, un
 	if !ok || old.Completed || old.Owner != owner {
 		return false, nil
 	}
-	old.LockedUntil = storeTime(until)
+	old.LockedUntil = ports.Stored(until)
 	s.recs[k] = old
 	return true, nil
 }
@@ -108,7 +108,7 @@ func (s *IdempotencyStore) Release(_ context.Context, scope, key, owner string) 
 func (s *IdempotencyStore) Purge(_ context.Context, now time.Time) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now = storeTime(now)
+	now = ports.Stored(now)
 	n := 0
 	for k, r := range s.recs {
 		if r.ExpiresAt.Before(now) {
@@ -122,9 +122,9 @@ func (s *IdempotencyStore) Purge(_ context.Context, now time.Time) (int, error) 
 func cacheCopyRecord(r ports.IdempotencyRecord) ports.IdempotencyRecord {
 	r.Header = maps.Clone(r.Header)
 	r.Body = slices.Clone(r.Body)
-	r.LockedUntil = storeTime(r.LockedUntil)
-	r.CreatedAt = storeTime(r.CreatedAt)
-	r.ExpiresAt = storeTime(r.ExpiresAt)
+	r.LockedUntil = ports.Stored(r.LockedUntil)
+	r.CreatedAt = ports.Stored(r.CreatedAt)
+	r.ExpiresAt = ports.Stored(r.ExpiresAt)
 	return r
 }
 

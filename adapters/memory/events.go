@@ -107,7 +107,7 @@ func (r storeEvents) RecordAttempts(_ context.Context, rs []ports.AttemptRecord)
 	for _, rec := range rs {
 		a := rec.Attempt
 		e, _ := storeLookup(r.tx, pickEvents, a.EventID)
-		at := storeTime(a.At)
+		at := ports.Stored(a.At)
 		e.Status, e.Attempts, e.LastAttemptAt = rec.Status, e.Attempts+1, &at
 		if rec.Status == ports.EventDelivered {
 			e.DeliveredAt = &at
@@ -268,7 +268,7 @@ func eventListKey(e ports.Event) (time.Time, string) { return e.CreatedAt, e.ID 
 
 func storeCopyEvent(e ports.Event) ports.Event {
 	e.Resource = bytes.Clone(e.Resource)
-	e.CreatedAt = storeTime(e.CreatedAt)
-	e.LastAttemptAt, e.DeliveredAt = storeTimePtr(e.LastAttemptAt), storeTimePtr(e.DeliveredAt)
+	e.CreatedAt = ports.Stored(e.CreatedAt)
+	e.LastAttemptAt, e.DeliveredAt = ports.StoredPtr(e.LastAttemptAt), ports.StoredPtr(e.DeliveredAt)
 	return e
 }

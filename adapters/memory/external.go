@@ -96,7 +96,7 @@ func storeCopyExternal(a ports.ExternalAccount) ports.ExternalAccount {
 		}
 		a.Info.Beneficiary = &c
 	}
-	a.CreatedAt = storeTime(a.CreatedAt)
-	a.UpdatedAt = storeTime(a.UpdatedAt)
+	a.CreatedAt = ports.Stored(a.CreatedAt)
+	a.UpdatedAt = ports.Stored(a.UpdatedAt)
 	return a
 }

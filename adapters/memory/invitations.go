@@ -62,7 +62,7 @@ func (r storeInvitations) Update(_ context.Context, inv ports.Invitation, from s
 }
 
 func storeCopyInvitation(inv ports.Invitation) ports.Invitation {
-	inv.ClaimedAt, inv.ExpiresAt = storeTime(inv.ClaimedAt), storeTime(inv.ExpiresAt)
-	inv.CreatedAt, inv.UpdatedAt = storeTime(inv.CreatedAt), storeTime(inv.UpdatedAt)
+	inv.ClaimedAt, inv.ExpiresAt = ports.Stored(inv.ClaimedAt), ports.Stored(inv.ExpiresAt)
+	inv.CreatedAt, inv.UpdatedAt = ports.Stored(inv.CreatedAt), ports.Stored(inv.UpdatedAt)
 	return inv
 }

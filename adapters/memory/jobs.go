@@ -202,11 +202,11 @@ func (q storeJobs) Claim(_ context.Context, now time.Time, n int, lease time.Dur
 	if n <= 0 {
 		return nil, nil
 	}
-	now = storeTime(now)
+	now = ports.Stored(now)
 	q.tx.s.mu.Lock()
 	defer q.tx.s.mu.Unlock()
 	st := &q.tx.s.state
-	return st.due.claim(st, now, n, storeTime(now.Add(lease)), kinds), nil
+	return st.due.claim(st, now, n, ports.Stored(now.Add(lease)), kinds), nil
 }
 
 // Complete removes a job; ErrNotFound when it is not queued.
@@ -236,7 +236,7 @@ func (q storeJobs) CompleteAll(ctx context.Context, ids []string) error {
 
 // Retry makes a job due again at runAt with lastError, ending its lease.
 func (q storeJobs) Retry(_ context.Context, id string, runAt time.Time, lastError string) error {
-	runAt = storeTime(runAt)
+	runAt = ports.Stored(runAt)
 	return q.apply(id, func(st *storeState) {
 		sj, ok := st.jobs[id]
 		if !ok {
@@ -254,7 +254,7 @@ func (q storeJobs) Retry(_ context.Context, id string, runAt time.Time, lastErro
 // and nobody holds the job at runAt (an event's redelivery, whose retry
 // waits); a held job, or one due sooner, is left as it is.
 func (q storeJobs) advance(id string, runAt time.Time) error {
-	runAt = storeTime(runAt)
+	runAt = ports.Stored(runAt)
 	return q.apply(id, func(st *storeState) {
 		sj, ok := st.jobs[id]
 		if !ok || !sj.job.RunAt.After(runAt) || sj.lockedUntil.After(runAt) {
@@ -294,7 +294,7 @@ func (q storeJobs) apply(id string, op func(*storeState)) error {
 
 func storeCopyJob(j ports.Job) ports.Job {
 	j.Payload = slices.Clone(j.Payload)
-	j.RunAt = storeTime(j.RunAt)
+	j.RunAt = ports.Stored(j.RunAt)
 	return j
 }
 
@@ -302,7 +302,7 @@ var _ ports.JobBacklogReader = storeJobs{}
 
 // Backlog counts the committed queue by kind, sorted by kind.
 func (q storeJobs) Backlog(_ context.Context, now time.Time) ([]ports.JobBacklog, error) {
-	now = storeTime(now)
+	now = ports.Stored(now)
 	q.tx.s.mu.Lock()
 	defer q.tx.s.mu.Unlock()
 	byKind := map[string]*ports.JobBacklog{}

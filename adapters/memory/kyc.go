@@ -160,8 +160,8 @@ func storeCopyOwner(o ports.BeneficialOwner) ports.BeneficialOwner {
 		a := *o.PersonalInfo.Address
 		o.PersonalInfo.Address = &a
 	}
-	o.CreatedAt = storeTime(o.CreatedAt)
-	o.UpdatedAt = storeTime(o.UpdatedAt)
+	o.CreatedAt = ports.Stored(o.CreatedAt)
+	o.UpdatedAt = ports.Stored(o.UpdatedAt)
 	return o
 }
 
@@ -248,11 +248,11 @@ func storeCopyVerification(v ports.Verification) ports.Verification {
 	}
 	v.Errors = errs
 	if v.SubmittedAt != nil {
-		t := storeTime(*v.SubmittedAt)
+		t := ports.Stored(*v.SubmittedAt)
 		v.SubmittedAt = &t
 	}
-	v.CreatedAt = storeTime(v.CreatedAt)
-	v.UpdatedAt = storeTime(v.UpdatedAt)
+	v.CreatedAt = ports.Stored(v.CreatedAt)
+	v.UpdatedAt = ports.Stored(v.UpdatedAt)
 	return v
 }
 
@@ -339,7 +339,7 @@ func (r storeDocuments) MarkSubmitted(_ context.Context, platformID, customerID 
 		return !d.deleted && !d.doc.Submitted && d.doc.PlatformID == platformID && d.doc.CustomerID == customerID
 	})
 	for _, d := range rows {
-		d.doc.Submitted, d.doc.UpdatedAt = true, storeTime(at)
+		d.doc.Submitted, d.doc.UpdatedAt = true, ports.Stored(at)
 		r.tx.w.state.kyc.documents[d.doc.ID] = d
 	}
 	return nil
@@ -393,8 +393,8 @@ func storeCopyDocument(d ports.Document, withContent bool) ports.Document {
 	} else {
 		d.Content = nil
 	}
-	d.CreatedAt = storeTime(d.CreatedAt)
-	d.UpdatedAt = storeTime(d.UpdatedAt)
+	d.CreatedAt = ports.Stored(d.CreatedAt)
+	d.UpdatedAt = ports.Stored(d.UpdatedAt)
 	return d
 }
 

@@ -46,6 +46,6 @@ func (r storeLookups) Get(_ context.Context, platformID, id string) (ports.Looku
 func storeCopyLookup(l ports.Lookup) ports.Lookup {
 	l.Currencies = slices.Clone(l.Currencies)
 	l.RequiredPayerData = slices.Clone(l.RequiredPayerData)
-	l.CreatedAt = storeTime(l.CreatedAt)
+	l.CreatedAt = ports.Stored(l.CreatedAt)
 	return l
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -95,10 +94,10 @@ func storeCopyQuote(q ports.Quote, conv storeJSONConv) (ports.Quote, error) {
 	if q.PaymentInstructions, err = storeCopyInstructions(q.PaymentInstructions, conv); err != nil {
 		return q, err
 	}
-	q.ExecutedAt = storeTimePtr(q.ExecutedAt)
-	q.ExpiresAt = storeTime(q.ExpiresAt)
-	q.CreatedAt = storeTime(q.CreatedAt)
-	q.UpdatedAt = storeTime(q.UpdatedAt)
+	q.ExecutedAt = ports.StoredPtr(q.ExecutedAt)
+	q.ExpiresAt = ports.Stored(q.ExpiresAt)
+	q.CreatedAt = ports.Stored(q.CreatedAt)
+	q.UpdatedAt = ports.Stored(q.UpdatedAt)
 	return q, nil
 }
 
@@ -156,14 +155,14 @@ func storeCopyDetails(d ports.TransactionDetails, conv storeJSONConv) (ports.Tra
 	}
 	if d.Refund != nil {
 		rf := *d.Refund
-		rf.InitiatedAt = storeTime(rf.InitiatedAt)
-		rf.SettledAt = storeTimePtr(rf.SettledAt)
+		rf.InitiatedAt = ports.Stored(rf.InitiatedAt)
+		rf.SettledAt = ports.StoredPtr(rf.SettledAt)
 		d.Refund = &rf
 	}
-	d.ExpectedSettlementAt = storeTimePtr(d.ExpectedSettlementAt)
+	d.ExpectedSettlementAt = ports.StoredPtr(d.ExpectedSettlementAt)
 	if d.Approval != nil {
 		a := *d.Approval
-		a.Deadline = storeTime(a.Deadline)
+		a.Deadline = ports.Stored(a.Deadline)
 		a.HoldIDs = slices.Clone(a.HoldIDs)
 		a.RequestedFields = slices.Clone(a.RequestedFields)
 		d.Approval = &a
@@ -200,12 +199,4 @@ func storeCloneJSONValue(v any) any {
 		return out
 	}
 	return v
-}
-
-func storeTimePtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	s := storeTime(*t)
-	return &s
 }

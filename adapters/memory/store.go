@@ -267,7 +267,7 @@ func storePage[V any](rows []V, key func(V) (time.Time, string), page ports.Page
 	})
 	total := len(rows)
 	if page.After != nil {
-		after := storeTime(page.After.CreatedAt)
+		after := ports.Stored(page.After.CreatedAt)
 		i, _ := slices.BinarySearchFunc(rows, struct{}{}, func(v V, _ struct{}) int {
 			t, id := key(v)
 			if c := t.Compare(after); c != 0 {
@@ -478,7 +478,7 @@ func (r storePlatforms) DeleteCredential(_ context.Context, platformID, id strin
 		return fmt.Errorf("token %s: %w", id, ports.ErrNotFound)
 	}
 	c := storeCopyCredential(found[0])
-	at = storeTime(at)
+	at = ports.Stored(at)
 	c.UpdatedAt, c.DeletedAt = at, &at
 	r.tx.w.state.credentials[c.ClientID] = c
 	return nil
@@ -586,10 +586,10 @@ func storeCustomerMatches(c ports.Customer, f ports.CustomerFilter) bool {
 // bounds (nil: unbounded) to a row.
 func storeInTimeBounds(created, updated time.Time, createdAfter, createdBefore, updatedAfter, updatedBefore *time.Time) bool {
 	switch {
-	case createdAfter != nil && created.Before(storeTime(*createdAfter)),
-		createdBefore != nil && created.After(storeTime(*createdBefore)),
-		updatedAfter != nil && updated.Before(storeTime(*updatedAfter)),
-		updatedBefore != nil && updated.After(storeTime(*updatedBefore)):
+	case createdAfter != nil && created.Before(ports.Stored(*createdAfter)),
+		createdBefore != nil && created.After(ports.Stored(*createdBefore)),
+		updatedAfter != nil && updated.Before(ports.Stored(*updatedAfter)),
+		updatedBefore != nil && updated.After(ports.Stored(*updatedBefore)):
 		return false
 	}
 	return true
@@ -767,7 +767,7 @@ func (r storeAuthMethods) Revoke(_ context.Context, platformID, id string, at ti
 	if !ok || m.PlatformID != platformID || r.revoked(id) {
 		return fmt.Errorf("auth method %s: %w", id, ports.ErrNotFound)
 	}
-	r.tx.w.state.authRevoked[id] = storeTime(at)
+	r.tx.w.state.authRevoked[id] = ports.Stored(at)
 	return nil
 }
 
@@ -793,16 +793,13 @@ func (r storeLedgerAccounts) Create(_ context.Context, accts ...ledger.Account) 
 		return errors.New("memory store: no ledger store to create ledger accounts in")
 	}
 	for _, a := range accts {
-		a.CreatedAt = storeTime(a.CreatedAt)
+		a.CreatedAt = ports.Stored(a.CreatedAt)
 		r.tx.w.ledger = append(r.tx.w.ledger, a)
 	}
 	return nil
 }
 
 // ---- copies: values in, values out, times in UTC to the microsecond ----
-
-// storeTime normalises a time the way PostgreSQL stores it.
-func storeTime(t time.Time) time.Time { return ports.Stored(t) }
 
 func storeCopyPlatform(p ports.Platform) ports.Platform {
 	p.Currencies = slices.Clone(p.Currencies)
@@ -815,18 +812,18 @@ func storeCopyPlatform(p ports.Platform) ports.Platform {
 		}
 		p.CurrencySettings = settings
 	}
-	p.CreatedAt = storeTime(p.CreatedAt)
-	p.UpdatedAt = storeTime(p.UpdatedAt)
+	p.CreatedAt = ports.Stored(p.CreatedAt)
+	p.UpdatedAt = ports.Stored(p.UpdatedAt)
 	return p
 }
 
 func storeCopyCredential(c ports.APICredential) ports.APICredential {
 	c.SecretHash = slices.Clone(c.SecretHash)
 	c.Permissions = slices.Clone(c.Permissions)
-	c.CreatedAt = storeTime(c.CreatedAt)
-	c.UpdatedAt = storeTime(c.UpdatedAt)
+	c.CreatedAt = ports.Stored(c.CreatedAt)
+	c.UpdatedAt = ports.Stored(c.UpdatedAt)
 	if c.DeletedAt != nil {
-		d := storeTime(*c.DeletedAt)
+		d := ports.Stored(*c.DeletedAt)
 		c.DeletedAt = &d
 	}
 	return c
@@ -840,7 +837,7 @@ func storeCopyCustomer(c ports.Customer) ports.Customer {
 	}
 	if c.EndUserTermsConsent != nil {
 		e := *c.EndUserTermsConsent
-		e.AcceptedAt = storeTime(e.AcceptedAt)
+		e.AcceptedAt = ports.Stored(e.AcceptedAt)
 		c.EndUserTermsConsent = &e
 	}
 	if c.Individual != nil {
@@ -857,21 +854,21 @@ func storeCopyCustomer(c ports.Customer) ports.Customer {
 		b.ExpectedCounterpartyCountries = slices.Clone(b.ExpectedCounterpartyCountries)
 		c.Business = &b
 	}
-	c.CreatedAt = storeTime(c.CreatedAt)
-	c.UpdatedAt = storeTime(c.UpdatedAt)
+	c.CreatedAt = ports.Stored(c.CreatedAt)
+	c.UpdatedAt = ports.Stored(c.UpdatedAt)
 	return c
 }
 
 func storeCopyAccount(a ports.InternalAccount) ports.InternalAccount {
-	a.CreatedAt = storeTime(a.CreatedAt)
-	a.UpdatedAt = storeTime(a.UpdatedAt)
+	a.CreatedAt = ports.Stored(a.CreatedAt)
+	a.UpdatedAt = ports.Stored(a.UpdatedAt)
 	return a
 }
 
 func storeCopyAuthMethod(m ports.AuthMethod) ports.AuthMethod {
 	m.Passkey = bytes.Clone(m.Passkey)
-	m.CreatedAt = storeTime(m.CreatedAt)
-	m.UpdatedAt = storeTime(m.UpdatedAt)
+	m.CreatedAt = ports.Stored(m.CreatedAt)
+	m.UpdatedAt = ports.Stored(m.UpdatedAt)
 	return m
 }
 

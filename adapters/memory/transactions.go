@@ -131,7 +131,7 @@ func (r storeTxns) List(_ context.Context, f ports.TransactionFilter, page ports
 	}
 	slices.SortFunc(rows, compare)
 	if page.After != nil {
-		pos := ports.Transaction{CreatedAt: storeTime(page.After.CreatedAt), ID: page.After.ID}
+		pos := ports.Transaction{CreatedAt: ports.Stored(page.After.CreatedAt), ID: page.After.ID}
 		i, found := slices.BinarySearchFunc(rows, pos, compare)
 		if found {
 			i++
@@ -161,8 +161,8 @@ func storeTxnMatches(t ports.Transaction, f ports.TransactionFilter) bool {
 		f.Status != "" && t.Status != f.Status,
 		f.Type != "" && t.Type != f.Type,
 		f.Reference != "" && t.Reference != f.Reference,
-		f.StartDate != nil && t.CreatedAt.Before(storeTime(*f.StartDate)),
-		f.EndDate != nil && t.CreatedAt.After(storeTime(*f.EndDate)):
+		f.StartDate != nil && t.CreatedAt.Before(ports.Stored(*f.StartDate)),
+		f.EndDate != nil && t.CreatedAt.After(ports.Stored(*f.EndDate)):
 		return false
 	}
 	return true
@@ -175,11 +175,11 @@ func storeCopyTxn(t ports.Transaction) ports.Transaction {
 	t.ReceiverIdentifiers = storeCloneList(t.ReceiverIdentifiers)
 	t.Details, _ = storeCopyDetails(t.Details, storeCloneJSON) // storeCloneJSON never fails
 	if t.SettledAt != nil {
-		s := storeTime(*t.SettledAt)
+		s := ports.Stored(*t.SettledAt)
 		t.SettledAt = &s
 	}
-	t.CreatedAt = storeTime(t.CreatedAt)
-	t.UpdatedAt = storeTime(t.UpdatedAt)
+	t.CreatedAt = ports.Stored(t.CreatedAt)
+	t.UpdatedAt = ports.Stored(t.UpdatedAt)
 	return t
 }
 

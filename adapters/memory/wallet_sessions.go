@@ -17,7 +17,7 @@ func (tx *storeTx) WalletSessions() ports.WalletSessionRepo { return storeSessio
 func pickSessions(s *storeState) map[string]ports.WalletSession { return s.sessions }
 
 func storeCopySession(s ports.WalletSession) ports.WalletSession {
-	s.CreatedAt, s.ExpiresAt, s.RevokedAt = storeTime(s.CreatedAt), storeTime(s.ExpiresAt), storeTimePtr(s.RevokedAt)
+	s.CreatedAt, s.ExpiresAt, s.RevokedAt = ports.Stored(s.CreatedAt), ports.Stored(s.ExpiresAt), ports.StoredPtr(s.RevokedAt)
 	return s
 }
 
@@ -76,7 +76,7 @@ func (r storeSessions) Revoke(_ context.Context, platformID, id string, at time.
 		return fmt.Errorf("session %s: %w", id, ports.ErrNotFound)
 	}
 	if s.RevokedAt == nil {
-		at = storeTime(at)
+		at = ports.Stored(at)
 		s.RevokedAt = &at
 	}
 	r.tx.w.state.sessions[id] = s
@@ -89,7 +89,7 @@ func (r storeSessions) RevokeCredential(_ context.Context, platformID, credentia
 		return err
 	}
 	defer done()
-	at = storeTime(at)
+	at = ports.Stored(at)
 	for _, s := range storeAll(r.tx, pickSessions, func(s ports.WalletSession) bool {
 		return s.PlatformID == platformID && s.CredentialID == credentialID && s.RevokedAt == nil
 	}) {
@@ -114,7 +114,7 @@ func (r storeSecrets) Create(_ context.Context, s ports.WalletSecret) error {
 	if _, ok := storeLookup(r.tx, pickSecrets, s.AccountID); ok {
 		return storeConflict("wallet_secrets_pkey")
 	}
-	s.Sealed, s.CreatedAt = slices.Clone(s.Sealed), storeTime(s.CreatedAt)
+	s.Sealed, s.CreatedAt = slices.Clone(s.Sealed), ports.Stored(s.CreatedAt)
 	r.tx.w.state.secrets[s.AccountID] = s
 	return nil
 }

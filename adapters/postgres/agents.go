@@ -37,13 +37,13 @@ func storeAgentToRow(a ports.Agent) storeAgentRow {
 	}
 	return storeAgentRow{ID: a.ID, PlatformID: a.PlatformID, CustomerID: a.CustomerID, Name: a.Name,
 		IsPaused: a.IsPaused, IsConnected: a.IsConnected, Policy: policy, TokenHash: a.TokenHash,
-		CreatedAt: storeTime(a.CreatedAt), UpdatedAt: storeTime(a.UpdatedAt), DeletedAt: storeTimePtr(a.DeletedAt)}
+		CreatedAt: ports.Stored(a.CreatedAt), UpdatedAt: ports.Stored(a.UpdatedAt), DeletedAt: ports.StoredPtr(a.DeletedAt)}
 }
 
 func (r storeAgentRow) toPort() ports.Agent {
 	return ports.Agent{ID: r.ID, PlatformID: r.PlatformID, CustomerID: r.CustomerID, Name: r.Name,
 		IsPaused: r.IsPaused, IsConnected: r.IsConnected, Policy: []byte(r.Policy), TokenHash: r.TokenHash,
-		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt), DeletedAt: storeTimePtr(r.DeletedAt)}
+		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt), DeletedAt: ports.StoredPtr(r.DeletedAt)}
 }
 
 type storeDeviceCodeRow struct {
@@ -59,7 +59,7 @@ type storeDeviceCodeRow struct {
 
 func (r storeDeviceCodeRow) toPort() ports.AgentDeviceCode {
 	return ports.AgentDeviceCode{CodeHash: r.CodeHash, AgentID: r.AgentID, PlatformID: r.PlatformID,
-		ExpiresAt: storeTime(r.ExpiresAt), RedeemedAt: storeTimePtr(r.RedeemedAt), CreatedAt: storeTime(r.CreatedAt)}
+		ExpiresAt: ports.Stored(r.ExpiresAt), RedeemedAt: ports.StoredPtr(r.RedeemedAt), CreatedAt: ports.Stored(r.CreatedAt)}
 }
 
 func (tx *storeTx) Agents() ports.AgentRepo { return storeAgents{tx} }
@@ -135,7 +135,7 @@ func (r storeAgents) Delete(ctx context.Context, platformID, id string, at time.
 	what := "delete agent " + id
 	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewUpdate().Model((*storeAgentRow)(nil)).
-			Set("token_hash = NULL, updated_at = ?, deleted_at = ?", storeTime(at), storeTime(at)).
+			Set("token_hash = NULL, updated_at = ?, deleted_at = ?", ports.Stored(at), ports.Stored(at)).
 			Where("id = ? AND platform_id = ? AND deleted_at IS NULL", id, platformID).Exec(ctx)
 	})
 	if err != nil {
@@ -149,7 +149,7 @@ func (r storeAgents) Delete(ctx context.Context, platformID, id string, at time.
 
 func (r storeAgents) CreateDeviceCode(ctx context.Context, c ports.AgentDeviceCode) error {
 	row := storeDeviceCodeRow{CodeHash: c.CodeHash, AgentID: c.AgentID, PlatformID: c.PlatformID,
-		ExpiresAt: storeTime(c.ExpiresAt), RedeemedAt: storeTimePtr(c.RedeemedAt), CreatedAt: storeTime(c.CreatedAt)}
+		ExpiresAt: ports.Stored(c.ExpiresAt), RedeemedAt: ports.StoredPtr(c.RedeemedAt), CreatedAt: ports.Stored(c.CreatedAt)}
 	return r.tx.insert(ctx, "create device code", &row)
 }
 
@@ -175,8 +175,8 @@ func (r storeAgents) DropUnredeemedCodes(ctx context.Context, agentID string) er
 func (r storeAgents) RedeemDeviceCode(ctx context.Context, hash []byte, at time.Time) (ports.AgentDeviceCode, error) {
 	var rows []storeDeviceCodeRow
 	_, err := r.tx.exec(ctx, "redeem device code", func(ctx context.Context) (sql.Result, error) {
-		return nil, r.tx.db.NewUpdate().Model(&rows).Set("redeemed_at = ?", storeTime(at)).
-			Where("code_hash = ? AND redeemed_at IS NULL AND expires_at > ?", hash, storeTime(at)).
+		return nil, r.tx.db.NewUpdate().Model(&rows).Set("redeemed_at = ?", ports.Stored(at)).
+			Where("code_hash = ? AND redeemed_at IS NULL AND expires_at > ?", hash, ports.Stored(at)).
 			Returning("*").Scan(ctx)
 	})
 	if err != nil {
@@ -220,7 +220,7 @@ func storeAgentActionToRow(a ports.AgentAction) storeAgentActionRow {
 		PlatformCustomerID: a.PlatformCustomerID, Type: a.Type, Status: a.Status, QuoteID: a.QuoteID,
 		TransactionID: a.TransactionID, Amount: a.Amount, Currency: a.Currency, SourceAccountID: a.SourceAccountID,
 		DestinationAccountID: a.DestinationAccountID, Charged: a.Charged, RejectionReason: a.RejectionReason,
-		CreatedAt: storeTime(a.CreatedAt), UpdatedAt: storeTime(a.UpdatedAt)}
+		CreatedAt: ports.Stored(a.CreatedAt), UpdatedAt: ports.Stored(a.UpdatedAt)}
 }
 
 func (r storeAgentActionRow) toPort() ports.AgentAction {
@@ -228,7 +228,7 @@ func (r storeAgentActionRow) toPort() ports.AgentAction {
 		PlatformCustomerID: r.PlatformCustomerID, Type: r.Type, Status: r.Status, QuoteID: r.QuoteID,
 		TransactionID: r.TransactionID, Amount: r.Amount, Currency: r.Currency, SourceAccountID: r.SourceAccountID,
 		DestinationAccountID: r.DestinationAccountID, Charged: r.Charged, RejectionReason: r.RejectionReason,
-		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt)}
+		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt)}
 }
 
 func (tx *storeTx) AgentActions() ports.AgentActionRepo { return storeAgentActions{tx} }

@@ -63,7 +63,7 @@ func (s *AgentUsageStore) Reserve(ctx context.Context, r ports.UsageReservation,
 	var after agentUsageRow
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO agent_usage_reservations (action_id, agent_id, amount, reserved_at)
-			VALUES (?, ?, ?, ?) ON CONFLICT (action_id) DO NOTHING`, r.ActionID, r.AgentID, r.Amount, storeTime(r.At))
+			VALUES (?, ?, ?, ?) ON CONFLICT (action_id) DO NOTHING`, r.ActionID, r.AgentID, r.Amount, ports.Stored(r.At))
 		if err != nil {
 			return err
 		}

@@ -92,7 +92,7 @@ func approvalToStore(a *ports.Approval) *storeApproval {
 	if a == nil {
 		return nil
 	}
-	out := &storeApproval{Deadline: storeTime(a.Deadline), HoldIDs: a.HoldIDs}
+	out := &storeApproval{Deadline: ports.Stored(a.Deadline), HoldIDs: a.HoldIDs}
 	for _, f := range a.RequestedFields {
 		out.RequestedFields = append(out.RequestedFields, storeField{Name: f.Name, Mandatory: f.Mandatory})
 	}
@@ -103,7 +103,7 @@ func (a *storeApproval) toPort() *ports.Approval {
 	if a == nil {
 		return nil
 	}
-	out := &ports.Approval{Deadline: storeTime(a.Deadline), HoldIDs: a.HoldIDs}
+	out := &ports.Approval{Deadline: ports.Stored(a.Deadline), HoldIDs: a.HoldIDs}
 	for _, f := range a.RequestedFields {
 		out.RequestedFields = append(out.RequestedFields, ports.CounterpartyField{Name: f.Name, Mandatory: f.Mandatory})
 	}
@@ -117,7 +117,7 @@ func detailsToStore(d ports.TransactionDetails) storeDetails {
 	out := storeDetails{SourceType: d.SourceType, DestinationType: d.DestinationType,
 		SourceUmaAddress: d.SourceUmaAddress, DestinationUmaAddress: d.DestinationUmaAddress,
 		CounterpartyInfo: d.CounterpartyInfo, TransactionHash: d.TransactionHash,
-		ExpectedSettlementAt: storeTimePtr(d.ExpectedSettlementAt), Approval: approvalToStore(d.Approval)}
+		ExpectedSettlementAt: ports.StoredPtr(d.ExpectedSettlementAt), Approval: approvalToStore(d.Approval)}
 	if d.RateDetails != nil {
 		rd := rateDetailsToStore(*d.RateDetails)
 		out.RateDetails = &rd
@@ -126,8 +126,8 @@ func detailsToStore(d ports.TransactionDetails) storeDetails {
 		out.PaymentInstructions = instructionsToStore(d.PaymentInstructions)
 	}
 	if r := d.Refund; r != nil {
-		out.Refund = &storeRefund{Reference: r.Reference, InitiatedAt: storeTime(r.InitiatedAt),
-			SettledAt: storeTimePtr(r.SettledAt), Status: r.Status, Reason: r.Reason}
+		out.Refund = &storeRefund{Reference: r.Reference, InitiatedAt: ports.Stored(r.InitiatedAt),
+			SettledAt: ports.StoredPtr(r.SettledAt), Status: r.Status, Reason: r.Reason}
 	}
 	return out
 }
@@ -137,14 +137,14 @@ func (d storeDetails) toPort() ports.TransactionDetails {
 		SourceUmaAddress: d.SourceUmaAddress, DestinationUmaAddress: d.DestinationUmaAddress,
 		CounterpartyInfo: d.CounterpartyInfo, TransactionHash: d.TransactionHash,
 		PaymentInstructions:  instructionsFromStore(d.PaymentInstructions),
-		ExpectedSettlementAt: storeTimePtr(d.ExpectedSettlementAt), Approval: d.Approval.toPort()}
+		ExpectedSettlementAt: ports.StoredPtr(d.ExpectedSettlementAt), Approval: d.Approval.toPort()}
 	if d.RateDetails != nil {
 		rd := d.RateDetails.toPort()
 		out.RateDetails = &rd
 	}
 	if r := d.Refund; r != nil {
-		out.Refund = &ports.Refund{Reference: r.Reference, InitiatedAt: storeTime(r.InitiatedAt),
-			SettledAt: storeTimePtr(r.SettledAt), Status: r.Status, Reason: r.Reason}
+		out.Refund = &ports.Refund{Reference: r.Reference, InitiatedAt: ports.Stored(r.InitiatedAt),
+			SettledAt: ports.StoredPtr(r.SettledAt), Status: r.Status, Reason: r.Reason}
 	}
 	return out
 }

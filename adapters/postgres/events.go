@@ -50,7 +50,7 @@ func storeEventToRow(e ports.Event) storeEventRow {
 		data = json.RawMessage(`{}`)
 	}
 	return storeEventRow{ID: e.ID, PlatformID: e.PlatformID, Type: e.Type, ResourceID: e.ResourceID, Data: data,
-		DataFormat: storeEventPortData, CreatedAt: storeTime(e.CreatedAt)}
+		DataFormat: storeEventPortData, CreatedAt: ports.Stored(e.CreatedAt)}
 }
 
 // storeEventStateColumns are storeEventRow's columns that are not the
@@ -59,8 +59,8 @@ func storeEventToRow(e ports.Event) storeEventRow {
 var storeEventStateColumns = []string{"seq", "status", "attempts", "last_attempt_at", "delivered_at", "attempts_before"}
 
 func (r storeEventRow) toPort() ports.Event {
-	e := ports.Event{ID: r.ID, PlatformID: r.PlatformID, Type: r.Type, ResourceID: r.ResourceID, CreatedAt: storeTime(r.CreatedAt),
-		Status: r.Status, Attempts: r.Attempts, LastAttemptAt: storeTimePtr(r.LastAttemptAt), DeliveredAt: storeTimePtr(r.DeliveredAt),
+	e := ports.Event{ID: r.ID, PlatformID: r.PlatformID, Type: r.Type, ResourceID: r.ResourceID, CreatedAt: ports.Stored(r.CreatedAt),
+		Status: r.Status, Attempts: r.Attempts, LastAttemptAt: ports.StoredPtr(r.LastAttemptAt), DeliveredAt: ports.StoredPtr(r.DeliveredAt),
 		AttemptsBefore: r.AttemptsBefore, Seq: r.Seq}
 	if len(r.Data) > 0 && string(r.Data) != "{}" {
 		e.Resource = append(json.RawMessage(nil), r.Data...)
@@ -308,7 +308,7 @@ func (r storeEvents) RecordAttempts(ctx context.Context, rs []ports.AttemptRecor
 	for i, rec := range rs {
 		a := rec.Attempt
 		ids[i], platforms[i], statuses[i], errs[i] = a.EventID, rec.PlatformID, rec.Status, a.Error
-		ats[i] = storeTime(a.At).Format(pgTimeLayout)
+		ats[i] = ports.Stored(a.At).Format(pgTimeLayout)
 		codes[i], latencies[i] = int64(a.StatusCode), a.Latency.Microseconds()
 	}
 	what := fmt.Sprintf("record %d attempts", n)
@@ -350,7 +350,7 @@ func (r storeEvents) EndDeliveries(ctx context.Context, rs []ports.AttemptRecord
 	for i, rec := range rs {
 		a := rec.Attempt
 		ids[i], platforms[i], statuses[i], errs[i] = a.EventID, rec.PlatformID, rec.Status, a.Error
-		ats[i] = storeTime(a.At).Format(pgTimeLayout)
+		ats[i] = ports.Stored(a.At).Format(pgTimeLayout)
 		codes[i], latencies[i] = strconv.Itoa(a.StatusCode), strconv.FormatInt(a.Latency.Microseconds(), 10)
 	}
 	m := len(next)
@@ -436,7 +436,7 @@ func (r storeEvents) Attempts(ctx context.Context, platformID, eventID string) (
 	}
 	out := make([]ports.EventAttempt, len(rows))
 	for i, a := range rows {
-		out[i] = ports.EventAttempt{EventID: a.EventID, At: storeTime(a.At), StatusCode: a.StatusCode,
+		out[i] = ports.EventAttempt{EventID: a.EventID, At: ports.Stored(a.At), StatusCode: a.StatusCode,
 			Latency: time.Duration(a.LatencyUS) * time.Microsecond, Error: a.Error}
 	}
 	return out, nil
@@ -463,7 +463,7 @@ j AS (
 	SELECT x.* FROM a CROSS JOIN LATERAL event_delivery_jobs(a.ids,
 		array_fill(?0::text, ARRAY[cardinality(a.ids)]), array_fill(?1::timestamptz, ARRAY[cardinality(a.ids)])) AS x
 	WHERE a.ids IS NOT NULL)
-SELECT count(*) FROM p`, platformID, storeTime(runAt)).Scan(ctx, &n)
+SELECT count(*) FROM p`, platformID, ports.Stored(runAt)).Scan(ctx, &n)
 	})
 	return n, err
 }

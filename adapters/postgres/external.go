@@ -40,7 +40,7 @@ func storeExternalToRow(a ports.ExternalAccount) storeExternalRow {
 		PlatformAccountID: a.PlatformAccountID, OwnershipType: a.OwnershipType,
 		Info: a.Info, DefaultUmaDepositAccount: a.DefaultUmaDepositAccount,
 		BeneficiaryVerificationStatus: a.BeneficiaryVerificationStatus, BeneficiaryVerifiedName: a.BeneficiaryVerifiedName,
-		IsDeleted: a.IsDeleted, CreatedAt: storeTime(a.CreatedAt), UpdatedAt: storeTime(a.UpdatedAt),
+		IsDeleted: a.IsDeleted, CreatedAt: ports.Stored(a.CreatedAt), UpdatedAt: ports.Stored(a.UpdatedAt),
 	}
 }
 
@@ -50,7 +50,7 @@ func (r storeExternalRow) toPort() ports.ExternalAccount {
 		PlatformAccountID: r.PlatformAccountID, OwnershipType: r.OwnershipType,
 		Info: r.Info, DefaultUmaDepositAccount: r.DefaultUmaDepositAccount,
 		BeneficiaryVerificationStatus: r.BeneficiaryVerificationStatus, BeneficiaryVerifiedName: r.BeneficiaryVerifiedName,
-		IsDeleted: r.IsDeleted, CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		IsDeleted: r.IsDeleted, CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 }
 

@@ -97,7 +97,7 @@ func idemToRow(r ports.IdempotencyRecord) idemRow {
 	return idemRow{
 		Scope: r.Scope, Key: r.Key, RequestHash: r.RequestHash, Owner: r.Owner, Completed: r.Completed,
 		StatusCode: r.StatusCode, Header: r.Header, Body: r.Body,
-		LockedUntil: storeTime(r.LockedUntil), CreatedAt: storeTime(r.CreatedAt), ExpiresAt: storeTime(r.ExpiresAt),
+		LockedUntil: ports.Stored(r.LockedUntil), CreatedAt: ports.Stored(r.CreatedAt), ExpiresAt: ports.Stored(r.ExpiresAt),
 	}
 }
 
@@ -105,7 +105,7 @@ func (r idemRow) toPort() ports.IdempotencyRecord {
 	return ports.IdempotencyRecord{
 		Scope: r.Scope, Key: r.Key, RequestHash: r.RequestHash, Owner: r.Owner, Completed: r.Completed,
 		StatusCode: r.StatusCode, Header: r.Header, Body: r.Body,
-		LockedUntil: storeTime(r.LockedUntil), CreatedAt: storeTime(r.CreatedAt), ExpiresAt: storeTime(r.ExpiresAt),
+		LockedUntil: ports.Stored(r.LockedUntil), CreatedAt: ports.Stored(r.CreatedAt), ExpiresAt: ports.Stored(r.ExpiresAt),
 	}
 }
 
@@ -153,7 +153,7 @@ func (s *IdempotencyStore) Begin(ctx context.Context, rec ports.IdempotencyRecor
 		// Not a plain claim: the group statement only inserts those.
 		return s.beginOne(ctx, rec, now)
 	}
-	c := &idemBeginCall{ctx: ctx, row: idemToRow(rec), now: storeTime(now), done: make(chan idemBeginResult, 1)}
+	c := &idemBeginCall{ctx: ctx, row: idemToRow(rec), now: ports.Stored(now), done: make(chan idemBeginResult, 1)}
 	s.begins.add(c)
 	select {
 	case r := <-c.done:
@@ -170,7 +170,7 @@ func (s *IdempotencyStore) beginOne(ctx context.Context, rec ports.IdempotencyRe
 	if err != nil {
 		return ports.IdempotencyRecord{}, false, fmt.Errorf("idempotency begin %s/%s: %w", rec.Scope, rec.Key, err)
 	}
-	now = storeTime(now)
+	now = ports.Stored(now)
 	for attempt := 1; ; attempt++ {
 		var claimed []idemRow
 		err := s.db.NewRaw(idemAsync+`
@@ -262,7 +262,7 @@ func (s *IdempotencyStore) Renew(ctx context.Context, scope, key, owner string, 
 	res, err := s.db.NewRaw(idemAsync+`
 		UPDATE idempotency_keys AS k SET locked_until = ? FROM async
 		WHERE k.scope = ? AND k.key = ? AND k.owner = ? AND NOT k.completed`,
-		storeTime(until), scope, key, owner).Exec(ctx)
+		ports.Stored(until), scope, key, owner).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("idempotency renew %s/%s: %w", scope, key, err)
 	}
@@ -288,7 +288,7 @@ func (s *IdempotencyStore) Release(ctx context.Context, scope, key, owner string
 
 // Purge forgets keys whose ExpiresAt is before now.
 func (s *IdempotencyStore) Purge(ctx context.Context, now time.Time) (int, error) {
-	res, err := s.db.NewDelete().Model((*idemRow)(nil)).Where("expires_at < ?", storeTime(now)).Exec(ctx)
+	res, err := s.db.NewDelete().Model((*idemRow)(nil)).Where("expires_at < ?", ports.Stored(now)).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("idempotency purge: %w", err)
 	}
@@ -489,7 +489,7 @@ func (s *IdempotencyStore) storeResponses(group []*idemCompleteCall) (map[string
 		scope[i], key[i], status[i] = r.Scope, r.Key, strconv.Itoa(r.StatusCode)
 		body[i], bodyNull[i] = `\x`+hex.EncodeToString(r.Body), strconv.FormatBool(r.Body == nil)
 		if !r.ExpiresAt.IsZero() { // "" keeps the stored expiry
-			expires[i] = storeTime(r.ExpiresAt).Format(pgTimeLayout)
+			expires[i] = ports.Stored(r.ExpiresAt).Format(pgTimeLayout)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), idemGroupTimeout)

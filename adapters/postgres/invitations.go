@@ -34,8 +34,8 @@ func storeInvitationToRow(inv ports.Invitation) storeInvitationRow {
 	return storeInvitationRow{
 		Code: inv.Code, PlatformID: inv.PlatformID, InviterUma: inv.InviterUma, FirstName: inv.FirstName,
 		AmountToSend: inv.AmountToSend, Currency: inv.Currency, URL: inv.URL, Status: inv.Status, InviteeUma: inv.InviteeUma,
-		ClaimedAt: storeTime(inv.ClaimedAt), ExpiresAt: storeTime(inv.ExpiresAt),
-		CreatedAt: storeTime(inv.CreatedAt), UpdatedAt: storeTime(inv.UpdatedAt),
+		ClaimedAt: ports.Stored(inv.ClaimedAt), ExpiresAt: ports.Stored(inv.ExpiresAt),
+		CreatedAt: ports.Stored(inv.CreatedAt), UpdatedAt: ports.Stored(inv.UpdatedAt),
 	}
 }
 
@@ -43,8 +43,8 @@ func (r storeInvitationRow) toPort() ports.Invitation {
 	return ports.Invitation{
 		Code: r.Code, PlatformID: r.PlatformID, InviterUma: r.InviterUma, FirstName: r.FirstName,
 		AmountToSend: r.AmountToSend, Currency: r.Currency, URL: r.URL, Status: r.Status, InviteeUma: r.InviteeUma,
-		ClaimedAt: storeTime(r.ClaimedAt), ExpiresAt: storeTime(r.ExpiresAt),
-		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		ClaimedAt: ports.Stored(r.ClaimedAt), ExpiresAt: ports.Stored(r.ExpiresAt),
+		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 }
 

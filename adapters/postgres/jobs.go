@@ -38,14 +38,14 @@ func storeJobToRow(j ports.Job) storeJobRow {
 	}
 	return storeJobRow{
 		ID: j.ID, Kind: j.Kind, Key: j.Key, Payload: j.Payload,
-		RunAt: storeTime(j.RunAt), Attempts: j.Attempts, LastError: j.LastError,
+		RunAt: ports.Stored(j.RunAt), Attempts: j.Attempts, LastError: j.LastError,
 	}
 }
 
 func (r storeJobRow) toPort() ports.Job {
 	return ports.Job{
 		ID: r.ID, Kind: r.Kind, Key: r.Key, Payload: r.Payload,
-		RunAt: storeTime(r.RunAt), Attempts: r.Attempts, LastError: r.LastError,
+		RunAt: ports.Stored(r.RunAt), Attempts: r.Attempts, LastError: r.LastError,
 	}
 }
 
@@ -84,12 +84,12 @@ func (q storeJobs) Claim(ctx context.Context, now time.Time, n int, lease time.D
 	if n <= 0 {
 		return nil, nil
 	}
-	now = storeTime(now)
+	now = ports.Stored(now)
 	var rows []storeJobRow
 	_, err := q.run(ctx, "claim jobs", func(ctx context.Context) (sql.Result, error) {
 		rows = rows[:0]
 		return nil, q.tx.stmts.query(ctx, q.tx.db, &rows, claimStatement(q.tx.stmts.db, kinds),
-			now.Format(pgTimeLayout), n, storeTime(now.Add(lease)).Format(pgTimeLayout))
+			now.Format(pgTimeLayout), n, ports.Stored(now.Add(lease)).Format(pgTimeLayout))
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		err = nil
@@ -184,7 +184,7 @@ func (q storeJobs) Retry(ctx context.Context, id string, runAt time.Time, lastEr
 	what := "retry job " + id
 	res, err := q.run(ctx, what, func(ctx context.Context) (sql.Result, error) {
 		return q.tx.db.NewUpdate().Model((*storeJobRow)(nil)).
-			Set("run_at = ?", storeTime(runAt)).Set("last_error = ?", lastError).Set("locked_until = NULL").
+			Set("run_at = ?", ports.Stored(runAt)).Set("last_error = ?", lastError).Set("locked_until = NULL").
 			Where("id = ?", id).Exec(ctx)
 	})
 	if err != nil {
@@ -198,7 +198,7 @@ var _ ports.JobBacklogReader = storeJobs{}
 // Backlog counts the queue by kind in one statement (the queue holds only
 // unfinished jobs, so the scan is short).
 func (q storeJobs) Backlog(ctx context.Context, now time.Time) ([]ports.JobBacklog, error) {
-	now = storeTime(now)
+	now = ports.Stored(now)
 	var rows []struct {
 		Kind      string     `bun:"kind"`
 		Queued    int64      `bun:"queued"`

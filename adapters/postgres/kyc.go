@@ -66,7 +66,7 @@ func storeOwnerToRow(o ports.BeneficialOwner) storeOwnerRow {
 	return storeOwnerRow{
 		ID: o.ID, PlatformID: o.PlatformID, CustomerID: o.CustomerID, Roles: roles,
 		OwnershipPercentage: o.OwnershipPercentage, PersonalInfo: info, KYCStatus: o.KYCStatus,
-		CreatedAt: storeTime(o.CreatedAt), UpdatedAt: storeTime(o.UpdatedAt),
+		CreatedAt: ports.Stored(o.CreatedAt), UpdatedAt: ports.Stored(o.UpdatedAt),
 	}
 }
 
@@ -88,7 +88,7 @@ func (r storeOwnerRow) toPort() ports.BeneficialOwner {
 	return ports.BeneficialOwner{
 		ID: r.ID, PlatformID: r.PlatformID, CustomerID: r.CustomerID, Roles: roles,
 		OwnershipPercentage: r.OwnershipPercentage, PersonalInfo: info, KYCStatus: r.KYCStatus,
-		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 }
 
@@ -159,7 +159,7 @@ func storeVerificationToRow(v ports.Verification) storeVerificationRow {
 	}
 	return storeVerificationRow{
 		ID: v.ID, PlatformID: v.PlatformID, CustomerID: v.CustomerID, Status: v.Status, Errors: errs,
-		SubmittedAt: storeTimePtr(v.SubmittedAt), CreatedAt: storeTime(v.CreatedAt), UpdatedAt: storeTime(v.UpdatedAt),
+		SubmittedAt: ports.StoredPtr(v.SubmittedAt), CreatedAt: ports.Stored(v.CreatedAt), UpdatedAt: ports.Stored(v.UpdatedAt),
 	}
 }
 
@@ -170,7 +170,7 @@ func (r storeVerificationRow) toPort() ports.Verification {
 	}
 	return ports.Verification{
 		ID: r.ID, PlatformID: r.PlatformID, CustomerID: r.CustomerID, Status: r.Status, Errors: errs,
-		SubmittedAt: storeTimePtr(r.SubmittedAt), CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		SubmittedAt: ports.StoredPtr(r.SubmittedAt), CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 }
 
@@ -254,7 +254,7 @@ func storeDocumentToRow(d ports.Document) storeDocumentRow {
 		DocumentType: d.DocumentType, Side: d.Side, Country: d.Country, DocumentNumber: d.DocumentNumber,
 		IssuingAuthority: d.IssuingAuthority, FileName: d.FileName, ContentType: d.ContentType,
 		Size: d.Size, SHA256: d.SHA256, Content: d.Content, Submitted: d.Submitted,
-		CreatedAt: storeTime(d.CreatedAt), UpdatedAt: storeTime(d.UpdatedAt),
+		CreatedAt: ports.Stored(d.CreatedAt), UpdatedAt: ports.Stored(d.UpdatedAt),
 	}
 }
 
@@ -264,7 +264,7 @@ func (r storeDocumentRow) toPort() ports.Document {
 		DocumentType: r.DocumentType, Side: r.Side, Country: r.Country, DocumentNumber: r.DocumentNumber,
 		IssuingAuthority: r.IssuingAuthority, FileName: r.FileName, ContentType: r.ContentType,
 		Size: r.Size, SHA256: r.SHA256, Submitted: r.Submitted,
-		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 }
 
@@ -311,7 +311,7 @@ func (r storeDocuments) Update(ctx context.Context, d ports.Document) error {
 func (r storeDocuments) MarkSubmitted(ctx context.Context, platformID, customerID string, at time.Time) error {
 	_, err := r.tx.execPlain(ctx, "mark documents of "+customerID+" submitted", func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewUpdate().Model((*storeDocumentRow)(nil)).
-			Set("submitted = true").Set("updated_at = ?", storeTime(at)).
+			Set("submitted = true").Set("updated_at = ?", ports.Stored(at)).
 			Where("platform_id = ?", platformID).Where("customer_id = ?", customerID).Where("NOT submitted").
 			Exec(ctx)
 	})

@@ -385,7 +385,7 @@ func newPostRequest(e ledger.Entry, recs ports.Records, at time.Time, recordsOnl
 	}
 	for _, c := range recs.QuoteChanges {
 		c.From = slices.Clone(c.From)
-		c.ExecutedAt = storeTimePtr(c.ExecutedAt)
+		c.ExecutedAt = ports.StoredPtr(c.ExecutedAt)
 		if c.NotExpiredAt != nil {
 			at := *c.NotExpiredAt
 			c.NotExpiredAt = &at

@@ -127,9 +127,9 @@ func appendStatusRound(gen schema.QueryGen, b []byte, changes []ports.Transactio
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, c := range changes {
 		platform[i], id[i], from[i], status[i], reason[i] = c.PlatformID, c.TransactionID, strings.Join(c.From, ","), c.Status, c.FailureReason
-		updated[i] = storeTime(c.UpdatedAt).Format(pgTimeLayout)
+		updated[i] = ports.Stored(c.UpdatedAt).Format(pgTimeLayout)
 		if c.SettledAt != nil {
-			settled[i] = storeTime(*c.SettledAt).Format(pgTimeLayout)
+			settled[i] = ports.Stored(*c.SettledAt).Format(pgTimeLayout)
 		}
 		patch[i] = detailsPatch(c)
 	}

@@ -44,7 +44,7 @@ func storeLookupToRow(l ports.Lookup) storeLookupRow {
 		SenderUmaAddress: l.SenderUmaAddress, SendingCurrency: l.SendingCurrency,
 		Currencies:        make([]storeLookupCurrency, len(l.Currencies)),
 		RequiredPayerData: make([]storeLookupPayerData, len(l.RequiredPayerData)),
-		CreatedAt:         storeTime(l.CreatedAt),
+		CreatedAt:         ports.Stored(l.CreatedAt),
 	}
 	for i, c := range l.Currencies {
 		r.Currencies[i] = storeLookupCurrency(c)
@@ -59,7 +59,7 @@ func (r storeLookupRow) toPort() ports.Lookup {
 	l := ports.Lookup{
 		ID: r.ID, PlatformID: r.PlatformID, AccountID: r.AccountID, ReceiverUmaAddress: r.ReceiverUma, CustomerID: r.CustomerID,
 		SenderUmaAddress: r.SenderUmaAddress, SendingCurrency: r.SendingCurrency,
-		CreatedAt: storeTime(r.CreatedAt),
+		CreatedAt: ports.Stored(r.CreatedAt),
 	}
 	for _, c := range r.Currencies {
 		l.Currencies = append(l.Currencies, ports.LookupCurrency(c))

@@ -218,7 +218,7 @@ func (row storePartiesRow) parties(platformID string) (ports.Parties, error) {
 			for _, s := range ss {
 				if s.PlatformID == platformID {
 					p.Sessions = append(p.Sessions, ports.WalletSession{ID: s.ID, PlatformID: s.PlatformID, AccountID: s.AccountID,
-						CredentialID: s.CredentialID, PublicKey: s.PublicKey, CreatedAt: storeTime(s.CreatedAt), ExpiresAt: storeTime(s.ExpiresAt)})
+						CredentialID: s.CredentialID, PublicKey: s.PublicKey, CreatedAt: ports.Stored(s.CreatedAt), ExpiresAt: ports.Stored(s.ExpiresAt)})
 				}
 			}
 		}

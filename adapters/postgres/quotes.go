@@ -79,10 +79,10 @@ func storeQuoteToRow(q ports.Quote) storeQuoteRow {
 		SenderCustomerInfo:      storeJSONMap(q.SenderCustomerInfo, true),
 		CounterpartyInformation: storeJSONMap(q.CounterpartyInformation, true),
 		PaymentInstructions:     instructionsToStore(q.PaymentInstructions),
-		ExecutedAt:              storeTimePtr(q.ExecutedAt),
-		ExpiresAt:               storeTime(q.ExpiresAt),
-		CreatedAt:               storeTime(q.CreatedAt),
-		UpdatedAt:               storeTime(q.UpdatedAt),
+		ExecutedAt:              ports.StoredPtr(q.ExecutedAt),
+		ExpiresAt:               ports.Stored(q.ExpiresAt),
+		CreatedAt:               ports.Stored(q.CreatedAt),
+		UpdatedAt:               ports.Stored(q.UpdatedAt),
 	}
 }
 
@@ -101,10 +101,10 @@ func (r storeQuoteRow) toPort() ports.Quote {
 		SenderCustomerInfo:      storeJSONMap(r.SenderCustomerInfo, false),
 		CounterpartyInformation: storeJSONMap(r.CounterpartyInformation, false),
 		PaymentInstructions:     instructionsFromStore(r.PaymentInstructions),
-		ExecutedAt:              storeTimePtr(r.ExecutedAt),
-		ExpiresAt:               storeTime(r.ExpiresAt),
-		CreatedAt:               storeTime(r.CreatedAt),
-		UpdatedAt:               storeTime(r.UpdatedAt),
+		ExecutedAt:              ports.StoredPtr(r.ExecutedAt),
+		ExpiresAt:               ports.Stored(r.ExpiresAt),
+		CreatedAt:               ports.Stored(r.CreatedAt),
+		UpdatedAt:               ports.Stored(r.UpdatedAt),
 	}
 }
 

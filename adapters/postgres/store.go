@@ -234,7 +234,7 @@ func storePage(q *bun.SelectQuery, page ports.Page, desc bool) *bun.SelectQuery 
 		cmp, order = "<", "created_at DESC, id DESC"
 	}
 	if page.After != nil {
-		q = q.Where("(created_at, id) "+cmp+" (?, ?)", storeTime(page.After.CreatedAt), page.After.ID)
+		q = q.Where("(created_at, id) "+cmp+" (?, ?)", ports.Stored(page.After.CreatedAt), page.After.ID)
 	}
 	q = q.OrderExpr(order)
 	if page.Limit > 0 {
@@ -393,7 +393,7 @@ func (r storePlatforms) DeleteCredential(ctx context.Context, platformID, id str
 		// instances when this commits (WatchCredentialRevocations).
 		return r.tx.db.NewRaw(`WITH d AS (
 	UPDATE api_credentials SET deleted_at = ?, updated_at = ? WHERE id = ? AND platform_id = ? AND deleted_at IS NULL RETURNING token_id)
-SELECT pg_notify(?, d.token_id) FROM d`, storeTime(at), storeTime(at), id, platformID, credentialChannel).Exec(ctx)
+SELECT pg_notify(?, d.token_id) FROM d`, ports.Stored(at), ports.Stored(at), id, platformID, credentialChannel).Exec(ctx)
 	})
 	if err != nil {
 		return err
@@ -477,7 +477,7 @@ func storeTimeBounds(q *bun.SelectQuery, createdAfter, createdBefore, updatedAft
 		{"updated_at >= ?", updatedAfter}, {"updated_at <= ?", updatedBefore},
 	} {
 		if b.t != nil {
-			q = q.Where(b.cond, storeTime(*b.t))
+			q = q.Where(b.cond, ports.Stored(*b.t))
 		}
 	}
 	return q
@@ -583,7 +583,7 @@ func (r storeAuthMethods) Update(ctx context.Context, m ports.AuthMethod) error 
 func (r storeAuthMethods) Revoke(ctx context.Context, platformID, id string, at time.Time) error {
 	what := "revoke auth method " + id
 	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model((*storeAuthMethodRow)(nil)).Set("revoked_at = ?", storeTime(at)).
+		return r.tx.db.NewUpdate().Model((*storeAuthMethodRow)(nil)).Set("revoked_at = ?", ports.Stored(at)).
 			Where("id = ?", id).Where("platform_id = ?", platformID).Where("revoked_at IS NULL").Exec(ctx)
 	})
 	if err != nil {
@@ -596,7 +596,7 @@ func (r storeAuthMethods) AdvanceSignCount(ctx context.Context, platformID, id s
 	what := "advance sign count of " + id
 	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewUpdate().Model((*storeAuthMethodRow)(nil)).
-			Set("sign_count = ?", int64(count)).Set("updated_at = ?", storeTime(at)).
+			Set("sign_count = ?", int64(count)).Set("updated_at = ?", ports.Stored(at)).
 			Where("id = ?", id).Where("platform_id = ?", platformID).Where("revoked_at IS NULL").
 			Where("(sign_count < ? OR (? = 0 AND sign_count = 0))", int64(count), int64(count)).Exec(ctx)
 	})
@@ -644,7 +644,7 @@ func (r storeLedgerAccounts) Create(ctx context.Context, accts ...ledger.Account
 	for i, a := range accts {
 		rows[i] = storeLedgerAccountRow{
 			ID: a.ID, Currency: a.Currency, Kind: a.Kind, PlatformID: a.PlatformID,
-			Flags: int(a.Flags), CreatedAt: storeTime(a.CreatedAt),
+			Flags: int(a.Flags), CreatedAt: ports.Stored(a.CreatedAt),
 		}
 		ids[i] = a.ID
 	}

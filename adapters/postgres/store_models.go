@@ -48,7 +48,7 @@ func storePlatformToRow(p ports.Platform) storePlatformRow {
 		ID: p.ID, Name: p.Name, UmaDomain: p.UmaDomain, Currencies: p.Currencies,
 		WebhookEndpoint: p.WebhookEndpoint, OTPLength: p.EmbeddedWallet.OTPLength,
 		OTPExpirationSeconds: int(p.EmbeddedWallet.OTPLifetime / time.Second),
-		CreatedAt:            storeTime(p.CreatedAt), UpdatedAt: storeTime(p.UpdatedAt),
+		CreatedAt:            ports.Stored(p.CreatedAt), UpdatedAt: ports.Stored(p.UpdatedAt),
 	}
 	if p.CurrencySettings != nil {
 		row.CurrencySettings = make([]storeCurrencySetting, len(p.CurrencySettings))
@@ -70,7 +70,7 @@ func (r storePlatformRow) toPort() ports.Platform {
 		WebhookEndpoint: r.WebhookEndpoint,
 		EmbeddedWallet: ports.EmbeddedWalletConfig{OTPLength: r.OTPLength,
 			OTPLifetime: time.Duration(r.OTPExpirationSeconds) * time.Second},
-		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 	if r.CurrencySettings != nil {
 		p.CurrencySettings = make([]ports.CurrencySetting, len(r.CurrencySettings))
@@ -107,16 +107,16 @@ type storeCredentialRow struct {
 func storeCredentialToRow(c ports.APICredential) storeCredentialRow {
 	return storeCredentialRow{
 		ClientID: c.ClientID, ID: c.ID, PlatformID: c.PlatformID, Name: c.Name, Permissions: c.Permissions,
-		SecretHash: c.SecretHash, CreatedAt: storeTime(c.CreatedAt), UpdatedAt: storeTime(c.UpdatedAt),
-		DeletedAt: storeTimePtr(c.DeletedAt),
+		SecretHash: c.SecretHash, CreatedAt: ports.Stored(c.CreatedAt), UpdatedAt: ports.Stored(c.UpdatedAt),
+		DeletedAt: ports.StoredPtr(c.DeletedAt),
 	}
 }
 
 func (r storeCredentialRow) toPort() ports.APICredential {
 	return ports.APICredential{
 		ClientID: r.ClientID, ID: r.ID, PlatformID: r.PlatformID, Name: r.Name, Permissions: r.Permissions,
-		SecretHash: r.SecretHash, CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
-		DeletedAt: storeTimePtr(r.DeletedAt),
+		SecretHash: r.SecretHash, CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
+		DeletedAt: ports.StoredPtr(r.DeletedAt),
 	}
 }
 
@@ -208,7 +208,7 @@ func storeCustomerToRow(c ports.Customer) storeCustomerRow {
 		ID: c.ID, PlatformID: c.PlatformID, PlatformCustomerID: c.PlatformCustomerID,
 		CustomerType: c.CustomerType, UmaAddress: c.UmaAddress, Region: c.Region,
 		Currencies: c.Currencies, Email: c.Email, PhoneNumber: c.PhoneNumber, KYCStatus: c.KYCStatus,
-		IsDeleted: c.IsDeleted, CreatedAt: storeTime(c.CreatedAt), UpdatedAt: storeTime(c.UpdatedAt),
+		IsDeleted: c.IsDeleted, CreatedAt: ports.Stored(c.CreatedAt), UpdatedAt: ports.Stored(c.UpdatedAt),
 	}
 	if c.Address != nil {
 		a := storeAddressJSON(*c.Address)
@@ -216,7 +216,7 @@ func storeCustomerToRow(c ports.Customer) storeCustomerRow {
 	}
 	if c.EndUserTermsConsent != nil {
 		e := storeConsentJSON(*c.EndUserTermsConsent)
-		e.AcceptedAt = storeTime(e.AcceptedAt)
+		e.AcceptedAt = ports.Stored(e.AcceptedAt)
 		r.EndUserTermsConsent = &e
 	}
 	if c.Individual != nil {
@@ -235,7 +235,7 @@ func (r storeCustomerRow) toPort() ports.Customer {
 		ID: r.ID, PlatformID: r.PlatformID, PlatformCustomerID: r.PlatformCustomerID,
 		CustomerType: r.CustomerType, UmaAddress: r.UmaAddress, Region: r.Region,
 		Currencies: r.Currencies, Email: r.Email, PhoneNumber: r.PhoneNumber, KYCStatus: r.KYCStatus,
-		IsDeleted: r.IsDeleted, CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		IsDeleted: r.IsDeleted, CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 	if r.Address != nil {
 		a := ports.Address(*r.Address)
@@ -243,7 +243,7 @@ func (r storeCustomerRow) toPort() ports.Customer {
 	}
 	if r.EndUserTermsConsent != nil {
 		e := ports.EndUserTermsConsent(*r.EndUserTermsConsent)
-		e.AcceptedAt = storeTime(e.AcceptedAt)
+		e.AcceptedAt = ports.Stored(e.AcceptedAt)
 		c.EndUserTermsConsent = &e
 	}
 	if r.Individual != nil {
@@ -277,7 +277,7 @@ func storeAccountToRow(a ports.InternalAccount) storeAccountRow {
 	return storeAccountRow{
 		ID: a.ID, PlatformID: a.PlatformID, CustomerID: a.CustomerID, Type: a.Type, Status: a.Status,
 		Currency: a.Currency, PrivateEnabled: a.PrivateEnabled,
-		CreatedAt: storeTime(a.CreatedAt), UpdatedAt: storeTime(a.UpdatedAt),
+		CreatedAt: ports.Stored(a.CreatedAt), UpdatedAt: ports.Stored(a.UpdatedAt),
 	}
 }
 
@@ -285,7 +285,7 @@ func (r storeAccountRow) toPort() ports.InternalAccount {
 	return ports.InternalAccount{
 		ID: r.ID, PlatformID: r.PlatformID, CustomerID: r.CustomerID, Type: r.Type, Status: r.Status,
 		Currency: r.Currency, PrivateEnabled: r.PrivateEnabled,
-		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 }
 
@@ -312,7 +312,7 @@ func storeAuthMethodToRow(m ports.AuthMethod) storeAuthMethodRow {
 	return storeAuthMethodRow{
 		ID: m.ID, PlatformID: m.PlatformID, AccountID: m.AccountID, Type: m.Type, Nickname: m.Nickname,
 		CredentialID: m.CredentialID, Issuer: m.Issuer, Subject: m.Subject, Audience: m.Audience, Passkey: m.Passkey,
-		SignCount: int64(m.SignCount), CreatedAt: storeTime(m.CreatedAt), UpdatedAt: storeTime(m.UpdatedAt),
+		SignCount: int64(m.SignCount), CreatedAt: ports.Stored(m.CreatedAt), UpdatedAt: ports.Stored(m.UpdatedAt),
 	}
 }
 
@@ -320,19 +320,6 @@ func (r storeAuthMethodRow) toPort() ports.AuthMethod {
 	return ports.AuthMethod{
 		ID: r.ID, PlatformID: r.PlatformID, AccountID: r.AccountID, Type: r.Type, Nickname: r.Nickname,
 		CredentialID: r.CredentialID, Issuer: r.Issuer, Subject: r.Subject, Audience: r.Audience, Passkey: r.Passkey,
-		SignCount: uint32(r.SignCount), CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		SignCount: uint32(r.SignCount), CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
-}
-
-// storeTime is how every time is stored and read back: UTC, to the
-// microsecond (PostgreSQL's precision; the memory store does the same).
-func storeTime(t time.Time) time.Time { return ports.Stored(t) }
-
-// storeTimePtr is storeTime for an optional time.
-func storeTimePtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	s := storeTime(*t)
-	return &s
 }

@@ -75,8 +75,8 @@ func storeTxnToRow(t ports.Transaction) storeTxnRow {
 		SentAmount:          t.SentAmount, ReceivedAmount: t.ReceivedAmount, Fees: t.Fees, ExchangeRate: t.ExchangeRate,
 		Reference: t.Reference, Description: t.Description, RemittanceInformation: t.RemittanceInformation,
 		PurposeOfPayment: t.PurposeOfPayment, FailureReason: t.FailureReason, QuoteID: t.QuoteID, AgentID: t.AgentID,
-		Details: detailsToStore(t.Details), SettledAt: storeTimePtr(t.SettledAt),
-		CreatedAt: storeTime(t.CreatedAt), UpdatedAt: storeTime(t.UpdatedAt),
+		Details: detailsToStore(t.Details), SettledAt: ports.StoredPtr(t.SettledAt),
+		CreatedAt: ports.Stored(t.CreatedAt), UpdatedAt: ports.Stored(t.UpdatedAt),
 	}
 }
 
@@ -92,8 +92,8 @@ func (r storeTxnRow) toPort() ports.Transaction {
 		SentAmount:          r.SentAmount, ReceivedAmount: r.ReceivedAmount, Fees: r.Fees, ExchangeRate: r.ExchangeRate,
 		Reference: r.Reference, Description: r.Description, RemittanceInformation: r.RemittanceInformation,
 		PurposeOfPayment: r.PurposeOfPayment, FailureReason: r.FailureReason, QuoteID: r.QuoteID, AgentID: r.AgentID,
-		Details: r.Details.toPort(), SettledAt: storeTimePtr(r.SettledAt),
-		CreatedAt: storeTime(r.CreatedAt), UpdatedAt: storeTime(r.UpdatedAt),
+		Details: r.Details.toPort(), SettledAt: ports.StoredPtr(r.SettledAt),
+		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
 	}
 }
 
@@ -203,10 +203,10 @@ func storeTxnFilter(q *bun.SelectQuery, f ports.TransactionFilter) *bun.SelectQu
 		q = q.Where("reference = ?", f.Reference)
 	}
 	if f.StartDate != nil {
-		q = q.Where("created_at >= ?", storeTime(*f.StartDate))
+		q = q.Where("created_at >= ?", ports.Stored(*f.StartDate))
 	}
 	if f.EndDate != nil {
-		q = q.Where("created_at <= ?", storeTime(*f.EndDate))
+		q = q.Where("created_at <= ?", ports.Stored(*f.EndDate))
 	}
 	return q
 }

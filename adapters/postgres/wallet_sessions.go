@@ -26,7 +26,7 @@ type storeSessionRow struct {
 
 func (r storeSessionRow) toPort() ports.WalletSession {
 	return ports.WalletSession{ID: r.ID, PlatformID: r.PlatformID, AccountID: r.AccountID, CredentialID: r.CredentialID,
-		PublicKey: r.PublicKey, CreatedAt: storeTime(r.CreatedAt), ExpiresAt: storeTime(r.ExpiresAt), RevokedAt: storeTimePtr(r.RevokedAt)}
+		PublicKey: r.PublicKey, CreatedAt: ports.Stored(r.CreatedAt), ExpiresAt: ports.Stored(r.ExpiresAt), RevokedAt: ports.StoredPtr(r.RevokedAt)}
 }
 
 type storeSessions struct{ tx *storeTx }
@@ -35,7 +35,7 @@ func (tx *storeTx) WalletSessions() ports.WalletSessionRepo { return storeSessio
 
 func (r storeSessions) Create(ctx context.Context, s ports.WalletSession) error {
 	row := storeSessionRow{ID: s.ID, PlatformID: s.PlatformID, AccountID: s.AccountID, CredentialID: s.CredentialID,
-		PublicKey: s.PublicKey, CreatedAt: storeTime(s.CreatedAt), ExpiresAt: storeTime(s.ExpiresAt), RevokedAt: storeTimePtr(s.RevokedAt)}
+		PublicKey: s.PublicKey, CreatedAt: ports.Stored(s.CreatedAt), ExpiresAt: ports.Stored(s.ExpiresAt), RevokedAt: ports.StoredPtr(s.RevokedAt)}
 	return r.tx.insert(ctx, "create session "+s.ID, &row)
 }
 
@@ -68,7 +68,7 @@ func (r storeSessions) Revoke(ctx context.Context, platformID, id string, at tim
 	what := "revoke session " + id
 	res, err := r.tx.exec(ctx, what, func(ctx context.Context) (sql.Result, error) {
 		return r.tx.db.NewUpdate().Model((*storeSessionRow)(nil)).
-			Set("revoked_at = coalesce(revoked_at, ?)", storeTime(at)).
+			Set("revoked_at = coalesce(revoked_at, ?)", ports.Stored(at)).
 			Where("id = ?", id).Where("platform_id = ?", platformID).Exec(ctx)
 	})
 	if err != nil {
@@ -79,7 +79,7 @@ func (r storeSessions) Revoke(ctx context.Context, platformID, id string, at tim
 
 func (r storeSessions) RevokeCredential(ctx context.Context, platformID, credentialID string, at time.Time) error {
 	_, err := r.tx.exec(ctx, "revoke sessions of "+credentialID, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewUpdate().Model((*storeSessionRow)(nil)).Set("revoked_at = ?", storeTime(at)).
+		return r.tx.db.NewUpdate().Model((*storeSessionRow)(nil)).Set("revoked_at = ?", ports.Stored(at)).
 			Where("credential_id = ?", credentialID).Where("platform_id = ?", platformID).
 			Where("revoked_at IS NULL").Exec(ctx)
 	})
@@ -100,7 +100,7 @@ type storeSecrets struct{ tx *storeTx }
 func (tx *storeTx) WalletSecrets() ports.WalletSecretRepo { return storeSecrets{tx} }
 
 func (r storeSecrets) Create(ctx context.Context, s ports.WalletSecret) error {
-	row := storeSecretRow{AccountID: s.AccountID, PlatformID: s.PlatformID, Sealed: s.Sealed, CreatedAt: storeTime(s.CreatedAt)}
+	row := storeSecretRow{AccountID: s.AccountID, PlatformID: s.PlatformID, Sealed: s.Sealed, CreatedAt: ports.Stored(s.CreatedAt)}
 	return r.tx.insert(ctx, "create wallet secret of "+s.AccountID, &row)
 }
 
@@ -110,5 +110,5 @@ func (r storeSecrets) Get(ctx context.Context, platformID, accountID string) (po
 	if err := storeGet(ctx, q, "wallet secret of "+accountID); err != nil {
 		return ports.WalletSecret{}, err
 	}
-	return ports.WalletSecret{PlatformID: row.PlatformID, AccountID: row.AccountID, Sealed: row.Sealed, CreatedAt: storeTime(row.CreatedAt)}, nil
+	return ports.WalletSecret{PlatformID: row.PlatformID, AccountID: row.AccountID, Sealed: row.Sealed, CreatedAt: ports.Stored(row.CreatedAt)}, nil
 }
