@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -134,17 +133,6 @@ func walletStamp(keyFile, payload, payloadFile string, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, stamp)
 	return nil
-}
-
-// createSecretFile creates path for a secret (a key, a token), readable by
-// its owner only, and never over an existing file: a key overwritten is
-// lost for good.
-func createSecretFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("%s already exists and is never overwritten: name another file with -o, or move that one away first", path)
-	}
-	return f, err
 }
 
 func writeKeyFile(path string, key []byte) error {
