@@ -66,12 +66,17 @@ type backend struct {
 	// rails routes money to the world: one adapter per row of the rail
 	// table (the sandbox adapter for every rail, for now).
 	rails *rails.Registry
-	// deliveryClaim is how many webhook delivery jobs one claim takes: 32
-	// jobs of one event each on memory; on PostgreSQL, which queues one job
-	// for the events one statement records (up to
-	// ports.EventsPerDeliveryJob, 8), 8 jobs, up to 64 events. A batch of
-	// many more runs long, and the other loop's batches then find earlier
+	// deliveryClaim is how many webhook delivery jobs one claim takes
+	// when deliveries keep up: 32 jobs of one event each on memory; on
+	// PostgreSQL, which queues one job for the events one statement
+	// records (up to ports.EventsPerDeliveryJob, 8), 8 jobs, up to 64
+	// events. A batch of many more runs long, each event waiting for the
+	// rest of its batch, and the other loop's batches then find earlier
 	// events of their resources still unsent and send them one by one.
+	// While claims come back full (a backlog), each claim doubles, up to
+	// deliveryClaimGrowth times this (jobs.WithBatchGrowth): a batch's
+	// reads and its end are paid once for more events, and the backlog
+	// drains instead of growing.
 	deliveryClaim int
 	// uma resolves UMA receivers (the sandbox directory at the configured
 	// domain, for now): lookups and the UMA payout rails use it.
@@ -91,6 +96,11 @@ type backend struct {
 	// issuers' key sets (fetched on first use, cached).
 	tokens *oidc.KeySets
 }
+
+// deliveryClaimGrowth bounds how far a delivery claim grows under a
+// backlog (see backend.deliveryClaim): on PostgreSQL, 32 jobs, up to 256
+// events.
+const deliveryClaimGrowth = 4
 
 // openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
 // (REDIS_URL) or memory caches. On PostgreSQL it applies migrations first.
@@ -350,7 +360,8 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	hook.events = s.events
 	s.events.Register(s.runner)
 	s.webhooks = jobs.NewRunner(b.store.Read().Jobs(), clock, b.log, jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}),
-		jobs.WithLease(2*events.AttemptTimeout), jobs.WithBatch(b.deliveryClaim))
+		jobs.WithLease(2*events.AttemptTimeout), jobs.WithBatch(b.deliveryClaim),
+		jobs.WithBatchGrowth(deliveryClaimGrowth*b.deliveryClaim))
 	s.webhooks.HandleBatch(ports.EventDeliveryJob, deliverer.HandleBatch)
 	// The orphan-hold reaper is a self-rescheduling job; each start asks
 	// for the current slot (a no-op when another instance already did).

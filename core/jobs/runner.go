@@ -44,6 +44,8 @@ type Runner struct {
 	log   *slog.Logger
 
 	batch       int
+	maxBatch    int          // see WithBatchGrowth; batch when it does not grow
+	claim       atomic.Int64 // the next claim's size, batch to maxBatch
 	lease       time.Duration
 	kinds       ports.JobKinds
 	concurrency atomic.Int64 // see WithConcurrency, SetConcurrency
@@ -59,6 +61,15 @@ type Option func(*Runner)
 
 // WithBatch sets how many jobs one RunDue claims (default DefaultBatch).
 func WithBatch(n int) Option { return func(r *Runner) { r.batch = max(n, 1) } }
+
+// WithBatchGrowth lets a claim grow while there is a backlog: a claim
+// that comes back full makes the next one twice its size, up to maxBatch
+// jobs, and one that comes back short makes the next one the base size
+// again (WithBatch). A runner whose handler pays a fixed cost per batch
+// (a read, a write) then spends less per job when work piles up, and
+// keeps small batches, each job waiting less for the others of its batch,
+// when it does not.
+func WithBatchGrowth(maxBatch int) Option { return func(r *Runner) { r.maxBatch = maxBatch } }
 
 // WithKinds sets the kinds of job the runner claims (default: all).
 func WithKinds(k ports.JobKinds) Option { return func(r *Runner) { r.kinds = k } }
@@ -98,7 +109,18 @@ func NewRunner(queue ports.JobQueue, clock ports.Clock, log *slog.Logger, opts .
 	for _, o := range opts {
 		o(r)
 	}
+	r.maxBatch = max(r.maxBatch, r.batch)
+	r.claim.Store(int64(r.batch))
 	return r
+}
+
+// nextClaim is the size of the claim after one of size asked that came
+// back with got jobs (see WithBatchGrowth).
+func (r *Runner) nextClaim(asked, got int) int {
+	if got < asked {
+		return r.batch
+	}
+	return min(asked*2, r.maxBatch)
 }
 
 // Handle registers the handler of a job kind, replacing any earlier one.
@@ -165,10 +187,12 @@ func (r *Runner) Backoff(attempt int) time.Duration {
 // is due.
 func (r *Runner) RunDue(ctx context.Context) (ran int, err error) {
 	now := r.clock.Now()
-	claimed, err := r.queue.Claim(ctx, now, r.batch, r.lease, r.kinds)
+	size := int(r.claim.Load())
+	claimed, err := r.queue.Claim(ctx, now, size, r.lease, r.kinds)
 	if err != nil {
 		return 0, fmt.Errorf("jobs: claim: %w", err)
 	}
+	r.claim.Store(int64(r.nextClaim(size, len(claimed))))
 	if len(claimed) == 0 {
 		return 0, nil
 	}

@@ -227,6 +227,40 @@ func TestRunDueClaimsOneBatchAndRunAllDrains(t *testing.T) {
 	})
 }
 
+func TestClaimGrowsWithTheBacklogAndShrinksWhenItIsGone(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		r := f.runner(jobs.WithBatch(2), jobs.WithBatchGrowth(8))
+		r.Handle("n", func(context.Context, ports.Job) error { return nil })
+		for i := range 30 {
+			f.enqueue(t, "n", fmt.Sprint(i), t0)
+		}
+		// Full claims double the next one, up to the cap; a short one
+		// (the backlog gone) brings it back to the base size.
+		var sizes []int
+		for range 6 {
+			sizes = append(sizes, runDue(t, r))
+		}
+		assert.Equal(t, []int{2, 4, 8, 8, 8, 0}, sizes)
+		for i := range 3 {
+			f.enqueue(t, "n", fmt.Sprint("again-", i), t0)
+		}
+		assert.Equal(t, 2, runDue(t, r), "the claim after a short one is the base size")
+		assert.Equal(t, 1, runDue(t, r))
+	})
+}
+
+func TestClaimDoesNotGrowWithoutBatchGrowth(t *testing.T) {
+	f := newFixture(t, backends["memory"])
+	r := f.runner(jobs.WithBatch(2))
+	r.Handle("n", func(context.Context, ports.Job) error { return nil })
+	for i := range 6 {
+		f.enqueue(t, "n", fmt.Sprint(i), t0)
+	}
+	assert.Equal(t, 2, runDue(t, r))
+	assert.Equal(t, 2, runDue(t, r))
+	assert.Equal(t, 2, runDue(t, r))
+}
+
 func TestRunAllRunsFollowUpsDueAtOnce(t *testing.T) {
 	eachBackend(t, func(t *testing.T, f *fixture) {
 		r := f.runner()
