@@ -112,12 +112,37 @@ type Deliverer struct {
 	slow     map[string]time.Time // by platform: slow until
 	// resources serialises this instance's deliveries about one resource.
 	resources map[string]*resourceLock
-	// unrecorded holds the events this instance delivered (2xx) whose
-	// attempts its batch has not recorded yet: still PENDING in the store,
-	// but already sent, so a later event of their resource may go (see
-	// sendAfterEarlier) and nothing sends them again.
-	unrecorded map[string]bool
+	// sent holds the events this instance delivered (2xx) lately: those a
+	// batch has not recorded yet (still PENDING in the store, but already
+	// sent, so a later event of their resource may go: see
+	// sendAfterEarlier), and those recorded in the last recentlySent
+	// (oldest first in sentOrder). A delivery reads its events before it
+	// waits for their resource's lock, so another delivery of this
+	// instance may send one of them in between: each checks sent under
+	// the lock (sentSince), and no event is sent twice by one instance.
+	sent      map[string]sentState
+	sentOrder []sentMark
 }
+
+// sentState is a delivery in Deliverer.sent: the event's attempts with
+// it (an event read with fewer was read before it), whether its attempt
+// is recorded, and when.
+type sentState struct {
+	attempts int
+	recorded bool
+	at       time.Time
+}
+
+// sentMark is a recorded delivery in Deliverer.sentOrder.
+type sentMark struct {
+	id string
+	at time.Time
+}
+
+// recentlySent is how long a recorded delivery stays in Deliverer.sent:
+// longer than a delivery takes from reading its events to taking their
+// resource's lock.
+const recentlySent = 30 * time.Second
 
 type resourceLock struct {
 	mu    sync.Mutex
@@ -132,7 +157,7 @@ func NewDeliverer(store ports.Store, clock ports.Clock, sender Sender, signer Si
 	}
 	return &Deliverer{store: store, clock: clock, sender: sender, signer: signer, render: render, endpoints: endpoints,
 		log: log, jitter: rand.Float64, inFlight: map[string]int{}, slow: map[string]time.Time{}, resources: map[string]*resourceLock{},
-		unrecorded: map[string]bool{}}
+		sent: map[string]sentState{}}
 }
 
 // SetApprovals passes the answers to INCOMING_PAYMENT.PENDING events to r
@@ -207,6 +232,11 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	defer d.release(platformID)
 	unlock := d.lockResource(ports.ResourceKey(platformID, e.ResourceID))
 	defer unlock()
+	if d.sentSince(e) {
+		// Another delivery of this instance sent it while this one
+		// waited for the resource: it records the attempt.
+		return nil
+	}
 	// Events of the resource still pending before e go first, in order
 	// (a later event never overtakes an earlier one); their own jobs then
 	// find them delivered.
@@ -471,11 +501,18 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batch
 		return res
 	}
 	err := d.store.Read().Events().EndDeliveries(ctx, recs, next, done)
-	d.mu.Lock()
+	delivered := make([]ports.Event, 0, len(sent))
 	for _, s := range sent {
-		delete(d.unrecorded, s.e.ID)
+		if s.status == ports.EventDelivered {
+			delivered = append(delivered, s.e)
+		}
 	}
-	d.mu.Unlock()
+	if err != nil {
+		// Still PENDING in the store: their jobs send them again.
+		d.forgetSent(delivered)
+	} else {
+		d.markRecorded(delivered...)
+	}
 	if err != nil {
 		for _, s := range sent {
 			if b.alone(s.slot) {
@@ -540,7 +577,7 @@ func (d *Deliverer) nextOf(g []batchItem, heads []string) int {
 		if k == len(g) {
 			break
 		}
-		if d.isUnrecorded(id) {
+		if d.unrecordedHere(id) {
 			continue
 		}
 		if id != g[k].e.ID {
@@ -561,12 +598,62 @@ func waitInOrder(g []batchItem, out []jobs.BatchResult, now time.Time) {
 	}
 }
 
-// isUnrecorded reports whether this instance delivered event id and its
-// batch has not recorded the attempt yet.
-func (d *Deliverer) isUnrecorded(id string) bool {
+// unrecordedHere reports whether this instance delivered event id and
+// its batch has not recorded the attempt yet.
+func (d *Deliverer) unrecordedHere(id string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.unrecorded[id]
+	st, ok := d.sent[id]
+	return ok && !st.recorded
+}
+
+// sentSince reports whether this instance delivered e after e was read
+// (with more attempts than e has): lately, and not by a redelivery
+// requested since, which reads it with that delivery's attempt.
+func (d *Deliverer) sentSince(e ports.Event) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, ok := d.sent[e.ID]
+	return ok && st.attempts > e.Attempts
+}
+
+// markSent notes e (as read before its attempt) delivered, its attempt
+// not recorded yet.
+func (d *Deliverer) markSent(e ports.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sent[e.ID] = sentState{attempts: e.Attempts + 1}
+}
+
+// markRecorded notes delivered events (as read before their attempts)
+// recorded now, and forgets those recorded more than recentlySent ago.
+func (d *Deliverer) markRecorded(es ...ports.Event) {
+	now := d.clock.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, e := range es {
+		d.sent[e.ID] = sentState{attempts: e.Attempts + 1, recorded: true, at: now}
+		d.sentOrder = append(d.sentOrder, sentMark{id: e.ID, at: now})
+	}
+	k := 0
+	for ; k < len(d.sentOrder) && now.Sub(d.sentOrder[k].at) > recentlySent; k++ {
+		m := d.sentOrder[k]
+		if st, ok := d.sent[m.id]; ok && st.recorded && st.at.Equal(m.at) {
+			delete(d.sent, m.id)
+		}
+	}
+	d.sentOrder = slices.Delete(d.sentOrder, 0, k)
+}
+
+// forgetSent forgets deliveries whose recording failed.
+func (d *Deliverer) forgetSent(es []ports.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, e := range es {
+		if st, ok := d.sent[e.ID]; ok && !st.recorded {
+			delete(d.sent, e.ID)
+		}
+	}
 }
 
 // sendLocked sends a group of one resource in order; the caller holds the
@@ -576,6 +663,9 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 	var out []batchSent
 	for k, it := range g {
 		now := d.clock.Now()
+		if d.sentSince(it.e) {
+			continue // another delivery of this instance sent it since it was read
+		}
 		if !d.acquire(platformID) {
 			for _, rest := range g[k:] {
 				res[rest.slot].Err = jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
@@ -594,9 +684,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		} else {
 			out = append(out, batchSent{batchItem: it, a: a, status: status, next: next})
 			if status == ports.EventDelivered {
-				d.mu.Lock()
-				d.unrecorded[it.e.ID] = true
-				d.mu.Unlock()
+				d.markSent(it.e)
 			}
 		}
 		if err != nil || a.Error != "" {
@@ -637,7 +725,7 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 		return false, false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
 	}
 	for _, prev := range rows {
-		if d.isUnrecorded(prev.ID) {
+		if d.sentSince(prev) {
 			continue // delivered by a batch of this instance, being recorded
 		}
 		a, ans, err := d.attempt(ctx, prev, url)
@@ -712,6 +800,9 @@ func (d *Deliverer) record(ctx context.Context, e ports.Event, a ports.EventAtte
 	})
 	if err != nil {
 		return fmt.Errorf("webhook %s: record attempt: %w", e.ID, err)
+	}
+	if status == ports.EventDelivered {
+		d.markRecorded(e)
 	}
 	d.log.Debug("webhook answer decided an incoming payment", "event", e.ID, "transaction", e.ResourceID,
 		"status_code", a.StatusCode)
@@ -792,6 +883,9 @@ func (d *Deliverer) settle(ctx context.Context, e ports.Event, url string, a por
 	})
 	if err != nil {
 		return fmt.Errorf("webhook %s: record attempt: %w", e.ID, err)
+	}
+	if status == ports.EventDelivered {
+		d.markRecorded(e)
 	}
 	if done {
 		jobs.Completed(ctx)

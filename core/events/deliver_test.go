@@ -763,3 +763,89 @@ func TestBatchBehindAnotherBatchOfTheResource(t *testing.T) {
 		}
 	})
 }
+
+// Two deliveries of one instance that read one event while it was
+// pending (its own job, and a job of several naming it): the second
+// waits for the resource while the first sends, then finds the event
+// sent by this instance and does not send it again, whichever way each
+// delivers (Handle or HandleBatch). Before the deliveries checked this
+// under the resource's lock, the second sent it again.
+func TestEventReadByTwoDeliveriesIsSentOnce(t *testing.T) {
+	for _, ways := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+		name := fmt.Sprintf("first-batch=%v/second-batch=%v", ways[0], ways[1])
+		onStores(t, name, true, func(t *testing.T, e *env) {
+			ctx := context.Background()
+			ev := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+			require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
+				return tx.Jobs().Enqueue(ctx, ports.EventsDeliveryJob("Job:several", e.pid, []string{ev.ID}, e.b.Clock.Now()))
+			}))
+			gs := &gatedSender{receiver: e.recv, holdID: ev.ID, entered: make(chan struct{}), gate: make(chan struct{})}
+			d := NewDeliverer(e.b.Store, e.b.Clock, gs, signer{}, renderer{}, e.ends, coretest.QuietLog())
+			kinds := ports.JobKinds{Only: []string{ports.EventDeliveryJob}}
+			js, err := e.b.Store.Read().Jobs().Claim(ctx, e.b.Clock.Now(), 2, time.Minute, kinds)
+			require.NoError(t, err)
+			require.Len(t, js, 2)
+			deliver := func(batch bool, j ports.Job) error {
+				if !batch {
+					return d.Handle(ctx, j)
+				}
+				return errors.Join(func() (errs []error) {
+					for _, r := range d.HandleBatch(ctx, []ports.Job{j}) {
+						errs = append(errs, r.Err)
+					}
+					return errs
+				}()...)
+			}
+			done := make(chan error, 2)
+			go func() { done <- deliver(ways[0], js[0]) }()
+			<-gs.entered // the first delivery is sending the event
+			go func() { done <- deliver(ways[1], js[1]) }()
+			require.Eventually(t, func() bool { // the second waits for the resource
+				d.mu.Lock()
+				defer d.mu.Unlock()
+				l := d.resources[ports.ResourceKey(ev.PlatformID, ev.ResourceID)]
+				return l != nil && l.users == 2
+			}, 5*time.Second, time.Millisecond)
+			close(gs.gate)
+			for range 2 {
+				assert.NoError(t, <-done)
+			}
+			e.recv.mu.Lock()
+			got := len(e.recv.got)
+			e.recv.mu.Unlock()
+			assert.Equal(t, 1, got, "sent once")
+			stored, attempts := e.event(ev.ID)
+			assert.Equal(t, ports.EventDelivered, stored.Status)
+			assert.Len(t, attempts, 1)
+		})
+	}
+}
+
+// A delivery's mark lasts while its batch records it and recentlySent
+// after; a failed recording forgets it (its job sends it again). An
+// event read after the delivery (a redelivery's) is not "sent since".
+func TestSentMarksAreForgotten(t *testing.T) {
+	b := coretest.Memory()
+	d := NewDeliverer(b.Store, b.Clock, &receiver{}, signer{}, renderer{}, PlatformEndpoints{Store: b.Store}, coretest.QuietLog())
+	ev := func(id string, attempts int) ports.Event { return ports.Event{ID: id, Attempts: attempts} }
+	d.markSent(ev("a", 0))
+	d.markSent(ev("b", 0))
+	assert.True(t, d.sentSince(ev("a", 0)))
+	assert.True(t, d.unrecordedHere("a"))
+	d.forgetSent([]ports.Event{ev("b", 0)})
+	assert.False(t, d.sentSince(ev("b", 0)), "its recording failed")
+	d.markRecorded(ev("a", 0))
+	d.forgetSent([]ports.Event{ev("a", 0)})
+	assert.True(t, d.sentSince(ev("a", 0)), "recorded: only a failed recording forgets")
+	assert.False(t, d.unrecordedHere("a"))
+	assert.False(t, d.sentSince(ev("a", 1)), "read after the delivery: a redelivery sends it")
+	b.Clock.Advance(recentlySent)
+	d.markRecorded(ev("c", 0))
+	assert.True(t, d.sentSince(ev("a", 0)), "not older than recentlySent yet")
+	b.Clock.Advance(time.Second)
+	d.markRecorded(ev("d", 2))
+	assert.False(t, d.sentSince(ev("a", 0)))
+	assert.True(t, d.sentSince(ev("c", 0)))
+	assert.True(t, d.sentSince(ev("d", 2)))
+	assert.Len(t, d.sentOrder, 2)
+}
