@@ -98,9 +98,11 @@ type backend struct {
 }
 
 // deliveryClaimGrowth bounds how far a delivery claim grows under a
-// backlog (see backend.deliveryClaim): on PostgreSQL, 32 jobs, up to 256
-// events.
-const deliveryClaimGrowth = 4
+// backlog (see backend.deliveryClaim): on PostgreSQL, 64 jobs, up to 512
+// events (four times the base gave a higher lag at c=64 in three
+// interleaved pairs of three; 1,024-event claims, fixed, were slower:
+// docs/performance.md).
+const deliveryClaimGrowth = 8
 
 // openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
 // (REDIS_URL) or memory caches. On PostgreSQL it applies migrations first.
