@@ -125,12 +125,11 @@ type Deliverer struct {
 }
 
 // sentState is a delivery in Deliverer.sent: the event's attempts with
-// it (an event read with fewer was read before it), whether its attempt
-// is recorded, and when.
+// it (an event read with fewer was read before it), and when its attempt
+// was recorded (zero: not yet).
 type sentState struct {
 	attempts int
-	recorded bool
-	at       time.Time
+	recorded time.Time
 }
 
 // sentMark is a recorded delivery in Deliverer.sentOrder.
@@ -240,19 +239,12 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	// Events of the resource still pending before e go first, in order
 	// (a later event never overtakes an earlier one); their own jobs then
 	// find them delivered.
-	earlier, ok, err := d.deliverEarlier(ctx, e, url)
+	ok, err := d.deliverEarlier(ctx, e, url)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, e.ResourceID))
-	}
-	if earlier {
-		// Re-read: another handler of this instance may have sent it
-		// while this one waited for the resource.
-		if e, err = d.store.Read().Events().Get(ctx, platformID, eventID); err != nil || e.Status != ports.EventPending {
-			return err
-		}
 	}
 	a, ans, err := d.attempt(ctx, e, url)
 	if err != nil {
@@ -510,10 +502,6 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batch
 	if err != nil {
 		// Still PENDING in the store: their jobs send them again.
 		d.forgetSent(delivered)
-	} else {
-		d.markRecorded(delivered...)
-	}
-	if err != nil {
 		for _, s := range sent {
 			if b.alone(s.slot) {
 				res[b.job[s.slot]] = jobs.BatchResult{Err: fmt.Errorf("webhook %s: record attempt: %w", s.e.ID, err)}
@@ -524,6 +512,7 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batch
 		}
 		return res
 	}
+	d.markRecorded(delivered...)
 	for _, s := range sent {
 		d.logAttempt(s.e, s.a, s.status, s.next)
 	}
@@ -604,7 +593,7 @@ func (d *Deliverer) unrecordedHere(id string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st, ok := d.sent[id]
-	return ok && !st.recorded
+	return ok && st.recorded.IsZero()
 }
 
 // sentSince reports whether this instance delivered e after e was read
@@ -632,13 +621,13 @@ func (d *Deliverer) markRecorded(es ...ports.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, e := range es {
-		d.sent[e.ID] = sentState{attempts: e.Attempts + 1, recorded: true, at: now}
+		d.sent[e.ID] = sentState{attempts: e.Attempts + 1, recorded: now}
 		d.sentOrder = append(d.sentOrder, sentMark{id: e.ID, at: now})
 	}
 	k := 0
 	for ; k < len(d.sentOrder) && now.Sub(d.sentOrder[k].at) > recentlySent; k++ {
 		m := d.sentOrder[k]
-		if st, ok := d.sent[m.id]; ok && st.recorded && st.at.Equal(m.at) {
+		if st, ok := d.sent[m.id]; ok && st.recorded.Equal(m.at) {
 			delete(d.sent, m.id)
 		}
 	}
@@ -650,7 +639,7 @@ func (d *Deliverer) forgetSent(es []ports.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, e := range es {
-		if st, ok := d.sent[e.ID]; ok && !st.recorded {
+		if st, ok := d.sent[e.ID]; ok && st.recorded.IsZero() {
 			delete(d.sent, e.ID)
 		}
 	}
@@ -715,14 +704,13 @@ func (d *Deliverer) finish(ctx context.Context, e ports.Event, url string, a por
 }
 
 // deliverEarlier delivers, in order, the pending events of e's resource
-// recorded before e, up to chainMax of them; earlier reports whether there
-// were any. ok is false when one of them was not taken (it keeps its own
-// schedule, and e waits for it), or when more may wait than were sent (e
-// waits for them too).
-func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (earlier, ok bool, err error) {
+// recorded before e, up to chainMax of them. ok is false when one of them
+// was not taken (it keeps its own schedule, and e waits for it), or when
+// more may wait than were sent (e waits for them too).
+func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (ok bool, err error) {
 	rows, err := d.earlierPending(ctx, e)
 	if err != nil {
-		return false, false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
+		return false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
 	}
 	for _, prev := range rows {
 		if d.sentSince(prev) {
@@ -730,18 +718,18 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 		}
 		a, ans, err := d.attempt(ctx, prev, url)
 		if err != nil {
-			return true, false, err
+			return false, err
 		}
 		if err := d.finish(ctx, prev, url, a, ans, ""); err != nil {
 			if _, later := jobs.IsRetryAt(err); !later {
-				return true, false, err
+				return false, err
 			}
 		}
 		if a.Error != "" {
-			return true, false, nil
+			return false, nil
 		}
 	}
-	return len(rows) > 0, len(rows) < chainMax, nil
+	return len(rows) < chainMax, nil
 }
 
 // earlierPending is the pending events of e's resource recorded before e,
