@@ -708,7 +708,7 @@ func (d *Deliverer) finish(ctx context.Context, e ports.Event, url string, a por
 // was not taken (it keeps its own schedule, and e waits for it), or when
 // more may wait than were sent (e waits for them too).
 func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (ok bool, err error) {
-	rows, err := d.earlierPending(ctx, e)
+	rows, more, err := d.earlierPending(ctx, e)
 	if err != nil {
 		return false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
 	}
@@ -729,31 +729,36 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 			return false, nil
 		}
 	}
-	return len(rows) < chainMax, nil
+	return !more, nil
 }
 
 // earlierPending is the pending events of e's resource recorded before e,
 // in that order, at most chainMax: the resource's first pending events
-// (PendingHeads) up to e, read.
-func (d *Deliverer) earlierPending(ctx context.Context, e ports.Event) ([]ports.Event, error) {
+// (PendingHeads) up to e, read. more reports that others may come before
+// e (chainMax of them were read without reaching e).
+func (d *Deliverer) earlierPending(ctx context.Context, e ports.Event) (rows []ports.Event, more bool, err error) {
 	heads, err := d.store.Read().Events().PendingHeads(ctx, []ports.Event{e}, chainMax)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	ids := heads[ports.ResourceKey(e.PlatformID, e.ResourceID)]
 	if i := slices.Index(ids, e.ID); i >= 0 {
 		ids = ids[:i]
 	}
+	more = len(ids) >= chainMax
 	if len(ids) == 0 {
-		return nil, nil // e comes first: the usual case, one read
+		return nil, more, nil // e comes first: the usual case, one read
 	}
-	rows, err := d.store.Read().Events().GetMany(ctx, ids)
-	if err != nil {
-		return nil, err
+	if rows, err = d.store.Read().Events().GetMany(ctx, ids); err != nil {
+		return nil, false, err
 	}
-	rows = slices.DeleteFunc(rows, func(r ports.Event) bool { return r.Seq >= e.Seq })
+	// An event pending when its id was read may be delivered by now:
+	// recorded by a batch of this instance after it released the
+	// resource (its mark no longer tells, the event read with the
+	// recorded attempt) or by another instance.
+	rows = slices.DeleteFunc(rows, func(r ports.Event) bool { return r.Seq >= e.Seq || r.Status != ports.EventPending })
 	slices.SortFunc(rows, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	return rows, nil
+	return rows, more, nil
 }
 
 func (d *Deliverer) lockResource(key string) (unlock func()) {

@@ -179,6 +179,58 @@ func (e *env) event(id string) (ports.Event, []ports.EventAttempt) {
 	return ev, attempts
 }
 
+// recordTwoOfOneResource records two events of one resource, the second
+// a millisecond later.
+func (e *env) recordTwoOfOneResource() (first, second ports.Event) {
+	first = e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+	e.b.Clock.Advance(time.Millisecond)
+	return first, e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+}
+
+// backlogOfOneResource records n events of one resource, a millisecond
+// apart, without queueing their jobs (no endpoint meanwhile).
+func (e *env) backlogOfOneResource(n int) []ports.Event {
+	e.setEndpoint("")
+	var evs []ports.Event
+	for range n {
+		evs = append(evs, e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:busy"))
+		e.b.Clock.Advance(time.Millisecond)
+	}
+	e.setEndpoint("https://hooks.example/in")
+	return evs
+}
+
+// claimDelivery claims the next delivery job, which must be there.
+func (e *env) claimDelivery() ports.Job {
+	e.t.Helper()
+	js, err := e.b.Store.Read().Jobs().Claim(context.Background(), e.b.Clock.Now(), 1, time.Minute,
+		ports.JobKinds{Only: []string{ports.EventDeliveryJob}})
+	require.NoError(e.t, err)
+	require.Len(e.t, js, 1)
+	return js[0]
+}
+
+// sentOnceInOrder checks that the endpoint got es, in that order, each
+// once, and that each is DELIVERED with one attempt.
+func (e *env) sentOnceInOrder(es ...ports.Event) {
+	e.t.Helper()
+	var want, got []string
+	for _, ev := range es {
+		want = append(want, ev.ID)
+	}
+	e.recv.mu.Lock()
+	for _, env := range e.recv.got {
+		got = append(got, env.ID)
+	}
+	e.recv.mu.Unlock()
+	assert.Equal(e.t, want, got, "in order, each once")
+	for _, id := range want {
+		stored, attempts := e.event(id)
+		assert.Equal(e.t, ports.EventDelivered, stored.Status)
+		assert.Len(e.t, attempts, 1)
+	}
+}
+
 // onBoth runs f on memory and PostgreSQL, delivering job by job and in
 // batches.
 func onBoth(t *testing.T, f func(t *testing.T, e *env)) {
@@ -403,13 +455,7 @@ func TestOrderPerResource(t *testing.T) {
 func TestLongBacklogOfOneResourceInOrder(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
-		e.setEndpoint("") // no jobs: the backlog waits
-		var evs []ports.Event
-		for range chainMax + 5 {
-			evs = append(evs, e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:busy"))
-			e.b.Clock.Advance(time.Millisecond)
-		}
-		e.setEndpoint("https://hooks.example/in")
+		evs := e.backlogOfOneResource(chainMax + 5)
 		// Only the last event's job is queued.
 		last := evs[len(evs)-1]
 		require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
@@ -721,20 +767,11 @@ func (g *gatedSender) Send(ctx context.Context, url string, body []byte, sig str
 func TestBatchBehindAnotherBatchOfTheResource(t *testing.T) {
 	onStores(t, "", true, func(t *testing.T, e *env) {
 		ctx := context.Background()
-		first := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
-		e.b.Clock.Advance(time.Millisecond)
-		second := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+		first, second := e.recordTwoOfOneResource()
 		gs := &gatedSender{receiver: e.recv, holdID: first.ID, entered: make(chan struct{}), gate: make(chan struct{})}
 		d := NewDeliverer(e.b.Store, e.b.Clock, gs, signer{}, renderer{}, e.ends, coretest.QuietLog())
 
-		kinds := ports.JobKinds{Only: []string{ports.EventDeliveryJob}}
-		claim := func() ports.Job {
-			js, err := e.b.Store.Read().Jobs().Claim(ctx, e.b.Clock.Now(), 1, time.Minute, kinds)
-			require.NoError(t, err)
-			require.Len(t, js, 1)
-			return js[0]
-		}
-		j1, j2 := claim(), claim()
+		j1, j2 := e.claimDelivery(), e.claimDelivery()
 		done := make(chan []jobs.BatchResult, 2)
 		go func() { done <- d.HandleBatch(ctx, []ports.Job{j1}) }()
 		<-gs.entered // the first batch is sending the first event
@@ -751,16 +788,7 @@ func TestBatchBehindAnotherBatchOfTheResource(t *testing.T) {
 				assert.NoError(t, r.Err)
 			}
 		}
-		var got []string
-		for _, env := range e.recv.got {
-			got = append(got, env.ID)
-		}
-		assert.Equal(t, []string{first.ID, second.ID}, got, "in order, each once")
-		for _, id := range []string{first.ID, second.ID} {
-			stored, attempts := e.event(id)
-			assert.Equal(t, ports.EventDelivered, stored.Status)
-			assert.Len(t, attempts, 1)
-		}
+		e.sentOnceInOrder(first, second)
 	})
 }
 
@@ -848,4 +876,111 @@ func TestSentMarksAreForgotten(t *testing.T) {
 	assert.True(t, d.sentSince(ev("c", 0)))
 	assert.True(t, d.sentSince(ev("d", 2)))
 	assert.Len(t, d.sentOrder, 2)
+}
+
+// hookedStore runs hooks in the reads of Read().Events(): afterHeads once
+// after the next PendingHeads, beforeEnd before each EndDeliveries.
+type hookedStore struct {
+	ports.Store
+	mu         sync.Mutex
+	afterHeads func()
+	beforeEnd  func()
+}
+
+func (s *hookedStore) Read() ports.Tx { return hookedTx{Tx: s.Store.Read(), s: s} }
+
+type hookedTx struct {
+	ports.Tx
+	s *hookedStore
+}
+
+func (t hookedTx) Events() ports.EventRepo { return hookedEvents{EventRepo: t.Tx.Events(), s: t.s} }
+
+type hookedEvents struct {
+	ports.EventRepo
+	s *hookedStore
+}
+
+func (r hookedEvents) PendingHeads(ctx context.Context, es []ports.Event, n int) (map[string][]string, error) {
+	out, err := r.EventRepo.PendingHeads(ctx, es, n)
+	r.s.mu.Lock()
+	f := r.s.afterHeads
+	r.s.afterHeads = nil
+	r.s.mu.Unlock()
+	if f != nil {
+		f()
+	}
+	return out, err
+}
+
+func (r hookedEvents) EndDeliveries(ctx context.Context, rs []ports.AttemptRecord, next []ports.Job, done []string) error {
+	r.s.mu.Lock()
+	f := r.s.beforeEnd
+	r.s.mu.Unlock()
+	if f != nil {
+		f()
+	}
+	return r.EventRepo.EndDeliveries(ctx, rs, next, done)
+}
+
+// A delivery that sends a resource's earlier events first (Handle's way)
+// finds one of them pending, sent by a batch of this instance that has
+// released the resource but not recorded it yet; the batch records it
+// before the delivery reads the event. The delivery must not send it
+// again: it reads it DELIVERED, with the attempt the batch recorded, so
+// the batch's mark (one attempt more than it read) no longer says "sent
+// since". Before earlier events were checked for their status too, it
+// sent it twice (seen on the in-memory store under load).
+func TestEarlierEventRecordedWhileReadIsNotSentAgain(t *testing.T) {
+	onStores(t, "", true, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		first, second := e.recordTwoOfOneResource()
+		hs := &hookedStore{Store: e.b.Store}
+		d := NewDeliverer(hs, e.b.Clock, e.recv, signer{}, renderer{}, e.ends, coretest.QuietLog())
+		j1, j2 := e.claimDelivery(), e.claimDelivery()
+
+		ending, proceed := make(chan struct{}), make(chan struct{})
+		hs.beforeEnd = func() { close(ending); <-proceed }
+		batchDone := make(chan []jobs.BatchResult, 1)
+		go func() { batchDone <- d.HandleBatch(ctx, []ports.Job{j1}) }()
+		<-ending // the batch sent the first event, released its resource, and records
+		hs.mu.Lock()
+		hs.beforeEnd = nil
+		var res []jobs.BatchResult
+		hs.afterHeads = func() { close(proceed); res = <-batchDone } // recorded before the event is read
+		hs.mu.Unlock()
+		require.NoError(t, d.Handle(ctx, j2))
+		for _, r := range res {
+			assert.NoError(t, r.Err)
+		}
+		e.sentOnceInOrder(first, second)
+	})
+}
+
+// A delivery that finds chainMax earlier events pending, some of which
+// another instance records as delivered before they are read, sends the
+// rest of them and waits: more earlier events may follow those it read,
+// and the event must not overtake them.
+func TestEarlierEventsDeliveredElsewhereStillBoundTheChain(t *testing.T) {
+	onStores(t, "", false, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		evs := e.backlogOfOneResource(chainMax + 5)
+		hs := &hookedStore{Store: e.b.Store}
+		hs.afterHeads = func() { // another instance delivers the first three
+			require.NoError(t, e.b.Store.InTx(ctx, func(tx ports.Tx) error {
+				for _, ev := range evs[:3] {
+					a := ports.EventAttempt{EventID: ev.ID, At: e.b.Clock.Now(), StatusCode: 200}
+					if err := recordAttempt(ctx, tx, ev.PlatformID, a, ports.EventDelivered); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+		}
+		d := NewDeliverer(hs, e.b.Clock, e.recv, signer{}, renderer{}, e.ends, coretest.QuietLog())
+		err := d.Handle(ctx, ports.EventDeliveryJobFor(evs[len(evs)-1]))
+		_, retry := jobs.IsRetryAt(err)
+		assert.True(t, retry, "the event waits for the earlier ones not read yet: %v", err)
+		e.sentOnceInOrder(evs[3:chainMax]...)
+	})
 }
