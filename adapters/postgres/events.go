@@ -291,48 +291,12 @@ func (r storeEvents) count(ctx context.Context, f ports.EventFilter,
 	return total - undelivered, err
 }
 
-// RecordAttempts numbers each attempt after its event's count, in one
-// statement with the updates of the events' delivery rows (not of the
-// events: see migration 0041), committed asynchronously (as the
-// idempotency records are): a crash may forget the last attempts of the
-// moment, and their events are then sent again (at least once), never
-// lost. It is planned per call: a generic plan made on a young event_deliveries
-// table joins it by a sequential scan.
+// RecordAttempts is EndDeliveries with attempts alone: one statement
+// that numbers each attempt after its event's count and updates the
+// events' delivery rows (not the events: see migration 0041), committed
+// asynchronously.
 func (r storeEvents) RecordAttempts(ctx context.Context, rs []ports.AttemptRecord) error {
-	if len(rs) == 0 {
-		return nil
-	}
-	n := len(rs)
-	ids, platforms, statuses, ats, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	codes, latencies := make([]int64, n), make([]int64, n)
-	for i, rec := range rs {
-		a := rec.Attempt
-		ids[i], platforms[i], statuses[i], errs[i] = a.EventID, rec.PlatformID, rec.Status, a.Error
-		ats[i] = ports.Stored(a.At).Format(pgTimeLayout)
-		codes[i], latencies[i] = int64(a.StatusCode), a.Latency.Microseconds()
-	}
-	what := fmt.Sprintf("record %d attempts", n)
-	res, err := r.tx.execPlain(ctx, what, func(ctx context.Context) (sql.Result, error) {
-		return r.tx.db.NewRaw(idemAsync+`, v AS (
-	SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[])
-		AS v(id, platform_id, status, at, status_code, latency_us, error)),
-e AS (
-	UPDATE event_deliveries AS d SET status = v.status, attempts = d.attempts + 1, last_attempt_at = v.at::timestamptz,
-		delivered_at = CASE WHEN v.status = 'DELIVERED' THEN v.at::timestamptz ELSE d.delivered_at END
-	FROM v WHERE d.event_id = v.id AND d.platform_id = v.platform_id AND (SELECT off FROM async) IS NOT NULL
-	RETURNING d.event_id AS id, d.attempts, v.at, v.status_code, v.latency_us, v.error)
-INSERT INTO event_attempts (event_id, attempt, at, status_code, latency_us, error)
-SELECT e.id, e.attempts, e.at::timestamptz, e.status_code, e.latency_us, e.error FROM e`,
-			pgdialect.Array(ids), pgdialect.Array(platforms), pgdialect.Array(statuses), pgdialect.Array(ats),
-			pgdialect.Array(codes), pgdialect.Array(latencies), pgdialect.Array(errs)).Exec(ctx)
-	})
-	if err != nil {
-		return err
-	}
-	if got, err := res.RowsAffected(); err != nil || got != int64(n) {
-		return fmt.Errorf("%s: %d recorded: %w", what, got, ports.ErrNotFound)
-	}
-	return nil
+	return r.EndDeliveries(ctx, rs, nil, nil)
 }
 
 // EndDeliveries is one prepared statement (endDeliveriesStatement): a
@@ -378,7 +342,8 @@ func (r storeEvents) EndDeliveries(ctx context.Context, rs []ports.AttemptRecord
 }
 
 // endDeliveriesStatement records attempts ($1-$7: event, platform, status,
-// at, status code, latency in µs, error) as RecordAttempts does, queues
+// at, status code, latency in µs, error), each numbered after its
+// event's count and moving its delivery row to its status, queues
 // jobs ($8-$13: id, kind, key, payload, run_at, last error; a conflict
 // skips one, as Enqueue) and deletes the jobs of $14. Every part runs to
 // completion (data-modifying CTEs always do); when an attempt's event is
