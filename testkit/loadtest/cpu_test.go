@@ -34,18 +34,36 @@ func TestPostgresCPUSumsItsProcesses(t *testing.T) {
 	require.Equal(t, time.Duration(150+50+300+100+7+3)*10*time.Millisecond, got)
 }
 
-// Run measures the CPU the run's calls used in this process.
+// spinSink keeps spin's result, so that its work is done.
+var spinSink uint64
+
+// spin burns CPU on a fixed amount of work: unlike a busy loop of fixed
+// wall time, which a busy machine fills partly with waits that use no
+// CPU, its CPU does not depend on what else runs.
+func spin() {
+	x := spinSink
+	for i := range 20_000_000 {
+		x = x*6364136223846793005 + uint64(i)
+	}
+	spinSink = x
+}
+
+// Run measures the CPU the run's calls used in this process: four calls
+// of spin, two at a time, use about four times one call's CPU (measured
+// directly), where a measure of wall time would give about two.
 func TestRunMeasuresCPU(t *testing.T) {
+	before := processCPU()
+	spin()
+	one := processCPU() - before
+	require.Positive(t, one)
 	r := Run(4, 2, func(int) error {
-		deadline := time.Now().Add(20 * time.Millisecond)
-		for time.Now().Before(deadline) {
-		}
+		spin()
 		return nil
 	})
-	require.GreaterOrEqual(t, r.CPU, 40*time.Millisecond, "four calls of 20 ms of busy loop")
+	require.GreaterOrEqual(t, r.CPU, 3*one, "four calls of spin, one taking %v", one)
 	per, ok := r.perOp(r.CPU)
 	require.True(t, ok)
-	require.Greater(t, per, 9.0)
+	require.InDelta(t, float64(r.CPU.Microseconds())/1000/4, per, 1e-9)
 	m := Merge(r, r)
 	require.Equal(t, 2*r.CPU, m.CPU)
 	require.Equal(t, r.PGMeasured, m.PGMeasured)
