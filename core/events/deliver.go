@@ -256,10 +256,22 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 // batchParallel bounds the resources one batch sends to at once.
 const batchParallel = 32
 
-// batchItem is an event of a batch and its slot (deliveryBatch).
+// batchItem is an event of a batch and its slot (deliveryBatch), or
+// noSlot for an earlier event of a resource sent with the batch's events
+// of it (sendAfterEarlier): its attempt is recorded with the batch's, and
+// its own job, not in the batch, finds it delivered or retries it.
 type batchItem struct {
 	e    ports.Event
 	slot int
+}
+
+const noSlot = -1
+
+// setResult sets the result of slot (none for noSlot).
+func setResult(res []jobs.BatchResult, slot int, err error) {
+	if slot != noSlot {
+		res[slot].Err = err
+	}
 }
 
 // deliveryBatch is a claimed batch of delivery jobs and their events, one
@@ -312,9 +324,10 @@ type batchSent struct {
 // of their resources' earlier pending events, one endpoint read per
 // platform, the POSTs about different resources at once and those about
 // one resource in order, and one unit of work that records every attempt
-// and ends every job it finished. An event that may decide a payment, and
-// the events of a resource with an earlier one pending outside the batch,
-// go Handle's way, one by one.
+// and ends every job it finished. The earlier pending events of a
+// resource, in jobs outside the batch, go first with the batch's
+// (sendAfterEarlier). An event that may decide a payment, and a group
+// that cannot go that way, go Handle's way, one by one.
 func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.BatchResult {
 	b, res := newDeliveryBatch(js)
 	// An event named by two jobs of the batch (its own, and a job of
@@ -432,7 +445,7 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		spawn(func() {
 			out, ok := d.sendAfterEarlier(ctx, g, urls[g[0].e.PlatformID], b.out)
 			if !ok {
-				// An earlier event is not one this instance has sent:
+				// The earlier events cannot go with the batch:
 				// Handle sends what comes first, one by one.
 				for _, it := range g {
 					handle(it.slot)
@@ -458,6 +471,9 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batch
 	var done []string
 	for k, s := range sent {
 		recs[k] = ports.AttemptRecord{PlatformID: s.e.PlatformID, Attempt: s.a, Status: s.status}
+		if s.slot == noSlot {
+			continue
+		}
 		b.out[s.slot] = jobs.BatchResult{Err: retryOf(s.e, s.a, s.next), Removed: s.next.IsZero() && b.alone(s.slot)}
 		if b.out[s.slot].Removed {
 			done = append(done, b.js[b.job[s.slot]].ID)
@@ -503,7 +519,7 @@ func (d *Deliverer) endBatch(ctx context.Context, b *deliveryBatch, sent []batch
 		// Still PENDING in the store: their jobs send them again.
 		d.forgetSent(delivered)
 		for _, s := range sent {
-			if b.alone(s.slot) {
+			if s.slot != noSlot && b.alone(s.slot) {
 				res[b.job[s.slot]] = jobs.BatchResult{Err: fmt.Errorf("webhook %s: record attempt: %w", s.e.ID, err)}
 			}
 		}
@@ -532,27 +548,73 @@ func (d *Deliverer) sendInOrder(ctx context.Context, g []batchItem, url string, 
 }
 
 // sendAfterEarlier sends a group whose resource has earlier events pending
-// outside the batch, in order, when every one of those is an event this
-// instance has already delivered and is recording (another batch of this
-// instance sent it and has not recorded it yet: waiting for the resource
-// waits for that sending), as far as it then comes next (nextOf; the rest
-// waits). ok is false, and nothing is sent, when one of them is not: the
-// group then goes Handle's way. One read of the resource's pending events
-// for the group, instead of several statements for each of its events.
+// outside the batch, in order, after them: those this instance has
+// delivered and is recording (another batch of this instance sent them:
+// waiting for the resource waited for that sending) are left out, and the
+// others (earlierToSend) are sent first, in this batch, as far as the
+// group then comes next (nextOf; the rest waits). ok is false, and
+// nothing is sent, when the earlier events cannot go this way: the group
+// then goes Handle's way. One read of the resource's pending events for
+// the group (and one of the earlier events when there are some), instead
+// of several statements and a unit of work for each of its events.
 func (d *Deliverer) sendAfterEarlier(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) (out []batchSent, ok bool) {
 	first := g[0].e
-	unlock := d.lockResource(ports.ResourceKey(first.PlatformID, first.ResourceID))
+	key := ports.ResourceKey(first.PlatformID, first.ResourceID)
+	unlock := d.lockResource(key)
 	defer unlock()
 	heads, err := d.store.Read().Events().PendingHeads(ctx, []ports.Event{first}, len(g)+chainMax)
 	if err != nil {
 		return nil, false
 	}
-	k := d.nextOf(g, heads[ports.ResourceKey(first.PlatformID, first.ResourceID)])
+	ids := heads[key]
+	k := d.nextOf(g, ids)
+	var earlier []batchItem
 	if k == 0 {
-		return nil, false
+		if earlier, ids, ok = d.earlierToSend(ctx, first, ids); !ok {
+			return nil, false
+		}
+		if k = d.nextOf(g, ids); k == 0 {
+			return nil, false // first is being recorded by another batch: Handle's way knows it
+		}
 	}
 	waitInOrder(g[k:], res, d.clock.Now())
-	return d.sendLocked(ctx, g[:k], url, res), true
+	return d.sendLocked(ctx, append(earlier, g[:k]...), url, res), true
+}
+
+// earlierToSend reads the events before first in ids (its resource's
+// first pending events, in order) that this instance is not recording,
+// to be sent before it in its batch: items of no slot (noSlot), whose own
+// jobs then find them delivered, as after Handle's deliverEarlier. rest
+// is ids from first on. ok is false when first is not among ids (more
+// than chainMax may come before it), or when an earlier event may decide
+// a payment (TypeIncomingPending: Handle's way).
+func (d *Deliverer) earlierToSend(ctx context.Context, first ports.Event, ids []string) (earlier []batchItem, rest []string, ok bool) {
+	i := slices.Index(ids, first.ID)
+	if i < 0 || i > chainMax {
+		return nil, nil, false
+	}
+	want := make([]string, 0, i)
+	for _, id := range ids[:i] {
+		if !d.unrecordedHere(id) {
+			want = append(want, id)
+		}
+	}
+	rows, err := d.store.Read().Events().GetMany(ctx, want)
+	if err != nil {
+		return nil, nil, false
+	}
+	slices.SortFunc(rows, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	for _, e := range rows {
+		switch {
+		case e.Status != ports.EventPending || e.PlatformID != first.PlatformID || e.Seq >= first.Seq:
+			// delivered since its id was read: nothing to send
+		case d.replies != nil && e.Type == TypeIncomingPending:
+			return nil, nil, false
+		default:
+			earlier = append(earlier, batchItem{e: e, slot: noSlot})
+		}
+	}
+	return earlier, ids[i:], true
 }
 
 // nextOf is how many of group g (one resource's events, in Seq order)
@@ -582,8 +644,8 @@ func (d *Deliverer) nextOf(g []batchItem, heads []string) int {
 // as jobs of their own).
 func waitInOrder(g []batchItem, out []jobs.BatchResult, now time.Time) {
 	for _, it := range g {
-		out[it.slot].Err = jobs.RetryAt(now.Add(OrderWait),
-			fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, it.e.ResourceID))
+		setResult(out, it.slot, jobs.RetryAt(now.Add(OrderWait),
+			fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, it.e.ResourceID)))
 	}
 }
 
@@ -657,7 +719,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		}
 		if !d.acquire(platformID) {
 			for _, rest := range g[k:] {
-				res[rest.slot].Err = jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
+				setResult(res, rest.slot, jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
 			}
 			return out
 		}
@@ -669,7 +731,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 			status, next, err = d.outcome(ctx, it.e, url, a)
 		}
 		if err != nil {
-			res[it.slot].Err = err
+			setResult(res, it.slot, err)
 		} else {
 			out = append(out, batchSent{batchItem: it, a: a, status: status, next: next})
 			if status == ports.EventDelivered {

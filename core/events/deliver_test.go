@@ -885,9 +885,18 @@ type hookedStore struct {
 	mu         sync.Mutex
 	afterHeads func()
 	beforeEnd  func()
+	units      int // InTx calls
 }
 
 func (s *hookedStore) Read() ports.Tx { return hookedTx{Tx: s.Store.Read(), s: s} }
+
+// InTx counts the units of work.
+func (s *hookedStore) InTx(ctx context.Context, fn func(tx ports.Tx) error) error {
+	s.mu.Lock()
+	s.units++
+	s.mu.Unlock()
+	return s.Store.InTx(ctx, fn)
+}
 
 type hookedTx struct {
 	ports.Tx
@@ -983,4 +992,40 @@ func TestEarlierEventsDeliveredElsewhereStillBoundTheChain(t *testing.T) {
 		assert.True(t, retry, "the event waits for the earlier ones not read yet: %v", err)
 		e.sentOnceInOrder(evs[3:chainMax]...)
 	})
+}
+
+// A batch whose event has an earlier one of its resource pending in a job
+// outside the batch sends that one first, in the batch, and records both
+// attempts with the batch's, without a unit of work per event; the
+// earlier event's own job then finds it delivered. An earlier event that
+// may decide a payment goes Handle's way instead.
+func TestBatchSendsTheEarlierEventsOfItsResourceFirst(t *testing.T) {
+	for _, approvals := range []bool{false, true} {
+		onStores(t, fmt.Sprintf("approvals=%v", approvals), true, func(t *testing.T, e *env) {
+			ctx := context.Background()
+			typ := "INTERNAL_ACCOUNT.BALANCE_UPDATED"
+			if approvals {
+				typ = TypeIncomingPending
+			}
+			first := e.record(typ, "Transaction:1")
+			e.b.Clock.Advance(time.Millisecond)
+			second := e.record(typ, "Transaction:1")
+			hs := &hookedStore{Store: e.b.Store}
+			d := NewDeliverer(hs, e.b.Clock, e.recv, signer{}, renderer{}, e.ends, coretest.QuietLog())
+			if approvals {
+				d.SetApprovals(&replies{})
+			}
+			j1, j2 := e.claimDelivery(), e.claimDelivery()
+			for _, r := range d.HandleBatch(ctx, []ports.Job{j2}) {
+				require.NoError(t, r.Err)
+			}
+			if approvals {
+				assert.Positive(t, hs.units, "Handle's way: a unit of work an event")
+			} else {
+				assert.Zero(t, hs.units, "recorded with the batch")
+			}
+			require.NoError(t, d.Handle(ctx, j1))
+			e.sentOnceInOrder(first, second)
+		})
+	}
 }
