@@ -581,38 +581,28 @@ func (d *Deliverer) sendAfterEarlier(ctx context.Context, g []batchItem, url str
 	return d.sendLocked(ctx, append(earlier, g[:k]...), url, res), true
 }
 
-// earlierToSend reads the events before first in ids (its resource's
-// first pending events, in order) that this instance is not recording,
-// to be sent before it in its batch: items of no slot (noSlot), whose own
-// jobs then find them delivered, as after Handle's deliverEarlier. rest
-// is ids from first on. ok is false when first is not among ids (more
-// than chainMax may come before it), or when an earlier event may decide
-// a payment (TypeIncomingPending: Handle's way).
+// earlierToSend reads the pending events before first in ids (its
+// resource's first pending events, in order), to be sent before it in
+// its batch: items of no slot (noSlot), whose own jobs then find them
+// delivered, as after Handle's deliverEarlier (sendLocked skips those
+// another delivery of this instance sent since). rest is ids from first
+// on. ok is false when first is not among ids (more than chainMax may
+// come before it), or when an earlier event may decide a payment
+// (TypeIncomingPending: Handle's way).
 func (d *Deliverer) earlierToSend(ctx context.Context, first ports.Event, ids []string) (earlier []batchItem, rest []string, ok bool) {
 	i := slices.Index(ids, first.ID)
 	if i < 0 || i > chainMax {
 		return nil, nil, false
 	}
-	want := make([]string, 0, i)
-	for _, id := range ids[:i] {
-		if !d.unrecordedHere(id) {
-			want = append(want, id)
-		}
-	}
-	rows, err := d.store.Read().Events().GetMany(ctx, want)
+	rows, err := d.pendingBefore(ctx, first, ids[:i])
 	if err != nil {
 		return nil, nil, false
 	}
-	slices.SortFunc(rows, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, e := range rows {
-		switch {
-		case e.Status != ports.EventPending || e.PlatformID != first.PlatformID || e.Seq >= first.Seq:
-			// delivered since its id was read: nothing to send
-		case d.replies != nil && e.Type == TypeIncomingPending:
+		if d.replies != nil && e.Type == TypeIncomingPending {
 			return nil, nil, false
-		default:
-			earlier = append(earlier, batchItem{e: e, slot: noSlot})
 		}
+		earlier = append(earlier, batchItem{e: e, slot: noSlot})
 	}
 	return earlier, ids[i:], true
 }
@@ -807,20 +797,28 @@ func (d *Deliverer) earlierPending(ctx context.Context, e ports.Event) (rows []p
 	if i := slices.Index(ids, e.ID); i >= 0 {
 		ids = ids[:i]
 	}
-	more = len(ids) >= chainMax
+	rows, err = d.pendingBefore(ctx, e, ids)
+	return rows, len(ids) >= chainMax, err
+}
+
+// pendingBefore reads the events of ids (pending events of e's resource,
+// as PendingHeads read them) that are still pending and recorded before
+// e, in that order: one read, none when ids is empty (e comes first: the
+// usual case). An event pending when its id was read may be delivered by
+// now: recorded by a batch of this instance after it released the
+// resource (its mark no longer tells: the event is read with the recorded
+// attempt) or by another instance.
+func (d *Deliverer) pendingBefore(ctx context.Context, e ports.Event, ids []string) ([]ports.Event, error) {
 	if len(ids) == 0 {
-		return nil, more, nil // e comes first: the usual case, one read
+		return nil, nil
 	}
-	if rows, err = d.store.Read().Events().GetMany(ctx, ids); err != nil {
-		return nil, false, err
+	rows, err := d.store.Read().Events().GetMany(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
-	// An event pending when its id was read may be delivered by now:
-	// recorded by a batch of this instance after it released the
-	// resource (its mark no longer tells, the event read with the
-	// recorded attempt) or by another instance.
 	rows = slices.DeleteFunc(rows, func(r ports.Event) bool { return r.Seq >= e.Seq || r.Status != ports.EventPending })
 	slices.SortFunc(rows, func(a, b ports.Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	return rows, more, nil
+	return rows, nil
 }
 
 func (d *Deliverer) lockResource(key string) (unlock func()) {
