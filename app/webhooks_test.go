@@ -23,8 +23,8 @@ import (
 // hookReceiver is a platform's webhook endpoint: it keeps every body with
 // its signature, answering 503 to the first fail ones.
 type hookReceiver struct {
-	delay  time.Duration // before answering, as a real endpoint takes
 	mu     sync.Mutex
+	delay  time.Duration // before answering, as a real endpoint takes
 	fail   int
 	bodies [][]byte
 	sigs   []string
@@ -32,7 +32,10 @@ type hookReceiver struct {
 
 func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
-	time.Sleep(h.delay)
+	h.mu.Lock()
+	delay := h.delay
+	h.mu.Unlock()
+	time.Sleep(delay)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.fail > 0 {
@@ -184,7 +187,9 @@ func TestWebhookBurstSendsEachEventOnce(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			env := newAPIEnvWith(t, backend, func(c *Config) { c.SettlementDelay = 0 })
 			a, recv, _ := hookedAPI(t, env)
+			recv.mu.Lock()
 			recv.delay = 3 * time.Millisecond
+			recv.mu.Unlock()
 			p := newPayer(t, a, "burst@example.com")
 			a.created(t, "POST", "/sandbox/internal-accounts/"+p.account+"/fund", `{"amount":100000}`)
 			w := startWorkers(t.Context(), env.be, env.svc.runner, env.svc.webhooks, env.cfg, system.Clock{},

@@ -998,18 +998,19 @@ func TestEarlierEventsDeliveredElsewhereStillBoundTheChain(t *testing.T) {
 // outside the batch sends that one first, in the batch, and records both
 // attempts with the batch's, without a unit of work per event; the
 // earlier event's own job then finds it delivered. An earlier event that
-// may decide a payment goes Handle's way instead.
+// may decide a payment (the batch's own event does not) goes Handle's way
+// instead.
 func TestBatchSendsTheEarlierEventsOfItsResourceFirst(t *testing.T) {
 	for _, approvals := range []bool{false, true} {
 		onStores(t, fmt.Sprintf("approvals=%v", approvals), true, func(t *testing.T, e *env) {
 			ctx := context.Background()
-			typ := "INTERNAL_ACCOUNT.BALANCE_UPDATED"
+			typ := "INCOMING_PAYMENT.COMPLETED"
 			if approvals {
 				typ = TypeIncomingPending
 			}
 			first := e.record(typ, "Transaction:1")
 			e.b.Clock.Advance(time.Millisecond)
-			second := e.record(typ, "Transaction:1")
+			second := e.record("INCOMING_PAYMENT.COMPLETED", "Transaction:1")
 			hs := &hookedStore{Store: e.b.Store}
 			d := NewDeliverer(hs, e.b.Clock, e.recv, signer{}, renderer{}, e.ends, coretest.QuietLog())
 			if approvals {
