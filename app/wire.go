@@ -362,7 +362,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 	hook.events = s.events
 	s.events.Register(s.runner)
 	s.webhooks = jobs.NewRunner(b.store.Read().Jobs(), clock, b.log, jobs.WithKinds(ports.JobKinds{Only: []string{ports.EventDeliveryJob}}),
-		jobs.WithLease(2*events.AttemptTimeout), jobs.WithBatch(b.deliveryClaim),
+		jobs.WithLease(events.Lease), jobs.WithBatch(b.deliveryClaim),
 		jobs.WithBatchGrowth(deliveryClaimGrowth*b.deliveryClaim))
 	s.webhooks.HandleBatch(ports.EventDeliveryJob, deliverer.HandleBatch)
 	// The orphan-hold reaper is a self-rescheduling job; each start asks

@@ -29,6 +29,14 @@ var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minut
 const (
 	// AttemptTimeout bounds one POST (the Sender enforces it).
 	AttemptTimeout = 10 * time.Second
+	// Lease is the delivery jobs' lease (the runner's WithLease): a run
+	// of Handle or HandleBatch starts no attempt after SendWithin, so its
+	// last attempt ends by SendWithin + AttemptTimeout and the run has
+	// the rest of its lease to record what it sent. A run still going at
+	// the end of its lease is cancelled: its attempts are not recorded,
+	// and their events go again.
+	Lease      = 2 * AttemptTimeout
+	SendWithin = AttemptTimeout / 2
 	// OrderWait is how long an event waits when an earlier event about
 	// the same resource could not be delivered first (deliveries about
 	// one resource go in order).
@@ -37,7 +45,8 @@ const (
 	// delivery sends first.
 	chainMax = 20
 	// BusyWait is how long an event waits when its platform already has
-	// its share of deliveries in flight on this instance.
+	// its share of deliveries in flight on this instance (at least: a slow
+	// platform's events wait their turn, see Deliverer.busyUntil).
 	BusyWait = 200 * time.Millisecond
 	// PerPlatform bounds one platform's deliveries in flight on one
 	// instance while its endpoint answers well (all of the delivery
@@ -108,8 +117,8 @@ type Deliverer struct {
 	jitter    func() float64 // in [0, 1)
 
 	mu       sync.Mutex
-	inFlight map[string]int       // by platform
-	slow     map[string]time.Time // by platform: slow until
+	inFlight map[string]int        // by platform
+	slow     map[string]*slowState // by platform
 	// resources serialises this instance's deliveries about one resource.
 	resources map[string]*resourceLock
 	// sent holds the events this instance delivered (2xx) lately: those a
@@ -122,6 +131,15 @@ type Deliverer struct {
 	// the lock (sentSince), and no event is sent twice by one instance.
 	sent      map[string]sentState
 	sentOrder []sentMark
+}
+
+// slowState is a platform marked slow: until when, the latency of its
+// last attempt, and the latest time an event of it that found no slot was
+// told to come back (Deliverer.busyUntil).
+type slowState struct {
+	until   time.Time
+	latency time.Duration
+	tail    time.Time
 }
 
 // sentState is a delivery in Deliverer.sent: the event's attempts with
@@ -155,7 +173,7 @@ func NewDeliverer(store ports.Store, clock ports.Clock, sender Sender, signer Si
 		log = slog.Default()
 	}
 	return &Deliverer{store: store, clock: clock, sender: sender, signer: signer, render: render, endpoints: endpoints,
-		log: log, jitter: rand.Float64, inFlight: map[string]int{}, slow: map[string]time.Time{}, resources: map[string]*resourceLock{},
+		log: log, jitter: rand.Float64, inFlight: map[string]int{}, slow: map[string]*slowState{}, resources: map[string]*resourceLock{},
 		sent: map[string]sentState{}}
 }
 
@@ -174,6 +192,32 @@ type Envelope struct {
 
 var errWaiting = errors.New("webhook: waiting")
 
+// sendByKey carries, in a run's context, the time after which it starts
+// no attempt (see SendWithin).
+type sendByKey struct{}
+
+// startRun marks ctx as a run of the delivery job that started now: a
+// run within a run (Handle for a slot of HandleBatch) keeps its batch's.
+func (d *Deliverer) startRun(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(sendByKey{}).(time.Time); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, sendByKey{}, d.clock.Now().Add(SendWithin))
+}
+
+// late reports that the run of ctx may start no more attempts at now: the
+// events it has not sent go again (slow attempts, one after another, would
+// outlast its lease).
+func late(ctx context.Context, now time.Time) bool {
+	by, ok := ctx.Value(sendByKey{}).(time.Time)
+	return ok && now.After(by)
+}
+
+// errLate is why an event a run did not get to goes again.
+func errLate(platformID string) error {
+	return fmt.Errorf("%w: the run's time to send is up (%s answers slowly)", errWaiting, platformID)
+}
+
 // Handle delivers the event of job j once: delivered (2xx), retried on
 // the Schedule, FAILED after it, or left pending when its platform has no
 // endpoint (a 410 removes the endpoint). Events of one resource go in
@@ -183,6 +227,7 @@ var errWaiting = errors.New("webhook: waiting")
 // a backlog queued again) is split: its events go on as jobs of their own,
 // due now.
 func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
+	ctx = d.startRun(ctx)
 	platformID, ids, err := ports.EventDeliveryRefs(j)
 	if err != nil {
 		return err
@@ -225,8 +270,11 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 		return nil
 	}
 	now := d.clock.Now()
+	if late(ctx, now) {
+		return jobs.RetryAt(now, errLate(platformID))
+	}
 	if !d.acquire(platformID) {
-		return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
+		return jobs.RetryAt(d.busyUntil(e, now), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
 	}
 	defer d.release(platformID)
 	unlock := d.lockResource(ports.ResourceKey(platformID, e.ResourceID))
@@ -329,6 +377,7 @@ type batchSent struct {
 // (sendAfterEarlier). An event that may decide a payment, and a group
 // that cannot go that way, go Handle's way, one by one.
 func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.BatchResult {
+	ctx = d.startRun(ctx)
 	b, res := newDeliveryBatch(js)
 	// An event named by two jobs of the batch (its own, and a job of
 	// several whose end failed and ran again) is sent once, for its own
@@ -707,9 +756,15 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		if d.sentSince(it.e) {
 			continue // another delivery of this instance sent it since it was read
 		}
+		if late(ctx, now) {
+			for _, rest := range g[k:] {
+				setResult(res, rest.slot, jobs.RetryAt(now, errLate(platformID)))
+			}
+			return out
+		}
 		if !d.acquire(platformID) {
 			for _, rest := range g[k:] {
-				setResult(res, rest.slot, jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
+				setResult(res, rest.slot, jobs.RetryAt(d.busyUntil(rest.e, now), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
 			}
 			return out
 		}
@@ -767,6 +822,9 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 	for _, prev := range rows {
 		if d.sentSince(prev) {
 			continue // delivered by a batch of this instance, being recorded
+		}
+		if late(ctx, d.clock.Now()) {
+			return false, nil // e waits for the rest
 		}
 		a, ans, err := d.attempt(ctx, prev, url)
 		if err != nil {
@@ -1004,8 +1062,8 @@ func (d *Deliverer) acquire(platformID string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	limit := PerPlatform
-	if until, ok := d.slow[platformID]; ok {
-		if d.clock.Now().Before(until) {
+	if s, ok := d.slow[platformID]; ok {
+		if d.clock.Now().Before(s.until) {
 			limit = SlowPerPlatform
 		} else {
 			delete(d.slow, platformID)
@@ -1018,14 +1076,56 @@ func (d *Deliverer) acquire(platformID string) bool {
 	return true
 }
 
-// observe marks the platform slow after a failed or slow attempt.
+// observe marks the platform slow after a failed or slow attempt, and
+// keeps the latency of a slow platform's attempts.
 func (d *Deliverer) observe(platformID string, a ports.EventAttempt) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s, ok := d.slow[platformID]
 	if a.Error == "" && a.Latency < SlowAttempt {
+		if ok {
+			s.latency = a.Latency
+		}
 		return
+	}
+	if !ok {
+		s = &slowState{}
+		d.slow[platformID] = s
+	}
+	s.until = a.At.Add(a.Latency).Add(SlowFor)
+	s.latency = a.Latency
+}
+
+// busyUntil is when e, which found its platform's deliveries all in
+// flight at now, is run again. A platform that answers well is not
+// throttled, and its events come back after BusyWait. A slow platform
+// sends SlowPerPlatform at a time on this instance, each taking about its
+// last attempt's latency, so its waiting events are spaced at that pace,
+// one after the other, from BusyWait on, and never more than SlowFor
+// ahead: a backlog behind a slow endpoint waits its turn instead of
+// coming back every BusyWait to find the slots taken again (thousands of
+// job runs a second that delivered nothing). An INCOMING_PAYMENT.PENDING
+// event keeps BusyWait: its payment's approval window is shorter than its
+// turn could be.
+func (d *Deliverer) busyUntil(e ports.Event, now time.Time) time.Time {
+	at := now.Add(BusyWait)
+	if e.Type == TypeIncomingPending {
+		return at
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.slow[platformID] = a.At.Add(a.Latency).Add(SlowFor)
+	s, ok := d.slow[e.PlatformID]
+	if !ok || !now.Before(s.until) {
+		return at
+	}
+	if next := s.tail.Add(s.latency / SlowPerPlatform); next.After(at) {
+		at = next
+	}
+	if last := now.Add(SlowFor); at.After(last) {
+		at = last
+	}
+	s.tail = at
+	return at
 }
 
 func (d *Deliverer) release(platformID string) {
