@@ -218,6 +218,29 @@ func errLate(platformID string) error {
 	return fmt.Errorf("%w: the run's time to send is up (%s answers slowly)", errWaiting, platformID)
 }
 
+// recording is the context to record, under ctx, attempts that were
+// answered: a shutdown (ctx cancelled) does not stop it, since an answered
+// POST left unrecorded goes again after the restart; the run's lease
+// (ctx's deadline) still bounds it.
+func recording(ctx context.Context) (context.Context, context.CancelFunc) {
+	rctx := context.WithoutCancel(ctx)
+	if dl, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(rctx, dl)
+	}
+	return rctx, func() {}
+}
+
+// cutShort reports that attempt a got no answer because ctx ended (a
+// shutdown, or the run's lease): it says nothing of the endpoint, so it is
+// not recorded, and its event goes again at once (errCut).
+func cutShort(ctx context.Context, a ports.EventAttempt) bool {
+	return a.Error != "" && a.StatusCode == 0 && ctx.Err() != nil
+}
+
+func errCut(ctx context.Context, now time.Time, e ports.Event) error {
+	return jobs.RetryAt(now, fmt.Errorf("%w: webhook %s cut short: %w", errWaiting, e.ID, context.Cause(ctx)))
+}
+
 // Handle delivers the event of job j once: delivered (2xx), retried on
 // the Schedule, FAILED after it, or left pending when its platform has no
 // endpoint (a 410 removes the endpoint). Events of one resource go in
@@ -298,7 +321,12 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	if err != nil {
 		return err
 	}
-	return d.finish(ctx, e, url, a, ans, jobID)
+	if cutShort(ctx, a) {
+		return errCut(ctx, d.clock.Now(), e)
+	}
+	rctx, cancel := recording(ctx)
+	defer cancel()
+	return d.finish(rctx, e, url, a, ans, jobID)
 }
 
 // batchParallel bounds the resources one batch sends to at once.
@@ -505,7 +533,9 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		})
 	}
 	wg.Wait()
-	return d.endBatch(ctx, b, sent, res)
+	rctx, cancel := recording(ctx)
+	defer cancel()
+	return d.endBatch(rctx, b, sent, res)
 }
 
 // endBatch records a batch's attempts (sent) and ends its jobs in one step
@@ -770,10 +800,18 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		}
 		a, _, err := d.attempt(ctx, it.e, url)
 		d.release(platformID)
+		if err == nil && cutShort(ctx, a) {
+			for _, rest := range g[k:] {
+				setResult(res, rest.slot, errCut(ctx, now, rest.e))
+			}
+			return out
+		}
 		var status string
 		var next time.Time
 		if err == nil {
-			status, next, err = d.outcome(ctx, it.e, url, a)
+			rctx, cancel := recording(ctx)
+			status, next, err = d.outcome(rctx, it.e, url, a)
+			cancel()
 		}
 		if err != nil {
 			setResult(res, it.slot, err)
@@ -830,7 +868,13 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 		if err != nil {
 			return false, err
 		}
-		if err := d.finish(ctx, prev, url, a, ans, ""); err != nil {
+		if cutShort(ctx, a) {
+			return false, errCut(ctx, d.clock.Now(), e)
+		}
+		rctx, cancel := recording(ctx)
+		err = d.finish(rctx, prev, url, a, ans, "")
+		cancel()
+		if err != nil {
 			if _, later := jobs.IsRetryAt(err); !later {
 				return false, err
 			}
