@@ -206,22 +206,28 @@ func (d *Deliverer) startRun(ctx context.Context) context.Context {
 }
 
 // late reports that the run of ctx may start no more attempts at now: the
-// events it has not sent go again (slow attempts, one after another, would
-// outlast its lease).
+// process is shutting down (ctx ended), or SendWithin has passed (slow
+// attempts, one after another, would outlast its lease). The events it
+// has not sent go again.
 func late(ctx context.Context, now time.Time) bool {
 	by, ok := ctx.Value(sendByKey{}).(time.Time)
-	return ok && now.After(by)
+	return ctx.Err() != nil || ok && now.After(by)
 }
 
-// errLate is why an event a run did not get to goes again.
-func errLate(platformID string) error {
+// errLate is why an event the run of ctx did not get to goes again.
+func errLate(ctx context.Context, platformID string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: shutting down: %w", errWaiting, context.Cause(ctx))
+	}
 	return fmt.Errorf("%w: the run's time to send is up (%s answers slowly)", errWaiting, platformID)
 }
 
-// recording is the context to record, under ctx, attempts that were
-// answered: a shutdown (ctx cancelled) does not stop it, since an answered
-// POST left unrecorded goes again after the restart; the run's lease
-// (ctx's deadline) still bounds it.
+// recording is the context to finish, under ctx, attempts already
+// started, and to record them: a shutdown (ctx cancelled) lets a POST in
+// flight have its answer (within AttemptTimeout), and its record, since
+// an attempt left unrecorded goes again after the restart, and one cut
+// short may have reached the endpoint; the run's lease (ctx's deadline)
+// still bounds both.
 func recording(ctx context.Context) (context.Context, context.CancelFunc) {
 	rctx := context.WithoutCancel(ctx)
 	if dl, ok := ctx.Deadline(); ok {
@@ -230,9 +236,10 @@ func recording(ctx context.Context) (context.Context, context.CancelFunc) {
 	return rctx, func() {}
 }
 
-// cutShort reports that attempt a got no answer because ctx ended (a
-// shutdown, or the run's lease): it says nothing of the endpoint, so it is
-// not recorded, and its event goes again at once (errCut).
+// cutShort reports that attempt a got no answer while ctx ended (the
+// run's lease, or a shutdown as it failed): it may say nothing of the
+// endpoint, so it is not recorded, and its event goes again at once
+// (errCut).
 func cutShort(ctx context.Context, a ports.EventAttempt) bool {
 	return a.Error != "" && a.StatusCode == 0 && ctx.Err() != nil
 }
@@ -294,7 +301,7 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	}
 	now := d.clock.Now()
 	if late(ctx, now) {
-		return jobs.RetryAt(now, errLate(platformID))
+		return jobs.RetryAt(now, errLate(ctx, platformID))
 	}
 	if !d.acquire(platformID) {
 		return jobs.RetryAt(d.busyUntil(e, now), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
@@ -316,6 +323,9 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	}
 	if !ok {
 		return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, e.ResourceID))
+	}
+	if now := d.clock.Now(); late(ctx, now) {
+		return jobs.RetryAt(now, errLate(ctx, platformID))
 	}
 	a, ans, err := d.attempt(ctx, e, url)
 	if err != nil {
@@ -780,6 +790,8 @@ func (d *Deliverer) forgetSent(es []ports.Event) {
 // resource's lock. Each event delivered is unrecorded until endBatch.
 func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) []batchSent {
 	platformID := g[0].e.PlatformID
+	rctx, cancel := recording(ctx)
+	defer cancel()
 	var out []batchSent
 	for k, it := range g {
 		now := d.clock.Now()
@@ -788,7 +800,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		}
 		if late(ctx, now) {
 			for _, rest := range g[k:] {
-				setResult(res, rest.slot, jobs.RetryAt(now, errLate(platformID)))
+				setResult(res, rest.slot, jobs.RetryAt(now, errLate(ctx, platformID)))
 			}
 			return out
 		}
@@ -809,9 +821,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		var status string
 		var next time.Time
 		if err == nil {
-			rctx, cancel := recording(ctx)
 			status, next, err = d.outcome(rctx, it.e, url, a)
-			cancel()
 		}
 		if err != nil {
 			setResult(res, it.slot, err)
@@ -976,8 +986,10 @@ func (d *Deliverer) attempt(ctx context.Context, e ports.Event, url string) (por
 	if err != nil {
 		return ports.EventAttempt{}, Answer{}, fmt.Errorf("webhook %s: sign: %w", e.ID, err)
 	}
+	sctx, cancel := recording(ctx)
+	defer cancel()
 	start := d.clock.Now()
-	ans, err := d.sender.Send(ctx, url, body, sig)
+	ans, err := d.sender.Send(sctx, url, body, sig)
 	a := ports.EventAttempt{EventID: e.ID, At: start, StatusCode: ans.StatusCode, Latency: d.clock.Now().Sub(start)}
 	switch {
 	case err != nil:

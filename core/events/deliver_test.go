@@ -808,55 +808,68 @@ func TestARunStopsSendingWithinItsLease(t *testing.T) {
 	}
 }
 
-// cuttingSender answers like its receiver until its cut-th POST, which
-// the process's shutdown cuts short: it cancels the run and gets no
-// answer.
-type cuttingSender struct {
+// stoppingSender answers like its receiver; its stop-th POST comes as the
+// process shuts down: it cancels the run, and then gets its answer, or
+// none when cut.
+type stoppingSender struct {
 	*receiver
-	mu     sync.Mutex
-	n, cut int
-	cancel context.CancelFunc
+	mu      sync.Mutex
+	n, stop int
+	cut     bool
+	cancel  context.CancelFunc
 }
 
-func (c *cuttingSender) Send(ctx context.Context, url string, body []byte, sig string) (Answer, error) {
+func (c *stoppingSender) Send(ctx context.Context, url string, body []byte, sig string) (Answer, error) {
 	c.mu.Lock()
 	c.n++
 	n := c.n
 	c.mu.Unlock()
-	if n == c.cut {
+	if n == c.stop {
 		c.cancel()
-		return Answer{}, ctx.Err()
+		if c.cut {
+			return Answer{}, errors.New("context canceled")
+		}
 	}
 	return c.receiver.Send(ctx, url, body, sig)
 }
 
-// A shutdown in the middle of a run records what was answered before it
-// (those events do not go again after the restart), and not the attempt
-// it cut short, which says nothing of the endpoint: its event goes again
-// at once, with no failed attempt counted.
+// A shutdown in the middle of a run starts no attempt, lets the one in
+// flight have its answer, and records what was answered (those events do
+// not go again after the restart). An attempt that got no answer as the
+// run ended may say nothing of the endpoint: it is not recorded, and its
+// event goes again at once, with no failed attempt counted.
 func TestAShutdownRecordsWhatWasAnswered(t *testing.T) {
-	onBoth(t, func(t *testing.T, e *env) {
-		evs := e.backlogOfOneResource(3)
-		evs = append(evs, e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:busy"))
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		e.svc.deliver.sender = &cuttingSender{receiver: e.recv, cut: 3, cancel: cancel}
-		_, _ = e.runner.RunDue(ctx)
-		for i, ev := range evs {
-			stored, attempts := e.event(ev.ID)
-			if i < 2 {
-				assert.Equal(t, ports.EventDelivered, stored.Status, "answered before the shutdown: recorded")
-				continue
-			}
-			assert.Equal(t, ports.EventPending, stored.Status)
-			assert.Empty(t, attempts, "no attempt recorded for the cut or unsent")
-		}
-		e.svc.deliver.sender = e.recv // after the restart
-		for range 5 {
-			e.advance(OrderWait)
-		}
-		e.sentOnceInOrder(evs...)
-	})
+	for _, cut := range []bool{false, true} {
+		t.Run(map[bool]string{false: "answered", true: "cut"}[cut], func(t *testing.T) {
+			onBoth(t, func(t *testing.T, e *env) {
+				evs := e.backlogOfOneResource(3)
+				evs = append(evs, e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:busy"))
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				e.svc.deliver.sender = &stoppingSender{receiver: e.recv, stop: 3, cut: cut, cancel: cancel}
+				_, _ = e.runner.RunDue(ctx)
+				answered := 3
+				if cut {
+					answered = 2
+				}
+				for i, ev := range evs {
+					stored, attempts := e.event(ev.ID)
+					if i < answered {
+						assert.Equal(t, ports.EventDelivered, stored.Status, "answered: recorded")
+						continue
+					}
+					assert.Equal(t, ports.EventPending, stored.Status)
+					assert.Empty(t, attempts, "no attempt recorded for the cut or unsent")
+				}
+				assert.Len(t, e.recv.types(), answered, "no attempt starts after the shutdown")
+				e.svc.deliver.sender = e.recv // after the restart
+				for range 5 {
+					e.advance(OrderWait)
+				}
+				e.sentOnceInOrder(evs...)
+			})
+		})
+	}
 }
 
 // replies is a fake approval use case: the payments it decides, by
