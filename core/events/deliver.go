@@ -45,15 +45,18 @@ const (
 	// delivery sends first.
 	chainMax = 20
 	// BusyWait is how long an event waits when its platform already has
-	// its share of deliveries in flight on this instance (at least: a slow
-	// platform's events wait their turn, see Deliverer.busyUntil).
+	// its share of deliveries in flight on this instance.
 	BusyWait = 200 * time.Millisecond
 	// PerPlatform bounds one platform's deliveries in flight on one
 	// instance while its endpoint answers well (all of the delivery
-	// runner's 64 handlers: a busy platform is not throttled); SlowPerPlatform
-	// while it is slow (an attempt that failed, timed out or took over
-	// SlowAttempt, within SlowFor), so a slow or dead endpoint holds at
-	// most that many handlers and other platforms' deliveries go on.
+	// runner's 64 handlers: a busy platform is not throttled). An attempt
+	// that failed, timed out or took over SlowAttempt marks the platform
+	// slow: its bound drops to SlowPerPlatform, so a slow or dead endpoint
+	// holds at most that many handlers and other platforms' deliveries go
+	// on. Each time as many attempts as the bound answer well in a row,
+	// it grows by one, back to PerPlatform, where the mark ends (a single
+	// slow answer no longer throttles a platform for long); a mark with no
+	// attempt ends SlowFor after the slow one.
 	PerPlatform     = 64
 	SlowPerPlatform = 2
 	SlowAttempt     = time.Second
@@ -133,13 +136,13 @@ type Deliverer struct {
 	sentOrder []sentMark
 }
 
-// slowState is a platform marked slow: until when, the latency of its
-// last attempt, and the latest time an event of it that found no slot was
-// told to come back (Deliverer.busyUntil).
+// slowState is a platform marked slow: until when, its bound on
+// deliveries in flight, and the attempts answered well since the bound
+// last changed.
 type slowState struct {
-	until   time.Time
-	latency time.Duration
-	tail    time.Time
+	until time.Time
+	limit int
+	good  int
 }
 
 // sentState is a delivery in Deliverer.sent: the event's attempts with
@@ -304,7 +307,7 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 		return jobs.RetryAt(now, errLate(ctx, platformID))
 	}
 	if !d.acquire(platformID) {
-		return jobs.RetryAt(d.busyUntil(e, now), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
+		return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
 	}
 	defer d.release(platformID)
 	unlock := d.lockResource(ports.ResourceKey(platformID, e.ResourceID))
@@ -806,7 +809,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		}
 		if !d.acquire(platformID) {
 			for _, rest := range g[k:] {
-				setResult(res, rest.slot, jobs.RetryAt(d.busyUntil(rest.e, now), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
+				setResult(res, rest.slot, jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
 			}
 			return out
 		}
@@ -1120,7 +1123,7 @@ func (d *Deliverer) acquire(platformID string) bool {
 	limit := PerPlatform
 	if s, ok := d.slow[platformID]; ok {
 		if d.clock.Now().Before(s.until) {
-			limit = SlowPerPlatform
+			limit = s.limit
 		} else {
 			delete(d.slow, platformID)
 		}
@@ -1133,14 +1136,21 @@ func (d *Deliverer) acquire(platformID string) bool {
 }
 
 // observe marks the platform slow after a failed or slow attempt, and
-// keeps the latency of a slow platform's attempts.
+// widens a slow platform's bound as its attempts answer well (see
+// PerPlatform).
 func (d *Deliverer) observe(platformID string, a ports.EventAttempt) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s, ok := d.slow[platformID]
 	if a.Error == "" && a.Latency < SlowAttempt {
-		if ok {
-			s.latency = a.Latency
+		if !ok {
+			return
+		}
+		if s.good++; s.good >= s.limit {
+			s.limit, s.good = s.limit+1, 0
+		}
+		if s.limit >= PerPlatform {
+			delete(d.slow, platformID)
 		}
 		return
 	}
@@ -1149,39 +1159,7 @@ func (d *Deliverer) observe(platformID string, a ports.EventAttempt) {
 		d.slow[platformID] = s
 	}
 	s.until = a.At.Add(a.Latency).Add(SlowFor)
-	s.latency = a.Latency
-}
-
-// busyUntil is when e, which found its platform's deliveries all in
-// flight at now, is run again. A platform that answers well is not
-// throttled, and its events come back after BusyWait. A slow platform
-// sends SlowPerPlatform at a time on this instance, each taking about its
-// last attempt's latency, so its waiting events are spaced at that pace,
-// one after the other, from BusyWait on, and never more than SlowFor
-// ahead: a backlog behind a slow endpoint waits its turn instead of
-// coming back every BusyWait to find the slots taken again (thousands of
-// job runs a second that delivered nothing). An INCOMING_PAYMENT.PENDING
-// event keeps BusyWait: its payment's approval window is shorter than its
-// turn could be.
-func (d *Deliverer) busyUntil(e ports.Event, now time.Time) time.Time {
-	at := now.Add(BusyWait)
-	if e.Type == TypeIncomingPending {
-		return at
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s, ok := d.slow[e.PlatformID]
-	if !ok || !now.Before(s.until) {
-		return at
-	}
-	if next := s.tail.Add(s.latency / SlowPerPlatform); next.After(at) {
-		at = next
-	}
-	if last := now.Add(SlowFor); at.After(last) {
-		at = last
-	}
-	s.tail = at
-	return at
+	s.limit, s.good = SlowPerPlatform, 0
 }
 
 func (d *Deliverer) release(platformID string) {

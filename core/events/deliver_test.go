@@ -694,80 +694,41 @@ func TestPerPlatformCap(t *testing.T) {
 	assert.True(t, d.acquire("s"), "fast again after SlowFor")
 }
 
-// A slow platform's events that find its slots taken come back at its
-// pace (its last latency over its slots), one after the other, never more
-// than SlowFor ahead; a platform that answers well, and an approval's
-// event, after BusyWait.
-func TestBusyEventsWaitTheirTurn(t *testing.T) {
+// A slow platform's bound grows by one each time as many attempts as the
+// bound answer well, back to PerPlatform; a slow answer drops it again.
+func TestSlowPlatformsBoundGrowsBack(t *testing.T) {
 	clock := coretest.Memory().Clock
 	d := NewDeliverer(nil, clock, nil, nil, nil, nil, nil)
-	now := clock.Now()
-	ev := func(typ string) ports.Event { return ports.Event{PlatformID: "s", Type: typ} }
-	balance := ev("INTERNAL_ACCOUNT.BALANCE_UPDATED")
-	assert.Equal(t, now.Add(BusyWait), d.busyUntil(balance, now), "not slow")
+	slow := ports.EventAttempt{At: clock.Now(), Latency: 1500 * time.Millisecond}
+	fast := ports.EventAttempt{At: clock.Now(), Latency: 3 * time.Millisecond}
+	bound := func() int {
+		n := 0
+		for d.acquire("s") {
+			n++
+		}
+		for range n {
+			d.release("s")
+		}
+		return n
+	}
+	d.observe("s", slow)
+	require.Equal(t, SlowPerPlatform, bound())
+	d.observe("s", fast)
+	assert.Equal(t, SlowPerPlatform, bound(), "one good answer of two")
+	d.observe("s", fast)
+	assert.Equal(t, SlowPerPlatform+1, bound())
+	d.observe("s", ports.EventAttempt{At: clock.Now(), Error: "connection refused"})
+	assert.Equal(t, SlowPerPlatform, bound(), "a failure drops it again")
 
-	d.observe("s", ports.EventAttempt{At: now, Latency: 2 * time.Second})
-	now = clock.Now()
-	gap := 2 * time.Second / SlowPerPlatform
-	assert.Equal(t, now.Add(BusyWait), d.busyUntil(balance, now), "the first waits BusyWait")
-	assert.Equal(t, now.Add(BusyWait+gap), d.busyUntil(balance, now), "the next its turn")
-	assert.Equal(t, now.Add(BusyWait+2*gap), d.busyUntil(balance, now))
-	assert.Equal(t, now.Add(BusyWait), d.busyUntil(ev(TypeIncomingPending), now), "an approval does not queue")
-	for range 200 {
-		d.busyUntil(balance, now)
+	good := 0
+	for limit := SlowPerPlatform; limit < PerPlatform; limit++ {
+		for range limit {
+			d.observe("s", fast)
+			good++
+		}
 	}
-	assert.Equal(t, now.Add(SlowFor), d.busyUntil(balance, now), "at most SlowFor ahead")
-
-	// Fast again but still marked slow: its turns come at its new pace.
-	d.observe("s", ports.EventAttempt{At: now, Latency: 10 * time.Millisecond})
-	later := now.Add(2 * SlowFor / 3)
-	assert.Equal(t, now.Add(SlowFor+5*time.Millisecond), d.busyUntil(balance, later))
-	later = now.Add(2 * SlowFor)
-	assert.Equal(t, later.Add(BusyWait), d.busyUntil(balance, later), "no longer slow")
-}
-
-// A backlog behind a slow endpoint whose slots are taken runs its jobs at
-// the endpoint's pace, not every BusyWait, and is delivered, each event
-// once, when the slots free.
-func TestSlowPlatformsBacklogWaitsItsTurn(t *testing.T) {
-	e := newEnv(t, coretest.Memory(), true)
-	d := e.svc.deliver
-	d.observe(e.pid, ports.EventAttempt{At: e.b.Clock.Now(), Latency: time.Second})
-	for range SlowPerPlatform {
-		require.True(t, d.acquire(e.pid)) // deliveries in flight elsewhere in the instance
-	}
-	var evs []ports.Event
-	for i := range 30 {
-		evs = append(evs, e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", fmt.Sprintf("InternalAccount:%d", i)))
-	}
-	runs := 0
-	for range 50 { // 10 s in steps of BusyWait
-		n, err := e.runner.RunAll(context.Background(), 100)
-		require.NoError(t, err)
-		runs += n
-		e.b.Clock.Advance(BusyWait)
-	}
-	assert.Empty(t, e.recv.types(), "no slot, nothing sent")
-	// Every BusyWait, each of the 30 would have run 50 times; at 0.5 s a
-	// turn, the first 20 turns come in 10 s, each turn taken by an event
-	// that waited and is told to wait again.
-	assert.LessOrEqual(t, runs, 30+25, "the backlog waits its turn")
-
-	for range SlowPerPlatform {
-		d.release(e.pid)
-	}
-	for range 5 * int(SlowFor/BusyWait) {
-		e.advance(BusyWait)
-	}
-	e.recv.mu.Lock()
-	got := map[string]int{}
-	for _, env := range e.recv.got {
-		got[env.ID]++
-	}
-	e.recv.mu.Unlock()
-	for _, ev := range evs {
-		assert.Equal(t, 1, got[ev.ID], "%s sent once", ev.ID)
-	}
+	assert.Equal(t, PerPlatform, bound(), "back to PerPlatform after %d good answers", good)
+	assert.NotContains(t, d.slow, "s", "no longer marked")
 }
 
 // slowSender is an endpoint that takes latency of the fake clock to answer.
