@@ -306,7 +306,14 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	if late(ctx, now) {
 		return jobs.RetryAt(now, errLate(ctx, platformID))
 	}
-	if !d.acquire(platformID) {
+	// An event that may decide a payment has its approval window to be
+	// answered in: it may take one slot beyond its platform's bound, so
+	// that a slow platform's other events do not time its payment out.
+	extra := 0
+	if d.replies != nil && e.Type == TypeIncomingPending {
+		extra = 1
+	}
+	if !d.acquire(platformID, extra) {
 		return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
 	}
 	defer d.release(platformID)
@@ -807,7 +814,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 			}
 			return out
 		}
-		if !d.acquire(platformID) {
+		if !d.acquire(platformID, 0) {
 			for _, rest := range g[k:] {
 				setResult(res, rest.slot, jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
 			}
@@ -1117,7 +1124,9 @@ func retryOf(e ports.Event, a ports.EventAttempt, next time.Time) error {
 	return jobs.RetryAt(next, fmt.Errorf("webhook %s: %s", e.ID, a.Error))
 }
 
-func (d *Deliverer) acquire(platformID string) bool {
+// acquire takes one of platformID's delivery slots on this instance: at
+// most its bound (PerPlatform, or less while slow) plus extra in flight.
+func (d *Deliverer) acquire(platformID string, extra int) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	limit := PerPlatform
@@ -1128,7 +1137,7 @@ func (d *Deliverer) acquire(platformID string) bool {
 			delete(d.slow, platformID)
 		}
 	}
-	if d.inFlight[platformID] >= limit {
+	if d.inFlight[platformID] >= limit+extra {
 		return false
 	}
 	d.inFlight[platformID]++

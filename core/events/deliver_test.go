@@ -677,21 +677,21 @@ func TestPerPlatformCap(t *testing.T) {
 	clock := coretest.Memory().Clock
 	d := NewDeliverer(nil, clock, nil, nil, nil, nil, nil)
 	for range PerPlatform {
-		require.True(t, d.acquire("p"))
+		require.True(t, d.acquire("p", 0))
 	}
-	assert.False(t, d.acquire("p"), "a platform holds at most PerPlatform deliveries")
-	assert.True(t, d.acquire("q"), "another platform is not held up")
+	assert.False(t, d.acquire("p", 0), "a platform holds at most PerPlatform deliveries")
+	assert.True(t, d.acquire("q", 0), "another platform is not held up")
 	d.release("p")
-	assert.True(t, d.acquire("p"))
+	assert.True(t, d.acquire("p", 0))
 
 	// A slow endpoint: its platform gets SlowPerPlatform handlers for SlowFor.
 	d.observe("s", ports.EventAttempt{At: clock.Now(), Latency: AttemptTimeout, Error: "timeout"})
 	for range SlowPerPlatform {
-		require.True(t, d.acquire("s"))
+		require.True(t, d.acquire("s", 0))
 	}
-	assert.False(t, d.acquire("s"), "a slow platform holds at most SlowPerPlatform deliveries")
+	assert.False(t, d.acquire("s", 0), "a slow platform holds at most SlowPerPlatform deliveries")
 	clock.Advance(SlowFor + AttemptTimeout)
-	assert.True(t, d.acquire("s"), "fast again after SlowFor")
+	assert.True(t, d.acquire("s", 0), "fast again after SlowFor")
 }
 
 // A slow platform's bound grows by one each time as many attempts as the
@@ -703,7 +703,7 @@ func TestSlowPlatformsBoundGrowsBack(t *testing.T) {
 	fast := ports.EventAttempt{At: clock.Now(), Latency: 3 * time.Millisecond}
 	bound := func() int {
 		n := 0
-		for d.acquire("s") {
+		for d.acquire("s", 0) {
 			n++
 		}
 		for range n {
@@ -879,6 +879,33 @@ func testApprovalAnswers(t *testing.T, batch bool) {
 	stored, _ = e.event(bank.ID)
 	assert.Equal(t, ports.EventDelivered, stored.Status)
 	assert.Len(t, r.got, 4)
+}
+
+// A payment's INCOMING_PAYMENT.PENDING event takes one slot beyond its
+// platform's bound: a slow platform's other events, holding its slots,
+// do not let its approval window pass; they wait.
+func TestApprovalEventsGetASlotOfTheirOwn(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one", true: "batch"}[batch], func(t *testing.T) {
+			e := newEnv(t, coretest.Memory(), batch)
+			r := &replies{decides: map[string]bool{"Transaction:held": true}}
+			d := e.svc.deliver
+			d.SetApprovals(r)
+			d.observe(e.pid, ports.EventAttempt{At: e.b.Clock.Now(), Latency: 2 * time.Second})
+			for range SlowPerPlatform {
+				require.True(t, d.acquire(e.pid, 0)) // the platform's other deliveries, in flight
+			}
+			other := e.record("INTERNAL_ACCOUNT.BALANCE_UPDATED", "InternalAccount:1")
+			approval := e.record(TypeIncomingPending, "Transaction:held")
+			e.run()
+			require.Len(t, r.got, 1, "the approval's event was sent")
+			stored, _ := e.event(approval.ID)
+			assert.Equal(t, ports.EventDelivered, stored.Status)
+			stored, _ = e.event(other.ID)
+			assert.Equal(t, ports.EventPending, stored.Status, "the others wait for a slot")
+			assert.False(t, d.acquire(e.pid, 0), "the extra slot is the approval's alone")
+		})
+	}
 }
 
 // gatedSender holds the POST of one event until its gate opens (a
