@@ -100,8 +100,8 @@ type backend struct {
 // deliveryClaimGrowth bounds how far a delivery claim grows under a
 // backlog (see backend.deliveryClaim): on PostgreSQL, 64 jobs, up to 512
 // events (four times the base gave a higher lag at c=64 in three
-// interleaved pairs of three; 1,024-event claims, fixed, were slower:
-// docs/performance.md).
+// interleaved pairs of three; a claim of 1,024 events at every claim, not
+// growing, was slower: docs/performance.md).
 const deliveryClaimGrowth = 8
 
 // openBackend picks PostgreSQL (DATABASE_URL) or memory, and Redis
