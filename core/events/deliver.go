@@ -195,60 +195,77 @@ type Envelope struct {
 
 var errWaiting = errors.New("webhook: waiting")
 
-// sendByKey carries, in a run's context, the time after which it starts
-// no attempt (see SendWithin).
-type sendByKey struct{}
+// run is a delivery run's state, in the context it works in: when it
+// starts its last attempt at the latest (SendWithin), and the context it
+// was started under, whose end (a shutdown) stops it from starting more.
+type run struct {
+	sendBy time.Time
+	stop   context.Context
+}
 
-// startRun marks ctx as a run of the delivery job that started now: a
-// run within a run (Handle for a slot of HandleBatch) keeps its batch's.
-func (d *Deliverer) startRun(ctx context.Context) context.Context {
-	if _, ok := ctx.Value(sendByKey{}).(time.Time); ok {
-		return ctx
+type runKey struct{}
+
+// startRun begins a run of the delivery job (Handle or HandleBatch) under
+// ctx, and returns the context it works in: a shutdown (ctx cancelled)
+// does not end it, so that the POSTs in flight get their answers and what
+// was answered is recorded (an attempt left unrecorded goes again after
+// the restart, and one cut short may have reached the endpoint); the
+// lease (ctx's deadline) still bounds it. A run within a run (Handle for
+// a slot of HandleBatch) is its batch's.
+func (d *Deliverer) startRun(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Value(runKey{}).(run); ok {
+		return ctx, func() {}
 	}
-	return context.WithValue(ctx, sendByKey{}, d.clock.Now().Add(SendWithin))
-}
-
-// late reports that the run of ctx may start no more attempts at now: the
-// process is shutting down (ctx ended), or SendWithin has passed (slow
-// attempts, one after another, would outlast its lease). The events it
-// has not sent go again.
-func late(ctx context.Context, now time.Time) bool {
-	by, ok := ctx.Value(sendByKey{}).(time.Time)
-	return ctx.Err() != nil || ok && now.After(by)
-}
-
-// errLate is why an event the run of ctx did not get to goes again.
-func errLate(ctx context.Context, platformID string) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w: shutting down: %w", errWaiting, context.Cause(ctx))
-	}
-	return fmt.Errorf("%w: the run's time to send is up (%s answers slowly)", errWaiting, platformID)
-}
-
-// recording is the context to finish, under ctx, attempts already
-// started, and to record them: a shutdown (ctx cancelled) lets a POST in
-// flight have its answer (within AttemptTimeout), and its record, since
-// an attempt left unrecorded goes again after the restart, and one cut
-// short may have reached the endpoint; the run's lease (ctx's deadline)
-// still bounds both.
-func recording(ctx context.Context) (context.Context, context.CancelFunc) {
-	rctx := context.WithoutCancel(ctx)
+	work := context.WithValue(context.WithoutCancel(ctx), runKey{}, run{sendBy: d.clock.Now().Add(SendWithin), stop: ctx})
 	if dl, ok := ctx.Deadline(); ok {
-		return context.WithDeadline(rctx, dl)
+		return context.WithDeadline(work, dl)
 	}
-	return rctx, func() {}
+	return work, func() {}
 }
 
-// cutShort reports that attempt a got no answer while ctx ended (the
-// run's lease, or a shutdown as it failed): it may say nothing of the
-// endpoint, so it is not recorded, and its event goes again at once
-// (errCut).
-func cutShort(ctx context.Context, a ports.EventAttempt) bool {
-	return a.Error != "" && a.StatusCode == 0 && ctx.Err() != nil
+// ended is why the run of ctx has ended (its lease, or a shutdown), nil
+// while it goes on.
+func ended(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if r, ok := ctx.Value(runKey{}).(run); ok && r.stop.Err() != nil {
+		return context.Cause(r.stop)
+	}
+	return nil
 }
 
-func errCut(ctx context.Context, now time.Time, e ports.Event) error {
-	return jobs.RetryAt(now, fmt.Errorf("%w: webhook %s cut short: %w", errWaiting, e.ID, context.Cause(ctx)))
+// late is nil while the run of ctx may start an attempt at now, and else
+// the retry, at once, of an event it does not start: the run has ended,
+// or SendWithin has passed (slow attempts, one after another, would
+// outlast its lease).
+func late(ctx context.Context, now time.Time) error {
+	if err := ended(ctx); err != nil {
+		return jobs.RetryAt(now, fmt.Errorf("%w: the delivery run ended: %w", errWaiting, err))
+	}
+	if r, ok := ctx.Value(runKey{}).(run); ok && now.After(r.sendBy) {
+		return jobs.RetryAt(now, fmt.Errorf("%w: the delivery run's time to send is up", errWaiting))
+	}
+	return nil
+}
+
+// cutShort is nil unless attempt a got no answer as the run of ctx ended:
+// it may say nothing of the endpoint, so it is not recorded, and the
+// result is the retry of its event (and of those after it) at once.
+func cutShort(ctx context.Context, a ports.EventAttempt, now time.Time) error {
+	if a.Error == "" || a.StatusCode != 0 {
+		return nil
+	}
+	if err := ended(ctx); err != nil {
+		return jobs.RetryAt(now, fmt.Errorf("%w: webhook %s cut short: %w", errWaiting, a.EventID, err))
+	}
+	return nil
+}
+
+// mayDecide reports that e's answer may decide a payment (an
+// INCOMING_PAYMENT.PENDING event, with approvals wired).
+func (d *Deliverer) mayDecide(e ports.Event) bool {
+	return d.replies != nil && e.Type == TypeIncomingPending
 }
 
 // Handle delivers the event of job j once: delivered (2xx), retried on
@@ -260,7 +277,8 @@ func errCut(ctx context.Context, now time.Time, e ports.Event) error {
 // a backlog queued again) is split: its events go on as jobs of their own,
 // due now.
 func (d *Deliverer) Handle(ctx context.Context, j ports.Job) error {
-	ctx = d.startRun(ctx)
+	ctx, cancel := d.startRun(ctx)
+	defer cancel()
 	platformID, ids, err := ports.EventDeliveryRefs(j)
 	if err != nil {
 		return err
@@ -303,14 +321,14 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 		return nil
 	}
 	now := d.clock.Now()
-	if late(ctx, now) {
-		return jobs.RetryAt(now, errLate(ctx, platformID))
+	if err := late(ctx, now); err != nil {
+		return err
 	}
 	// An event that may decide a payment has its approval window to be
 	// answered in: it may take one slot beyond its platform's bound, so
 	// that a slow platform's other events do not time its payment out.
 	extra := 0
-	if d.replies != nil && e.Type == TypeIncomingPending {
+	if d.mayDecide(e) {
 		extra = 1
 	}
 	if !d.acquire(platformID, extra) {
@@ -334,19 +352,17 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	if !ok {
 		return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, e.ResourceID))
 	}
-	if now := d.clock.Now(); late(ctx, now) {
-		return jobs.RetryAt(now, errLate(ctx, platformID))
+	if err := late(ctx, d.clock.Now()); err != nil {
+		return err
 	}
 	a, ans, err := d.attempt(ctx, e, url)
 	if err != nil {
 		return err
 	}
-	if cutShort(ctx, a) {
-		return errCut(ctx, d.clock.Now(), e)
+	if err := cutShort(ctx, a, d.clock.Now()); err != nil {
+		return err
 	}
-	rctx, cancel := recording(ctx)
-	defer cancel()
-	return d.finish(rctx, e, url, a, ans, jobID)
+	return d.finish(ctx, e, url, a, ans, jobID)
 }
 
 // batchParallel bounds the resources one batch sends to at once.
@@ -367,6 +383,13 @@ const noSlot = -1
 func setResult(res []jobs.BatchResult, slot int, err error) {
 	if slot != noSlot {
 		res[slot].Err = err
+	}
+}
+
+// setResults sets the results of g's slots to err.
+func setResults(res []jobs.BatchResult, g []batchItem, err error) {
+	for _, it := range g {
+		setResult(res, it.slot, err)
 	}
 }
 
@@ -425,7 +448,8 @@ type batchSent struct {
 // (sendAfterEarlier). An event that may decide a payment, and a group
 // that cannot go that way, go Handle's way, one by one.
 func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.BatchResult {
-	ctx = d.startRun(ctx)
+	ctx, cancel := d.startRun(ctx)
+	defer cancel()
 	b, res := newDeliveryBatch(js)
 	// An event named by two jobs of the batch (its own, and a job of
 	// several whose end failed and ran again) is sent once, for its own
@@ -465,7 +489,7 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		case url == "":
 			// Kept: setting an endpoint queues the platform's pending
 			// events again (its webhook.endpoint_set job).
-		case d.replies != nil && e.Type == TypeIncomingPending:
+		case d.mayDecide(e):
 			one = append(one, i)
 		default:
 			key := ports.ResourceKey(e.PlatformID, e.ResourceID)
@@ -553,9 +577,7 @@ func (d *Deliverer) HandleBatch(ctx context.Context, js []ports.Job) []jobs.Batc
 		})
 	}
 	wg.Wait()
-	rctx, cancel := recording(ctx)
-	defer cancel()
-	return d.endBatch(rctx, b, sent, res)
+	return d.endBatch(ctx, b, sent, res)
 }
 
 // endBatch records a batch's attempts (sent) and ends its jobs in one step
@@ -698,7 +720,7 @@ func (d *Deliverer) earlierToSend(ctx context.Context, first ports.Event, ids []
 		return nil, nil, false
 	}
 	for _, e := range rows {
-		if d.replies != nil && e.Type == TypeIncomingPending {
+		if d.mayDecide(e) {
 			return nil, nil, false
 		}
 		earlier = append(earlier, batchItem{e: e, slot: noSlot})
@@ -800,38 +822,30 @@ func (d *Deliverer) forgetSent(es []ports.Event) {
 // resource's lock. Each event delivered is unrecorded until endBatch.
 func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, res []jobs.BatchResult) []batchSent {
 	platformID := g[0].e.PlatformID
-	rctx, cancel := recording(ctx)
-	defer cancel()
 	var out []batchSent
 	for k, it := range g {
 		now := d.clock.Now()
 		if d.sentSince(it.e) {
 			continue // another delivery of this instance sent it since it was read
 		}
-		if late(ctx, now) {
-			for _, rest := range g[k:] {
-				setResult(res, rest.slot, jobs.RetryAt(now, errLate(ctx, platformID)))
-			}
+		if err := late(ctx, now); err != nil {
+			setResults(res, g[k:], err)
 			return out
 		}
 		if !d.acquire(platformID, 0) {
-			for _, rest := range g[k:] {
-				setResult(res, rest.slot, jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
-			}
+			setResults(res, g[k:], jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
 			return out
 		}
 		a, _, err := d.attempt(ctx, it.e, url)
 		d.release(platformID)
-		if err == nil && cutShort(ctx, a) {
-			for _, rest := range g[k:] {
-				setResult(res, rest.slot, errCut(ctx, now, rest.e))
-			}
-			return out
-		}
 		var status string
 		var next time.Time
 		if err == nil {
-			status, next, err = d.outcome(rctx, it.e, url, a)
+			if cut := cutShort(ctx, a, now); cut != nil {
+				setResults(res, g[k:], cut)
+				return out
+			}
+			status, next, err = d.outcome(ctx, it.e, url, a)
 		}
 		if err != nil {
 			setResult(res, it.slot, err)
@@ -853,7 +867,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 // decide the payment with it: then the event is not retried), and settles
 // the attempt otherwise.
 func (d *Deliverer) finish(ctx context.Context, e ports.Event, url string, a ports.EventAttempt, ans Answer, jobID string) error {
-	if d.replies != nil && e.Type == TypeIncomingPending {
+	if d.mayDecide(e) {
 		if a.Error != "" && a.StatusCode == 0 {
 			ans = Answer{} // no answer: whatever came with the error is not one
 		}
@@ -881,20 +895,17 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 		if d.sentSince(prev) {
 			continue // delivered by a batch of this instance, being recorded
 		}
-		if late(ctx, d.clock.Now()) {
+		if late(ctx, d.clock.Now()) != nil {
 			return false, nil // e waits for the rest
 		}
 		a, ans, err := d.attempt(ctx, prev, url)
 		if err != nil {
 			return false, err
 		}
-		if cutShort(ctx, a) {
-			return false, errCut(ctx, d.clock.Now(), e)
+		if err := cutShort(ctx, a, d.clock.Now()); err != nil {
+			return false, err
 		}
-		rctx, cancel := recording(ctx)
-		err = d.finish(rctx, prev, url, a, ans, "")
-		cancel()
-		if err != nil {
+		if err := d.finish(ctx, prev, url, a, ans, ""); err != nil {
 			if _, later := jobs.IsRetryAt(err); !later {
 				return false, err
 			}
@@ -996,10 +1007,8 @@ func (d *Deliverer) attempt(ctx context.Context, e ports.Event, url string) (por
 	if err != nil {
 		return ports.EventAttempt{}, Answer{}, fmt.Errorf("webhook %s: sign: %w", e.ID, err)
 	}
-	sctx, cancel := recording(ctx)
-	defer cancel()
 	start := d.clock.Now()
-	ans, err := d.sender.Send(sctx, url, body, sig)
+	ans, err := d.sender.Send(ctx, url, body, sig)
 	a := ports.EventAttempt{EventID: e.ID, At: start, StatusCode: ans.StatusCode, Latency: d.clock.Now().Sub(start)}
 	switch {
 	case err != nil:

@@ -903,7 +903,8 @@ func TestApprovalEventsGetASlotOfTheirOwn(t *testing.T) {
 			assert.Equal(t, ports.EventDelivered, stored.Status)
 			stored, _ = e.event(other.ID)
 			assert.Equal(t, ports.EventPending, stored.Status, "the others wait for a slot")
-			assert.False(t, d.acquire(e.pid, 0), "the extra slot is the approval's alone")
+			assert.False(t, d.acquire(e.pid, 0), "the others still wait for the bound")
+			assert.True(t, d.acquire(e.pid, 1), "the approval gave its extra slot back")
 		})
 	}
 }
