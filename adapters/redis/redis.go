@@ -47,6 +47,11 @@ func New(url string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis: parse url: %w", err)
 	}
+	// Every call ends by its caller's deadline or cancellation: by default
+	// the client ignores the context and waits out its own timeouts
+	// (seconds), which a stalled Redis made every request wait (the HTTP
+	// layer gives the calls it can do without a short deadline).
+	o.ContextTimeoutEnabled = true
 	c := &Client{rdb: goredis.NewClient(o), prefix: DefaultPrefix}
 	for _, opt := range opts {
 		opt(c)

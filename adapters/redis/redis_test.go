@@ -2,6 +2,8 @@ package redis_test
 
 import (
 	"context"
+	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -187,4 +189,63 @@ func TestFailureCounterContract(t *testing.T) {
 		c, raw := newClient(t)
 		return c.FailureCounter(), advance(t, c, raw)
 	})
+}
+
+// blackHole accepts connections and reads what they send, answering
+// nothing: a Redis that has stalled (paused, overloaded, or behind a
+// network path that drops its replies).
+func blackHole(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() })
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	return "redis://" + ln.Addr().String() + "/0"
+}
+
+// Every call ends by its caller's deadline, however long the client's own
+// timeouts: the response cache's reads and writes are bounded that way by
+// the HTTP layer (a request does without them). Before, the client ignored
+// the context and a stalled Redis held each call for its read timeout
+// (3 s) or more.
+func TestACallEndsByItsCallersDeadline(t *testing.T) {
+	c, err := redis.New(blackHole(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	calls := map[string]func(context.Context) error{
+		"cache get": func(ctx context.Context) error {
+			_, _, err := c.ResponseCache().Get(ctx, "scope", "key")
+			return err
+		},
+		"cache put": func(ctx context.Context) error {
+			return c.ResponseCache().Put(ctx, ports.IdempotencyRecord{Scope: "scope", Key: "key", Completed: true}, time.Minute)
+		},
+		"failure counts": func(ctx context.Context) error {
+			_, err := c.FailureCounter().Failures(ctx, "token", "address")
+			return err
+		},
+		"single-use consume": func(ctx context.Context) error {
+			_, _, err := c.SingleUse().Consume(ctx, "id")
+			return err
+		},
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			err := call(ctx)
+			require.Error(t, err)
+			assert.Less(t, time.Since(start), 2*time.Second, "ended near its 100 ms deadline: %v", err)
+		})
+	}
 }
