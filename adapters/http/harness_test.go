@@ -107,7 +107,10 @@ func memoryHarness(t *testing.T, sandboxed bool) *apiHarness {
 func (h *apiHarness) serve(d httpapi.Deps) {
 	h.t.Helper()
 	d.Platforms, d.Customers, d.Accounts = h.platforms, h.customers, h.accounts
-	d.Idempotency, d.Cache, d.Clock, d.Logger = h.idem, h.cache, h.clock, h.log
+	d.Idempotency, d.Clock, d.Logger = h.idem, h.clock, h.log
+	if d.Cache == nil {
+		d.Cache = h.cache
+	}
 	d.Sandbox = h.sandboxed
 	if d.Failures == nil {
 		d.Failures = h.failures

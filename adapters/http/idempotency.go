@@ -101,10 +101,12 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 	hash := requestHash(r, body)
 
 	if s.d.Cache != nil {
-		rec, ok, err := s.d.Cache.Get(ctx, scope, key)
-		if err != nil {
-			s.log.WarnContext(ctx, "idempotency cache get failed", "error", err)
-		} else if ok && rec.Completed {
+		var rec ports.IdempotencyRecord
+		var ok bool
+		if s.optionalCall(ctx, "idempotency cache get", func(ctx context.Context) (err error) {
+			rec, ok, err = s.d.Cache.Get(ctx, scope, key)
+			return err
+		}) && ok && rec.Completed {
 			s.replay(w, r, rec, hash)
 			return
 		}
@@ -156,6 +158,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 	}
 	out.stopRenew()
 
+	var cache *ports.IdempotencyRecord // the response to cache once sent
 	if buf.status < http.StatusInternalServerError {
 		done := claim
 		done.Completed = true
@@ -169,11 +172,16 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 			// post twice).
 			s.log.ErrorContext(ctx, "idempotency complete failed", "error", err)
 		} else {
-			s.cachePut(r, done)
+			cache = &done
 		}
 		completed = true
 	}
 	buf.copyTo(w)
+	if cache != nil {
+		// The response is stored: the client need not wait for the cache.
+		_ = http.NewResponseController(w).Flush()
+		s.cachePut(r, *cache)
+	}
 }
 
 // overlappedOperations run beside their Idempotency-Key's claim: each
@@ -276,9 +284,10 @@ func (s *server) cachePut(r *http.Request, rec ports.IdempotencyRecord) {
 	if ttl <= 0 {
 		return
 	}
-	if err := s.d.Cache.Put(r.Context(), rec, ttl); err != nil {
-		s.log.WarnContext(r.Context(), "idempotency cache put failed", "error", err)
-	}
+	// After the response: the client may have gone, the cache still fills.
+	s.optionalCall(context.WithoutCancel(r.Context()), "idempotency cache put", func(ctx context.Context) error {
+		return s.d.Cache.Put(ctx, rec, ttl)
+	})
 }
 
 // replay writes a stored response, or 422 when the request differs from the
@@ -343,6 +352,9 @@ func (b *responseBuffer) copyTo(w http.ResponseWriter) {
 	if b.status == 0 {
 		b.status = http.StatusOK
 	}
+	// A length, so the response can be flushed before the handler returns
+	// without being chunked.
+	w.Header().Set("Content-Length", strconv.Itoa(b.body.Len()))
 	w.WriteHeader(b.status)
 	_, _ = w.Write(b.body.Bytes())
 }

@@ -204,9 +204,7 @@ func TestIdempotencyInProgressIs409(t *testing.T) {
 	// key first, then plant an in-progress claim with that hash.
 	r := h.post(tn, fundPath(acct.ID), body, "Idempotency-Key", "probe")
 	require.Equal(t, http.StatusOK, r.status)
-	rec, ok, err := h.cache.Get(context.Background(), tn.platformID, "probe")
-	require.NoError(t, err)
-	require.True(t, ok)
+	rec := h.cached(tn, "probe")
 	now := h.clock.Now()
 	_, owned, err := h.idem.Begin(context.Background(), ports.IdempotencyRecord{
 		Scope: tn.platformID, Key: "busy", RequestHash: rec.RequestHash, LockedUntil: now.Add(time.Minute),
@@ -226,6 +224,7 @@ func TestIdempotencyReplayFromStoreAfterCacheExpiry(t *testing.T) {
 	acct := h.platformAccount(tn, "USD")
 	first := h.post(tn, fundPath(acct.ID), `{"amount":7}`, "Idempotency-Key", "long")
 	require.Equal(t, http.StatusOK, first.status)
+	h.cached(tn, "long")
 
 	// The cached copy expires after an hour; the store keeps the key a day.
 	h.clock.Advance(3 * time.Hour)
@@ -237,7 +236,19 @@ func TestIdempotencyReplayFromStoreAfterCacheExpiry(t *testing.T) {
 	assert.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
 	assert.Equal(t, int64(7), h.balance(tn, acct.ID))
 	// The replay warmed the cache again.
-	_, ok, err = h.cache.Get(context.Background(), tn.platformID, "long")
-	require.NoError(t, err)
-	assert.True(t, ok)
+	h.cached(tn, "long")
+}
+
+// cached waits for the response cache to hold key's response (it is filled
+// after the response is sent) and returns it.
+func (h *apiHarness) cached(tn tenant, key string) ports.IdempotencyRecord {
+	h.t.Helper()
+	var rec ports.IdempotencyRecord
+	require.Eventually(h.t, func() bool {
+		r, ok, err := h.cache.Get(context.Background(), tn.platformID, key)
+		require.NoError(h.t, err)
+		rec = r
+		return ok
+	}, 5*time.Second, time.Millisecond, "the response of %s is cached", key)
+	return rec
 }

@@ -148,6 +148,9 @@ type server struct {
 	// overlapped are the POST routes run beside their key's claim
 	// (overlappedOperations).
 	overlapped map[string]bool
+	// optional bounds the response cache's and the throttle's calls
+	// (optionalCall).
+	optional bestEffort
 }
 
 func init() {

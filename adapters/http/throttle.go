@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/corridorpay/corridor/ports"
 )
 
 const codeRateLimited = "RATE_LIMITED"
@@ -53,9 +55,11 @@ func (s *server) throttled(ctx context.Context, tokenID string, r *http.Request)
 	if s.d.Failures == nil {
 		return nil
 	}
-	counts, err := s.d.Failures.Failures(ctx, throttleKeys(tokenID, r)...)
-	if err != nil {
-		s.log.WarnContext(ctx, "auth throttle: read failed", "error", err)
+	var counts []ports.FailureCount
+	if !s.optionalCall(ctx, "auth throttle read", func(ctx context.Context) (err error) {
+		counts, err = s.d.Failures.Failures(ctx, throttleKeys(tokenID, r)...)
+		return err
+	}) {
 		return nil
 	}
 	return s.overLimit(counts[0].N, counts[1].N, max(counts[0].ResetIn, counts[1].ResetIn))
@@ -67,9 +71,11 @@ func (s *server) countFailure(ctx context.Context, tokenID string, r *http.Reque
 	if s.d.Failures == nil {
 		return nil
 	}
-	counts, err := s.d.Failures.AddFailure(ctx, s.d.AuthFailureWindow, throttleKeys(tokenID, r)...)
-	if err != nil {
-		s.log.WarnContext(ctx, "auth throttle: count failed", "error", err)
+	var counts []ports.FailureCount
+	if !s.optionalCall(ctx, "auth throttle count", func(ctx context.Context) (err error) {
+		counts, err = s.d.Failures.AddFailure(ctx, s.d.AuthFailureWindow, throttleKeys(tokenID, r)...)
+		return err
+	}) {
 		return nil
 	}
 	return s.overLimit(counts[0].N, counts[1].N, max(counts[0].ResetIn, counts[1].ResetIn))
