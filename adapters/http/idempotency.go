@@ -177,7 +177,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 		completed = true
 	}
 	buf.copyTo(w)
-	if cache != nil {
+	if cache != nil && s.d.Cache != nil {
 		// The response is stored: the client need not wait for the cache.
 		_ = http.NewResponseController(w).Flush()
 		s.cachePut(r, *cache)
