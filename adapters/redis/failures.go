@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -32,7 +31,7 @@ func (f *FailureCounter) Failures(ctx context.Context, keys ...string) ([]ports.
 		ttls[i] = pipe.PTTL(ctx, f.key(k))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && err != goredis.Nil {
-		return nil, fmt.Errorf("redis: read failure counts: %w", err)
+		return nil, failed("read failure counts", err)
 	}
 	return counts(gets, ttls), nil
 }
@@ -51,7 +50,7 @@ func (f *FailureCounter) AddFailure(ctx context.Context, window time.Duration, k
 		ttls[i] = pipe.PTTL(ctx, f.key(k))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("redis: count failures: %w", err)
+		return nil, failed("count failures", err)
 	}
 	out := make([]ports.FailureCount, len(keys))
 	for i := range keys {

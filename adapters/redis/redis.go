@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -68,9 +69,22 @@ func (c *Client) Close() error { return c.rdb.Close() }
 // Ping checks Redis answers.
 func (c *Client) Ping(ctx context.Context) error {
 	if err := c.rdb.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("redis: ping: %w", err)
+		return failed("ping", err)
 	}
 	return nil
+}
+
+// failed is the error of a Redis command that failed: "redis: <what>: err",
+// marked ports.ErrUnavailable when Redis did not answer in time (the
+// caller's deadline, or the client's own timeout), so a request that needs
+// it is answered 503 with Retry-After, as for a refused connection, not
+// 500.
+func failed(what string, err error) error {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return fmt.Errorf("redis: %s: %w: %w", what, ports.ErrUnavailable, err)
+	}
+	return fmt.Errorf("redis: %s: %w", what, err)
 }
 
 // errTTL refuses a non-positive TTL (Redis would reject it, or keep the key
@@ -117,7 +131,7 @@ func (r *ResponseCache) Get(ctx context.Context, scope, key string) (ports.Idemp
 		return ports.IdempotencyRecord{}, false, nil
 	}
 	if err != nil {
-		return ports.IdempotencyRecord{}, false, fmt.Errorf("redis: get response %s/%s: %w", scope, key, err)
+		return ports.IdempotencyRecord{}, false, failed("get response "+scope+"/"+key, err)
 	}
 	var rec record
 	if err := json.Unmarshal(b, &rec); err != nil {
@@ -144,7 +158,7 @@ func (r *ResponseCache) Put(ctx context.Context, rec ports.IdempotencyRecord, tt
 		return fmt.Errorf("redis: encode response %s/%s: %w", rec.Scope, rec.Key, err)
 	}
 	if err := r.c.rdb.Set(ctx, r.key(rec.Scope, rec.Key), b, ttl).Err(); err != nil {
-		return fmt.Errorf("redis: put response %s/%s: %w", rec.Scope, rec.Key, err)
+		return failed("put response "+rec.Scope+"/"+rec.Key, err)
 	}
 	return nil
 }
@@ -166,7 +180,7 @@ func (s *SingleUse) Put(ctx context.Context, key string, value []byte, ttl time.
 		return errTTL
 	}
 	if err := s.c.rdb.Set(ctx, s.key(key), value, ttl).Err(); err != nil {
-		return fmt.Errorf("redis: put single-use %s: %w", key, err)
+		return failed("put single-use "+key, err)
 	}
 	return nil
 }
@@ -178,7 +192,7 @@ func (s *SingleUse) Consume(ctx context.Context, key string) ([]byte, bool, erro
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("redis: consume single-use %s: %w", key, err)
+		return nil, false, failed("consume single-use "+key, err)
 	}
 	return b, true, nil
 }

@@ -213,7 +213,7 @@ func blackHole(t *testing.T) string {
 }
 
 // Every call ends by its caller's deadline, however long the client's own
-// timeouts: the response cache's reads and writes are bounded that way by
+// timeouts, and says the service is unavailable: the response cache's reads and writes are bounded that way by
 // the HTTP layer (a request does without them). Before, the client ignored
 // the context and a stalled Redis held each call for its read timeout
 // (3 s) or more.
@@ -246,6 +246,9 @@ func TestACallEndsByItsCallersDeadline(t *testing.T) {
 			err := call(ctx)
 			require.Error(t, err)
 			assert.Less(t, time.Since(start), 2*time.Second, "ended near its 100 ms deadline: %v", err)
+			// A Redis that does not answer cannot take the work now: the
+			// API says 503 with Retry-After, not 500.
+			assert.ErrorIs(t, err, ports.ErrUnavailable)
 		})
 	}
 }
