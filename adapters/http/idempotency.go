@@ -177,10 +177,8 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 		completed = true
 	}
 	buf.copyTo(w)
-	if cache != nil && s.d.Cache != nil {
-		// The response is stored: the client need not wait for the cache.
-		_ = http.NewResponseController(w).Flush()
-		s.cachePut(r, *cache)
+	if cache != nil {
+		s.cacheAfter(w, r, *cache)
 	}
 }
 
@@ -260,8 +258,8 @@ func (s *server) answerUnowned(w http.ResponseWriter, r *http.Request, out claim
 		s.observeIdempotency("reused")
 		writeError(w, r, toError(errKeyReused))
 	case rec.Completed:
-		s.cachePut(r, rec)
 		s.replay(w, r, rec, hash)
+		s.cacheAfter(w, r, rec)
 	default:
 		s.observeIdempotency("in_use")
 		writeError(w, r, toError(errKeyInUse))
@@ -273,7 +271,10 @@ func (s *server) retention() time.Duration {
 	return max(s.d.IdempotencyTTL, minIdempotencyRetention)
 }
 
-func (s *server) cachePut(r *http.Request, rec ports.IdempotencyRecord) {
+// cacheAfter sends the response written to w (with its Content-Length) and
+// then caches rec, the stored record it answered from: the response is
+// stored already, so the client need not wait for the cache.
+func (s *server) cacheAfter(w http.ResponseWriter, r *http.Request, rec ports.IdempotencyRecord) {
 	if s.d.Cache == nil {
 		return
 	}
@@ -284,7 +285,8 @@ func (s *server) cachePut(r *http.Request, rec ports.IdempotencyRecord) {
 	if ttl <= 0 {
 		return
 	}
-	// After the response: the client may have gone, the cache still fills.
+	_ = http.NewResponseController(w).Flush()
+	// The client may have gone since: the cache still fills.
 	s.optionalCall(context.WithoutCancel(r.Context()), "idempotency cache put", func(ctx context.Context) error {
 		return s.d.Cache.Put(ctx, rec, ttl)
 	})
