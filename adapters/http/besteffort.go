@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
-
-	"github.com/corridorpay/corridor/adapters/system"
 )
 
 // Calls a request can do without: the response cache (a miss falls back to
@@ -31,7 +29,7 @@ const (
 // bestEffort is the state of those calls: the zero value runs them.
 type bestEffort struct {
 	// pausedUntil is when calls resume, in Unix nanoseconds (0: never
-	// paused).
+	// paused, long past).
 	pausedUntil atomic.Int64
 }
 
@@ -41,11 +39,7 @@ type bestEffort struct {
 // unless it was ctx that ended (the client went away: nothing wrong with
 // the helper).
 func (s *server) optionalCall(ctx context.Context, what string, f func(context.Context) error) bool {
-	clock := s.d.Clock
-	if clock == nil {
-		clock = system.Clock{}
-	}
-	if until := s.optional.pausedUntil.Load(); until != 0 && clock.Now().UnixNano() < until {
+	if s.d.Clock.Now().UnixNano() < s.optional.pausedUntil.Load() {
 		return false
 	}
 	cctx, cancel := context.WithTimeout(ctx, bestEffortTimeout)
@@ -57,7 +51,7 @@ func (s *server) optionalCall(ctx context.Context, what string, f func(context.C
 	if ctx.Err() != nil {
 		return false
 	}
-	s.optional.pausedUntil.Store(clock.Now().Add(bestEffortPause).UnixNano())
+	s.optional.pausedUntil.Store(s.d.Clock.Now().Add(bestEffortPause).UnixNano())
 	s.log.WarnContext(ctx, what+" failed: the response cache and the authentication throttle are skipped for a while",
 		"error", err, "skipped_for", bestEffortPause.String())
 	return false

@@ -52,28 +52,30 @@ func clientAddress(r *http.Request) string {
 // through (the credential check still runs): authentication must not
 // depend on the cache being up.
 func (s *server) throttled(ctx context.Context, tokenID string, r *http.Request) *Error {
-	if s.d.Failures == nil {
-		return nil
-	}
-	var counts []ports.FailureCount
-	if !s.optionalCall(ctx, "auth throttle read", func(ctx context.Context) (err error) {
-		counts, err = s.d.Failures.Failures(ctx, throttleKeys(tokenID, r)...)
-		return err
-	}) {
-		return nil
-	}
-	return s.overLimit(counts[0].N, counts[1].N, max(counts[0].ResetIn, counts[1].ResetIn))
+	return s.throttle(ctx, "auth throttle read", func(ctx context.Context, f ports.FailureCounter) ([]ports.FailureCount, error) {
+		return f.Failures(ctx, throttleKeys(tokenID, r)...)
+	})
 }
 
 // countFailure records a failed attempt and returns the 429 when it
 // reached a limit (the answer then replaces the 401), or nil.
 func (s *server) countFailure(ctx context.Context, tokenID string, r *http.Request) *Error {
+	return s.throttle(ctx, "auth throttle count", func(ctx context.Context, f ports.FailureCounter) ([]ports.FailureCount, error) {
+		return f.AddFailure(ctx, s.d.AuthFailureWindow, throttleKeys(tokenID, r)...)
+	})
+}
+
+// throttle asks the failure counter for the counts of a request's token id
+// and address (an optionalCall: unanswered, the request goes unchecked)
+// and returns the 429 when one is over its limit, or nil.
+func (s *server) throttle(ctx context.Context, what string,
+	ask func(context.Context, ports.FailureCounter) ([]ports.FailureCount, error)) *Error {
 	if s.d.Failures == nil {
 		return nil
 	}
 	var counts []ports.FailureCount
-	if !s.optionalCall(ctx, "auth throttle count", func(ctx context.Context) (err error) {
-		counts, err = s.d.Failures.AddFailure(ctx, s.d.AuthFailureWindow, throttleKeys(tokenID, r)...)
+	if !s.optionalCall(ctx, what, func(ctx context.Context) (err error) {
+		counts, err = ask(ctx, s.d.Failures)
 		return err
 	}) {
 		return nil

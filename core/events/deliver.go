@@ -262,6 +262,12 @@ func cutShort(ctx context.Context, a ports.EventAttempt, now time.Time) error {
 	return nil
 }
 
+// busy is the retry, after BusyWait, of an event whose platform had all
+// its delivery slots on this instance in flight at now (acquire).
+func busy(platformID string, now time.Time) error {
+	return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
+}
+
 // mayDecide reports that e's answer may decide a payment (an
 // INCOMING_PAYMENT.PENDING event, with approvals wired).
 func (d *Deliverer) mayDecide(e ports.Event) bool {
@@ -332,7 +338,7 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 		extra = 1
 	}
 	if !d.acquire(platformID, extra) {
-		return jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID))
+		return busy(platformID, now)
 	}
 	defer d.release(platformID)
 	unlock := d.lockResource(ports.ResourceKey(platformID, e.ResourceID))
@@ -833,7 +839,7 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 			return out
 		}
 		if !d.acquire(platformID, 0) {
-			setResults(res, g[k:], jobs.RetryAt(now.Add(BusyWait), fmt.Errorf("%w: %s has its share of deliveries in flight", errWaiting, platformID)))
+			setResults(res, g[k:], busy(platformID, now))
 			return out
 		}
 		a, _, err := d.attempt(ctx, it.e, url)
