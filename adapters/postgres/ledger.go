@@ -113,15 +113,15 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 //  4. only then answer each caller with its own result.
 //
 // A batch of records alone (WriteRecords) that changes no quote loads
-// nothing: BEGIN, its writes and COMMIT are one round trip (two when it
-// creates quotes or transactions: see below).
+// nothing: BEGIN, its writes and COMMIT are one round trip.
 //
 // When the reply to a batch's COMMIT is lost (the connection breaks after
 // the write was sent), the batch may or may not have committed. The writer
 // knows the batch's transaction id (the load statement reads
-// txid_current(); a batch of records alone that creates rows reads it with
-// its BEGIN) and asks the server on a new connection (txid_status, waiting
-// while the old session still runs): committed, every caller gets the
+// txid_current()) and asks the server on a new connection (txid_status,
+// waiting while the old session still runs); a batch of records alone,
+// which reads nothing, waits for its old session's process to end and
+// looks for a row it creates: committed, every caller gets the
 // batch's answer (the entries' sequence numbers read back); aborted, the
 // batch runs again from scratch. When the server cannot tell, the retry
 // counts entries it finds recorded as its own.
@@ -157,9 +157,8 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // writer, a transfer that arrived while the writer committed the job
 // loop's status changes waited for that commit before its own batch could
 // start. The second writer's batches take no journal lock and read
-// nothing: BEGIN, the writes and COMMIT in one round trip (two when they
-// create rows: see below), on their own session, beside the entries'
-// batches. Entries, quote changes and Required transaction changes stay
+// nothing: BEGIN, the writes and COMMIT in one round trip, on their own
+// session, beside the entries' batches. Entries, quote changes and Required transaction changes stay
 // on the first writer, whose load decides them under row locks. A status
 // change on the second writer and a batch of the first that requires the
 // same transaction wait for each other's commit like two instances'
@@ -226,6 +225,7 @@ type Ledger struct {
 	// variants prepared on it (see shapedStatement), made with it.
 	conn     *bun.Conn
 	prepared map[string]bool
+	pid      int32 // conn's server process (pg_backend_pid)
 
 	// records is a second writer, on a session of its own, for the
 	// WriteRecords calls that load nothing (batchKeys.loads): a quote's
@@ -570,7 +570,14 @@ func (l *Ledger) writerConn(ctx context.Context) (bun.Conn, error) {
 			return bun.Conn{}, fmt.Errorf("writer connection: %w", err)
 		}
 	}
-	l.conn, l.prepared = &c, map[string]bool{}
+	// The session's server process tells a lost COMMIT reply's outcome
+	// (see settled).
+	var pid int32
+	if err := c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		discardConn(c)
+		return bun.Conn{}, fmt.Errorf("writer connection: %w", err)
+	}
+	l.conn, l.prepared, l.pid = &c, map[string]bool{}, pid
 	return c, nil
 }
 

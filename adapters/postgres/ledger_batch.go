@@ -49,7 +49,7 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	if err != nil {
 		return nil, err
 	}
-	tx := &batchTx{l: l, conn: conn, open: true}
+	tx := &batchTx{l: l, conn: conn, pid: l.pid, open: true}
 	defer tx.rollbackIfOpen()
 
 	ld, q, err := l.begin(ctx, conn, batch)
@@ -74,7 +74,7 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 			return nil, fmt.Errorf("write: %w", err)
 		}
 	}
-	return tx.commit(ctx, q, w, ld.xid, batch, d, chained, maybe)
+	return tx.commit(ctx, q, w, ld, batch, d, chained, maybe)
 }
 
 // batchTime is when a batch happens: the clock's time once its load
@@ -95,7 +95,8 @@ func batchTime(clock ports.Clock, ld *batchLoad) time.Time {
 type batchTx struct {
 	l    *Ledger
 	conn bun.Conn
-	open bool // a transaction may be open on conn
+	pid  int32 // conn's server process
+	open bool  // a transaction may be open on conn
 }
 
 // rollbackIfOpen ends a transaction an attempt left open (deferred).
@@ -126,20 +127,13 @@ func (t *batchTx) rollback(ctx context.Context) error {
 // trip.
 func (l *Ledger) begin(ctx context.Context, conn bun.Conn, batch []*postRequest) (*batchLoad, []byte, error) {
 	keys := newBatchKeys(batch)
-	switch {
-	case keys.loads():
+	if keys.loads() {
 		ld, err := l.load(ctx, conn, keys)
 		return ld, nil, err
-	case createsRows(batch):
-		// Rows a retry could not write again: know the transaction, to
-		// ask after it if the reply to its COMMIT is lost.
-		ld := &batchLoad{quotes: quoteBook{}}
-		if err := conn.QueryRowContext(ctx, "BEGIN; SELECT txid_current()").Scan(&ld.xid); err != nil {
-			return nil, nil, fmt.Errorf("begin: %w", err)
-		}
-		return ld, nil, nil
 	}
-	return &batchLoad{quotes: quoteBook{}}, []byte("BEGIN;\n"), nil
+	// Rows a retry could not write again are named in created, to look
+	// for if the reply to the COMMIT is lost (see settled).
+	return &batchLoad{quotes: quoteBook{}, created: createdRow(batch)}, []byte("BEGIN;\n"), nil
 }
 
 // appendWrites appends everything the batch writes to q: the accepted
@@ -162,17 +156,21 @@ func (l *Ledger) appendWrites(q []byte, batch []*postRequest, d *decision, head 
 	return w, chained, q, err
 }
 
-// createsRows reports whether a batch's records alone insert quotes or
-// transactions, which a retry of a batch that did commit could not insert
-// again. (Entries are found recorded by the retry's load; status changes
-// and job writes can be made twice.)
-func createsRows(batch []*postRequest) bool {
+// createdRow names a quote or transaction that a batch's records alone
+// insert, which a retry of a batch that did commit could not insert again
+// (entries are found recorded by the retry's load; status changes and job
+// writes can be made twice); the zero row when there is none.
+func createdRow(batch []*postRequest) rowRef {
 	for _, r := range batch {
-		if r.recordsOnly && (len(r.txns) > 0 || len(r.quotes) > 0) {
-			return true
+		switch {
+		case !r.recordsOnly:
+		case len(r.txns) > 0:
+			return rowRef{table: "transactions", id: r.txns[0].ID}
+		case len(r.quotes) > 0:
+			return rowRef{table: "quotes", id: r.quotes[0].ID}
 		}
 	}
-	return false
+	return rowRef{}
 }
 
 // answers turns the outcomes into each caller's result. chained holds the

@@ -10,6 +10,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
 
@@ -20,24 +21,39 @@ import (
 // COMMIT reply was lost to finish on the server.
 const settledTimeout = 5 * time.Second
 
-// settled asks the server, on a new connection, how the transaction xid
-// ended: "committed" or "aborted", or "" when xid is 0, the server cannot
-// tell, or it is still in progress after settledTimeout (its session may
-// still be running the COMMIT).
-func (l *Ledger) settled(xid int64) string {
-	if xid == 0 {
+// settled asks the server, on a new connection, how a batch whose COMMIT
+// reply was lost ended: "committed" or "aborted", or "" when it cannot be
+// told, or the batch may still be running after settledTimeout (its
+// session may still be running the COMMIT). A batch that loaded knows its
+// transaction id (txid_status); a batch of records alone that creates
+// rows knows one of them and its session's server process: once that
+// process has gone (a session's transaction ends before its process
+// does), the row is there if and only if the batch committed. Anything
+// else cannot be told.
+func (l *Ledger) settled(ld *batchLoad, pid int32) string {
+	var query string
+	var args []any
+	switch {
+	case ld.xid != 0:
+		query, args = "SELECT txid_status(?)", []any{ld.xid}
+	case ld.created.id != "" && pid != 0:
+		query, args = "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ?) THEN 'in progress' END", []any{pid}
+	default:
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), settledTimeout)
 	defer cancel()
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		var status sql.NullString
-		if err := l.db.QueryRowContext(ctx, "SELECT txid_status(?)", xid).Scan(&status); err != nil {
-			l.opts.Logger.Warn("ledger batch: commit outcome unknown", "xid", xid, "err", err)
+		if err := l.db.QueryRowContext(ctx, query, args...).Scan(&status); err != nil {
+			l.opts.Logger.Warn("ledger batch: commit outcome unknown", "xid", ld.xid, "pid", pid, "err", err)
 			return ""
 		}
 		if status.String != "in progress" {
-			return status.String
+			if ld.xid != 0 {
+				return status.String
+			}
+			return l.created(ctx, ld.created)
 		}
 		select {
 		case <-ctx.Done():
@@ -45,6 +61,21 @@ func (l *Ledger) settled(xid int64) string {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// created reports "committed" when row is stored, "aborted" when not, and
+// "" when that cannot be read. The query is a statement of its own, so
+// its snapshot is taken after the batch's session was seen gone.
+func (l *Ledger) created(ctx context.Context, row rowRef) string {
+	var found bool
+	if err := l.db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM ? WHERE id = ?)", bun.Ident(row.table), row.id).Scan(&found); err != nil {
+		l.opts.Logger.Warn("ledger batch: commit outcome unknown", "row", row.id, "err", err)
+		return ""
+	}
+	if found {
+		return "committed"
+	}
+	return "aborted"
 }
 
 // entrySeqs reads the journal sequence numbers of entries a batch
@@ -105,7 +136,7 @@ func retryable(err error) bool {
 // result. A reply that never came leaves the batch committed or not:
 // settled asks the server, and when even that is unknown the accepted
 // entries go into maybe for the retry to find.
-func (t *batchTx) commit(ctx context.Context, q []byte, w *batchWrites, xid int64, batch []*postRequest, d *decision,
+func (t *batchTx) commit(ctx context.Context, q []byte, w *batchWrites, ld *batchLoad, batch []*postRequest, d *decision,
 	chained map[string]ledger.JournalEntry, maybe map[int]bool) ([]postResult, error) {
 	var rollBack, lose bool
 	if t.l.writeFault != nil {
@@ -132,7 +163,7 @@ func (t *batchTx) commit(ctx context.Context, q []byte, w *batchWrites, xid int6
 	}
 	// The reply never came: the batch may or may not have committed.
 	t.l.dropConn()
-	switch t.l.settled(xid) {
+	switch t.l.settled(ld, t.pid) {
 	case "committed":
 		if seqs, rerr := t.l.entrySeqs(d.accepted); rerr == nil {
 			return answers(batch, d.outcomes, d.stored, chained, seqs, maybe), nil

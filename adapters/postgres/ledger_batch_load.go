@@ -28,9 +28,14 @@ type batchLoad struct {
 	headAt time.Time
 	// xid is the batch transaction's id (txid_current()), which tells
 	// whether it committed when the reply to its COMMIT is lost; 0 when
-	// not read.
-	xid int64
+	// not read. A batch of records alone reads nothing: created names a
+	// row it inserts instead, if any (see settled).
+	xid     int64
+	created rowRef
 }
+
+// rowRef names a row by its table and id.
+type rowRef struct{ table, id string }
 
 // loadCols are the columns of the load statement's rows: a kind, then
 // columns each kind fills as loadSelect maps them (NULL elsewhere).

@@ -128,3 +128,44 @@ func TestLostReplyOfAWriteThatRolledBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(990), a.Available(), "held once")
 }
+
+// A batch of records alone, whose reply was lost, is settled once its
+// session's server process has gone: committed when a row it created is
+// there, aborted when not, and never while the session may still commit.
+func TestSettledWaitsForTheSessionOfALostReply(t *testing.T) {
+	f := newLostReplyFixture(t)
+	db := f.l.db
+	_, err := db.ExecContext(f.ctx, "CREATE TABLE settle_probe (id text PRIMARY KEY)")
+	require.NoError(t, err)
+	for end, want := range map[string]string{"COMMIT": "committed", "ROLLBACK": "aborted"} {
+		conn, err := db.Conn(f.ctx)
+		require.NoError(t, err)
+		var pid int32
+		require.NoError(t, conn.QueryRowContext(f.ctx, "SELECT pg_backend_pid()").Scan(&pid))
+		_, err = conn.ExecContext(f.ctx, "BEGIN; INSERT INTO settle_probe VALUES ('"+end+"')")
+		require.NoError(t, err)
+		got := make(chan string, 1)
+		go func() { got <- f.l.settled(&batchLoad{created: rowRef{table: "settle_probe", id: end}}, pid) }()
+		select {
+		case s := <-got:
+			t.Fatalf("%s: settled as %q while the session could still commit", end, s)
+		case <-time.After(300 * time.Millisecond):
+		}
+		_, err = conn.ExecContext(f.ctx, end)
+		require.NoError(t, err)
+		select {
+		case s := <-got:
+			t.Fatalf("%s: settled as %q while the session still runs", end, s)
+		case <-time.After(100 * time.Millisecond):
+		}
+		discardConn(conn)
+		select {
+		case s := <-got:
+			assert.Equal(t, want, s, end)
+		case <-time.After(settledTimeout):
+			t.Fatalf("%s: not settled after the session ended", end)
+		}
+	}
+	assert.Empty(t, f.l.settled(&batchLoad{created: rowRef{table: "settle_probe", id: "COMMIT"}}, 0),
+		"without the session's process the outcome is unknown")
+}
