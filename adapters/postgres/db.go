@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -46,7 +48,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*bun.DB, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	connector := pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTimeout(10*time.Second), genericPlans)
+	connector := pgdriver.NewConnector(pgdriver.WithDSN(dsn), socketFile(dsn), pgdriver.WithTimeout(10*time.Second), genericPlans)
 	sqldb := sql.OpenDB(connector)
 	sqldb.SetMaxOpenConns(o.maxConns)
 	sqldb.SetMaxIdleConns(o.maxConns)
@@ -63,6 +65,30 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*bun.DB, error) {
 		return nil, fmt.Errorf("postgres: ping: %w", err)
 	}
 	return db, nil
+}
+
+// socketFile lets a DSN name a Unix socket as libpq and psql do, by its
+// directory (postgres:///test?host=/var/run/postgresql, port 5432 unless
+// the URL or a port parameter gives another): the driver dials the socket
+// file in it, .s.PGSQL.<port>. A host parameter that names the file itself
+// is kept.
+func socketFile(dsn string) pgdriver.Option {
+	return func(conf *pgdriver.Config) {
+		if conf.Network != "unix" || strings.Contains(filepath.Base(conf.Addr), ".s.PGSQL.") {
+			return
+		}
+		port := "5432"
+		if u, err := url.Parse(dsn); err == nil {
+			if p := u.Port(); p != "" {
+				port = p
+			}
+			if p := u.Query().Get("port"); p != "" {
+				port = p
+			}
+		}
+		delete(conf.ConnParams, "port") // not a setting to send the server
+		conf.Addr = filepath.Join(conf.Addr, ".s.PGSQL."+port)
+	}
 }
 
 // genericPlans makes the connections' prepared statements (preparedStmts:

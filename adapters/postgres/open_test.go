@@ -3,8 +3,12 @@ package postgres_test
 import (
 	"context"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/corridorpay/corridor/adapters/postgres"
@@ -20,4 +24,38 @@ func TestOpenNamesAMissingDatabase(t *testing.T) {
 	_, err = postgres.Open(context.Background(), u.String())
 	require.ErrorContains(t, err, `database "corridor_no_such_database" does not exist`)
 	require.ErrorContains(t, err, "create the database first (createdb NAME")
+}
+
+// A URL may name a Unix socket by its directory, as libpq and psql take
+// it (host=/var/run/postgresql, with the port from the URL or a port
+// parameter): on one machine that saves the TCP stack on every round trip.
+func TestOpenThroughASocketDirectory(t *testing.T) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, pgtest.BaseURL())
+	require.NoError(t, err)
+	var dirs, port string
+	require.NoError(t, db.QueryRowContext(ctx, "SHOW unix_socket_directories").Scan(&dirs))
+	require.NoError(t, db.QueryRowContext(ctx, "SHOW port").Scan(&port))
+	require.NoError(t, db.Close())
+	dir := strings.TrimSpace(strings.Split(dirs, ",")[0])
+	if _, err := os.Stat(filepath.Join(dir, ".s.PGSQL."+port)); err != nil {
+		t.Skipf("the test server's socket is not on this machine (%v): its URL %s names a remote server", err, pgtest.BaseURL())
+	}
+	base, err := url.Parse(pgtest.BaseURL())
+	require.NoError(t, err)
+	for _, form := range []struct{ host, query string }{
+		{"", "host=" + dir + "&port=" + port},
+		{":" + port, "host=" + dir},
+		{"", "host=" + filepath.Join(dir, ".s.PGSQL."+port)},
+	} {
+		u := *base
+		u.Host = form.host
+		u.RawQuery = form.query + "&sslmode=disable"
+		db, err := postgres.Open(ctx, u.String())
+		require.NoError(t, err, u.String())
+		var local bool
+		require.NoError(t, db.QueryRowContext(ctx, "SELECT inet_client_addr() IS NULL").Scan(&local), u.String())
+		assert.True(t, local, "%s: connected through the socket", u.String())
+		require.NoError(t, db.Close())
+	}
 }
