@@ -54,4 +54,6 @@ func TestRunModeNamesServersWithoutCredentials(t *testing.T) {
 	require.Equal(t, "PostgreSQL db.internal:5433/corridor + Redis cache:6379/2", mode)
 	require.NotContains(t, mode, "s3cret")
 	require.Equal(t, "in-memory store + Redis cache:6379/2", runMode(Config{RedisURL: "redis://cache:6379/2"}))
+	socket := runMode(Config{DatabaseURL: "postgres://app:s3cret@/corridor?host=/var/run/postgresql"})
+	require.Equal(t, "PostgreSQL socket /var/run/postgresql, database corridor", socket)
 }

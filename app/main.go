@@ -288,10 +288,17 @@ func runMode(cfg Config) string {
 }
 
 // serverOf is a connection URL's host, port and database, without its
-// credentials or options.
+// credentials or options; a PostgreSQL socket named by its host
+// parameter (as libpq takes it) stands for the host.
 func serverOf(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if h := u.Query().Get("host"); strings.HasPrefix(h, "/") {
+		return "socket " + h + ", database " + strings.TrimPrefix(u.Path, "/")
+	}
+	if u.Host == "" {
 		return "(unparsable URL)"
 	}
 	return u.Host + u.Path

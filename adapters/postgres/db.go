@@ -71,10 +71,16 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*bun.DB, error) {
 // directory (postgres:///test?host=/var/run/postgresql, port 5432 unless
 // the URL or a port parameter gives another): the driver dials the socket
 // file in it, .s.PGSQL.<port>. A host parameter that names the file itself
-// is kept.
+// is kept. As with libpq, a socket is never asked for TLS (the driver
+// would otherwise ask, unless told sslmode=disable, and a server without
+// TLS would refuse).
 func socketFile(dsn string) pgdriver.Option {
 	return func(conf *pgdriver.Config) {
-		if conf.Network != "unix" || strings.Contains(filepath.Base(conf.Addr), ".s.PGSQL.") {
+		if conf.Network != "unix" {
+			return
+		}
+		conf.TLSConfig = nil
+		if strings.Contains(filepath.Base(conf.Addr), ".s.PGSQL.") {
 			return
 		}
 		port := "5432"
