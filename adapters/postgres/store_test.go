@@ -107,7 +107,13 @@ func TestStoreRetriesDeadlock(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, errs[0])
 	require.NoError(t, errs[1])
-	assert.Equal(t, int32(3), attempts.Load(), "one unit of work ran twice")
+	// One of the two ran again after the deadlock. On a busy machine its
+	// second run (5 ms later) may lock its first row before the other,
+	// woken by the abort, has locked that row (a row lock is taken by the
+	// woken transaction itself, not handed over), and the two deadlock once
+	// more: a third run. Each customer is still changed once by each
+	// (below).
+	assert.GreaterOrEqual(t, attempts.Load(), int32(3), "a deadlock made one unit of work run again")
 	for _, id := range []string{a.ID, b.ID} {
 		c, err := s.Read().Customers().Get(ctx, p.ID, id)
 		require.NoError(t, err)
