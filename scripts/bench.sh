@@ -18,9 +18,9 @@
 #  4c. The same round trips paid from embedded wallets, each execute carrying
 #     a real Service-Wallet-Signature stamp, beside ordinary accounts
 #     (memory, PostgreSQL + Redis), and the CPU of one stamp verification.
-#  4d. After the summary: the lone caller (c=1: transfer-out, quote round
-#     trip, pgbench) through PostgreSQL's Unix socket, when the server is
-#     on this machine.
+#  4d. The lone caller (c=1: transfer-out, quote round trip, pgbench)
+#     through PostgreSQL's Unix socket, when the server is on this
+#     machine (its line printed after the summary).
 #  5. One GET /transactions page as the PostgreSQL store serves it, with
 #     100,000 and 1,000,000 transactions in the table: first and deep page,
 #     unfiltered and filtered (by customer, status…).
@@ -63,6 +63,26 @@ go test -run '^$' -bench 'BenchmarkSignedSend' -benchtime "${SEND_BENCHTIME:-200
 echo
 echo "== HTTP: POST /quotes then POST /quotes/{id}/execute (one op = the round trip); immediatelyExecute for reference"
 go test -run '^$' -bench '^BenchmarkHTTPQuote(Immediate)?$' -benchtime "${QUOTE_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/quote.txt"
+
+# The lone caller through PostgreSQL's Unix socket, when the server is on
+# this machine: what a deployment beside its database gets at c=1 (every
+# round trip spares the TCP stack; README "Running on PostgreSQL and
+# Redis"). pgbench is run through the same socket for the ratio. Run
+# right after the same benchmarks over TCP, before the list benchmarks'
+# million-row tables leave the server vacuuming; printed after the
+# summary.
+echo
+echo "== the lone caller (c=1) through PostgreSQL's Unix socket, pgbench through it too"
+url="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
+if sock_info=$(psql "$url" -qAt -F ' ' -c "SELECT current_user, current_database(), split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')" 2>/dev/null) &&
+   read -r sock_user sock_db sock_dir sock_port <<<"$sock_info" && [ -S "$sock_dir/.s.PGSQL.$sock_port" ]; then
+  sock_url="postgres://$sock_user@/$sock_db?host=$sock_dir&port=$sock_port"
+  DATABASE_URL="$sock_url" BENCH_CLIENTS=1 bash scripts/bench-pgbench.sh | tee "$out/sock-pgbench.txt"
+  DATABASE_URL="$sock_url" go test -run '^$' -bench '^(BenchmarkHTTPTransferOut|BenchmarkHTTPQuote)$/postgres/workers=off/c=1$' \
+    -benchtime "${TRANSFER_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/sock.txt"
+else
+  echo "(skipped: the server's socket is not on this machine)"
+fi
 
 echo
 echo "== HTTP: quote round trips paid from embedded wallets (the execute carrying a real stamp) beside ordinary internal accounts, in alternating rounds"
@@ -180,28 +200,15 @@ awk '
   }
 ' "$out/pgbench.txt" "$out/ledger.txt" "$out/http.txt" "$out/transfer.txt" "$out/drain.txt" "$out/send.txt" "$out/quote.txt" "$out/stamped.txt" "$out/stamp.txt" "$out/list.txt"
 
-# The lone caller through PostgreSQL's Unix socket, when the server is on
-# this machine: what a deployment beside its database gets at c=1 (every
-# round trip spares the TCP stack; README "Running on PostgreSQL and
-# Redis"). pgbench is run through the same socket for the ratio.
-echo
-echo "== the lone caller (c=1) through PostgreSQL's Unix socket, pgbench through it too"
-url="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
-if sock_info=$(psql "$url" -qAt -F ' ' -c "SELECT current_user, current_database(), split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port')" 2>/dev/null) &&
-   read -r sock_user sock_db sock_dir sock_port <<<"$sock_info" && [ -S "$sock_dir/.s.PGSQL.$sock_port" ]; then
-  sock_url="postgres://$sock_user@/$sock_db?host=$sock_dir&port=$sock_port"
-  DATABASE_URL="$sock_url" BENCH_CLIENTS=1 bash scripts/bench-pgbench.sh | tee "$out/sock-pgbench.txt"
-  DATABASE_URL="$sock_url" go test -run '^$' -bench '^(BenchmarkHTTPTransferOut|BenchmarkHTTPQuote)$/postgres/workers=off/c=1$' \
-    -benchtime "${TRANSFER_BENCHTIME:-3000x}" -timeout 30m ./app/ | tee "$out/sock.txt"
+if [ -s "$out/sock.txt" ]; then
   awk '
     FNR == NR { if ($1 == "pgbench") { split($3, tt, "="); pg = tt[2] } ; next }
     /^Benchmark/ { for (i = 2; i <= NF; i++) { if ($i == "p50_ms") p50 = $(i-1); if ($i == "ops/s") ops = $(i-1) }
       if ($1 ~ /TransferOut/) { x50 = p50; xops = ops } else { q50 = p50; qops = ops } }
     END { printf "lone caller (c=1) p50 through the Unix socket: transfer-out %.2f ms (%.0f/s = %.2fx pgbench c=1 %.0f tps through it), quote create+execute %.2f ms\n", x50, xops, (pg > 0 ? xops / pg : 0), pg, q50 }
   ' "$out/sock-pgbench.txt" "$out/sock.txt"
-else
-  echo "(skipped: the server's socket is not on this machine)"
 fi
+
 
 # The curves at a glance: throughput against concurrency, corridor's
 # PostgreSQL operations beside pgbench (kept after the run, unlike $out).
