@@ -204,11 +204,10 @@ if [ -s "$out/sock.txt" ]; then
   awk '
     FNR == NR { if ($1 == "pgbench") { split($3, tt, "="); pg = tt[2] } ; next }
     /^Benchmark/ { for (i = 2; i <= NF; i++) { if ($i == "p50_ms") p50 = $(i-1); if ($i == "ops/s") ops = $(i-1) }
-      if ($1 ~ /TransferOut/) { x50 = p50; xops = ops } else { q50 = p50; qops = ops } }
+      if ($1 ~ /TransferOut/) { x50 = p50; xops = ops } else q50 = p50 }
     END { printf "lone caller (c=1) p50 through the Unix socket: transfer-out %.2f ms (%.0f/s = %.2fx pgbench c=1 %.0f tps through it), quote create+execute %.2f ms\n", x50, xops, (pg > 0 ? xops / pg : 0), pg, q50 }
   ' "$out/sock-pgbench.txt" "$out/sock.txt"
 fi
-
 
 # The curves at a glance: throughput against concurrency, corridor's
 # PostgreSQL operations beside pgbench (kept after the run, unlike $out).

@@ -158,8 +158,9 @@ var ErrLedgerClosed = errors.New("postgres ledger: closed")
 // loop's status changes waited for that commit before its own batch could
 // start. The second writer's batches take no journal lock and read
 // nothing: BEGIN, the writes and COMMIT in one round trip, on their own
-// session, beside the entries' batches. Entries, quote changes and Required transaction changes stay
-// on the first writer, whose load decides them under row locks. A status
+// session, beside the entries' batches. Entries, quote changes and
+// Required transaction changes stay on the first writer, whose load
+// decides them under row locks. A status
 // change on the second writer and a batch of the first that requires the
 // same transaction wait for each other's commit like two instances'
 // writers, and the rare cycle between them (see "Hot accounts and lock

@@ -162,11 +162,13 @@ func (l *Ledger) appendWrites(q []byte, batch []*postRequest, d *decision, head 
 // writes can be made twice); the zero row when there is none.
 func createdRow(batch []*postRequest) rowRef {
 	for _, r := range batch {
-		switch {
-		case !r.recordsOnly:
-		case len(r.txns) > 0:
+		if !r.recordsOnly {
+			continue
+		}
+		if len(r.txns) > 0 {
 			return rowRef{table: "transactions", id: r.txns[0].ID}
-		case len(r.quotes) > 0:
+		}
+		if len(r.quotes) > 0 {
 			return rowRef{table: "quotes", id: r.quotes[0].ID}
 		}
 	}

@@ -221,8 +221,9 @@ func blackHole(t *testing.T) string {
 }
 
 // Every call ends by its caller's deadline, however long the client's own
-// timeouts, and says the service is unavailable: the response cache's reads and writes are bounded that way by
-// the HTTP layer (a request does without them). Before, the client ignored
+// timeouts, and says the service is unavailable: the response cache's
+// reads and writes are bounded that way by the HTTP layer (a request does
+// without them). Before, the client ignored
 // the context and a stalled Redis held each call for its read timeout
 // (3 s) or more.
 func TestACallEndsByItsCallersDeadline(t *testing.T) {
