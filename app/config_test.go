@@ -56,4 +56,9 @@ func TestRunModeNamesServersWithoutCredentials(t *testing.T) {
 	require.Equal(t, "in-memory store + Redis cache:6379/2", runMode(Config{RedisURL: "redis://cache:6379/2"}))
 	socket := runMode(Config{DatabaseURL: "postgres://app:s3cret@/corridor?host=/var/run/postgresql"})
 	require.Equal(t, "PostgreSQL socket /var/run/postgresql, database corridor", socket)
+	redisSocket := runMode(Config{RedisURL: "unix://:pw@/run/redis/redis.sock?db=3"})
+	require.Equal(t, "in-memory store + Redis socket /run/redis/redis.sock, database 3", redisSocket)
+	require.NotContains(t, redisSocket, "pw")
+	require.Equal(t, "in-memory store + Redis socket /run/redis/redis.sock, database 0",
+		runMode(Config{RedisURL: "unix:///run/redis/redis.sock"}))
 }

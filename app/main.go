@@ -289,11 +289,20 @@ func runMode(cfg Config) string {
 
 // serverOf is a connection URL's host, port and database, without its
 // credentials or options; a PostgreSQL socket named by its host
-// parameter (as libpq takes it) stands for the host.
+// parameter (as libpq takes it), or a Redis socket named by a unix://
+// URL's path (as go-redis takes it, the database from its db parameter),
+// stands for the host.
 func serverOf(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparsable URL)"
+	}
+	if u.Scheme == "unix" && u.Path != "" {
+		db := u.Query().Get("db")
+		if db == "" {
+			db = "0"
+		}
+		return "socket " + u.Path + ", database " + db
 	}
 	if h := u.Query().Get("host"); strings.HasPrefix(h, "/") {
 		return "socket " + h + ", database " + strings.TrimPrefix(u.Path, "/")

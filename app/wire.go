@@ -156,11 +156,11 @@ func openBackend(ctx context.Context, cfg Config, clock ports.Clock, log *slog.L
 		rc, err := redis.New(cfg.RedisURL, redis.WithHook(b.metrics.RedisHook()), redis.WithPrefix(cfg.RedisPrefix))
 		if err != nil {
 			b.close()
-			return nil, fmt.Errorf("redis: %w", err)
+			return nil, err
 		}
 		if err := rc.Ping(ctx); err != nil {
 			b.close()
-			return nil, fmt.Errorf("redis: %w", err)
+			return nil, err
 		}
 		b.cache, b.single, b.failures = rc.ResponseCache(), rc.SingleUse(), rc.FailureCounter()
 		b.pingers["redis"] = rc

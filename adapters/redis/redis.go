@@ -41,8 +41,9 @@ func WithPrefix(prefix string) Option { return func(c *Client) { c.prefix = pref
 // WithHook adds a go-redis hook (metrics count failed commands with one).
 func WithHook(h goredis.Hook) Option { return func(c *Client) { c.rdb.AddHook(h) } }
 
-// New parses url (redis://[user:password@]host:port/db, or rediss:// for
-// TLS) and returns a client. It does not connect: call Ping to check.
+// New parses url (redis://[user:password@]host:port/db, rediss:// for
+// TLS, or unix://[user:password@]/path/to/socket?db=N) and returns a
+// client. It does not connect: call Ping to check.
 func New(url string, opts ...Option) (*Client, error) {
 	o, err := goredis.ParseURL(url)
 	if err != nil {
