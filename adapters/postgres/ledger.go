@@ -226,7 +226,7 @@ type Ledger struct {
 	// variants prepared on it (see shapedStatement), made with it.
 	conn     *bun.Conn
 	prepared map[string]bool
-	pid      int32 // conn's server process (pg_backend_pid)
+	session  session // conn's server process
 
 	// records is a second writer, on a session of its own, for the
 	// WriteRecords calls that load nothing (batchKeys.loads): a quote's
@@ -573,13 +573,32 @@ func (l *Ledger) writerConn(ctx context.Context) (bun.Conn, error) {
 	}
 	// The session's server process tells a lost COMMIT reply's outcome
 	// (see settled).
-	var pid int32
-	if err := c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+	s, err := sessionOf(ctx, c)
+	if err != nil {
 		discardConn(c)
 		return bun.Conn{}, fmt.Errorf("writer connection: %w", err)
 	}
-	l.conn, l.prepared, l.pid = &c, map[string]bool{}, pid
+	l.conn, l.prepared, l.session = &c, map[string]bool{}, s
 	return c, nil
+}
+
+// session names a server process for as long as it runs: by its pid,
+// which the server may give a later session once this one has ended, and
+// its start (microseconds since the epoch), which tells the two apart.
+type session struct {
+	pid   int32
+	start int64
+}
+
+// sessionOf reads the session of c.
+func sessionOf(ctx context.Context, c bun.IConn) (session, error) {
+	var s session
+	err := c.QueryRowContext(ctx, "SELECT pid, (extract(epoch FROM backend_start) * 1000000)::bigint "+
+		"FROM pg_stat_activity WHERE pid = pg_backend_pid()").Scan(&s.pid, &s.start)
+	if err != nil {
+		return session{}, fmt.Errorf("read the session: %w", err)
+	}
+	return s, nil
 }
 
 // dropConn discards the writer's connection.

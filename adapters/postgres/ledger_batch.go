@@ -49,7 +49,7 @@ func (l *Ledger) postBatch(batch []*postRequest, maybe map[int]bool) ([]postResu
 	if err != nil {
 		return nil, err
 	}
-	tx := &batchTx{l: l, conn: conn, pid: l.pid, open: true}
+	tx := &batchTx{l: l, conn: conn, session: l.session, open: true}
 	defer tx.rollbackIfOpen()
 
 	ld, q, err := l.begin(ctx, conn, batch)
@@ -93,10 +93,10 @@ func batchTime(clock ports.Clock, ld *batchLoad) time.Time {
 
 // batchTx is the transaction of one attempt on the writer's connection.
 type batchTx struct {
-	l    *Ledger
-	conn bun.Conn
-	pid  int32 // conn's server process
-	open bool  // a transaction may be open on conn
+	l       *Ledger
+	conn    bun.Conn
+	session session // conn's server process
+	open    bool    // a transaction may be open on conn
 }
 
 // rollbackIfOpen ends a transaction an attempt left open (deferred).

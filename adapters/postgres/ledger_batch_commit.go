@@ -28,16 +28,18 @@ const settledTimeout = 5 * time.Second
 // transaction id (txid_status); a batch of records alone that creates
 // rows knows one of them and its session's server process: once that
 // process has gone (a session's transaction ends before its process
-// does), the row is there if and only if the batch committed. Anything
-// else cannot be told.
-func (l *Ledger) settled(ld *batchLoad, pid int32) string {
+// does), the row is there if and only if the batch committed. The process
+// is known by its pid and start, so a later session given the same pid is
+// not waited for. Anything else cannot be told.
+func (l *Ledger) settled(ld *batchLoad, s session) string {
 	var query string
 	var args []any
 	switch {
 	case ld.xid != 0:
 		query, args = "SELECT txid_status(?)", []any{ld.xid}
-	case ld.created.id != "" && pid != 0:
-		query, args = "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ?) THEN 'in progress' END", []any{pid}
+	case ld.created.id != "" && s.pid != 0:
+		query, args = "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ? "+
+			"AND (extract(epoch FROM backend_start) * 1000000)::bigint = ?) THEN 'in progress' END", []any{s.pid, s.start}
 	default:
 		return ""
 	}
@@ -46,7 +48,7 @@ func (l *Ledger) settled(ld *batchLoad, pid int32) string {
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		var status sql.NullString
 		if err := l.db.QueryRowContext(ctx, query, args...).Scan(&status); err != nil {
-			l.opts.Logger.Warn("ledger batch: commit outcome unknown", "xid", ld.xid, "pid", pid, "err", err)
+			l.opts.Logger.Warn("ledger batch: commit outcome unknown", "xid", ld.xid, "pid", s.pid, "err", err)
 			return ""
 		}
 		if status.String != "in progress" {
@@ -163,7 +165,7 @@ func (t *batchTx) commit(ctx context.Context, q []byte, w *batchWrites, ld *batc
 	}
 	// The reply never came: the batch may or may not have committed.
 	t.l.dropConn()
-	switch t.l.settled(ld, t.pid) {
+	switch t.l.settled(ld, t.session) {
 	case "committed":
 		if seqs, rerr := t.l.entrySeqs(d.accepted); rerr == nil {
 			return answers(batch, d.outcomes, d.stored, chained, seqs, maybe), nil

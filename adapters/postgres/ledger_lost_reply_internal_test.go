@@ -2,12 +2,17 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
@@ -137,21 +142,88 @@ func TestSettledWaitsForTheSessionOfALostReply(t *testing.T) {
 	db := f.l.db
 	_, err := db.ExecContext(f.ctx, "CREATE TABLE settle_probe (id text PRIMARY KEY)")
 	require.NoError(t, err)
+	checkSettled(t, f.l, db)
+	assert.Empty(t, f.l.settled(&batchLoad{created: rowRef{table: "settle_probe", id: "COMMIT"}}, session{}),
+		"without the session's process the outcome is unknown")
+
+	// A later session given the pid of the batch's (the server reuses
+	// them) is not waited for: it is told apart by its start.
+	conn, err := db.Conn(f.ctx)
+	require.NoError(t, err)
+	defer discardConn(conn)
+	later, err := sessionOf(f.ctx, conn)
+	require.NoError(t, err)
+	gone := session{pid: later.pid, start: later.start - 1}
+	start := time.Now()
+	assert.Equal(t, "aborted", f.l.settled(&batchLoad{created: rowRef{table: "settle_probe", id: "reused"}}, gone))
+	assert.Less(t, time.Since(start), settledTimeout/2, "waited for the later session")
+}
+
+// The settle works for a role without superuser rights, as the service
+// usually connects: pg_stat_activity shows such a role its own sessions'
+// pid and start.
+func TestSettledAsAnOrdinaryRole(t *testing.T) {
+	f := newLostReplyFixture(t)
+	ctx := f.ctx
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	role := "corridor_t_role_" + hex.EncodeToString(b[:])
+	admin := f.l.db
+	var database string
+	require.NoError(t, admin.QueryRowContext(ctx, "SELECT current_database()").Scan(&database))
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE",
+		"CREATE TABLE settle_probe (id text PRIMARY KEY)",
+		"GRANT SELECT, INSERT ON settle_probe TO " + role,
+	} {
+		_, err := admin.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.ExecContext(context.Background(), "DROP OWNED BY "+role)
+		_, _ = admin.ExecContext(context.Background(), "DROP ROLE "+role)
+	})
+	base := os.Getenv("DATABASE_URL")
+	if base == "" {
+		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	}
+	u, err := url.Parse(base)
+	require.NoError(t, err)
+	u.User, u.Path = url.User(role), "/"+database
+	db, err := Open(ctx, u.String())
+	require.NoError(t, err)
+	l := NewLedger(db, f.l.clock, LedgerOptions{})
+	t.Cleanup(func() {
+		l.Close()
+		_ = db.Close()
+	})
+	var super bool
+	require.NoError(t, db.QueryRowContext(ctx, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user").Scan(&super))
+	require.False(t, super)
+	checkSettled(t, l, db)
+}
+
+// checkSettled holds a session of db with an uncommitted insert into
+// settle_probe and checks l settles it only once the session has ended:
+// "committed" after COMMIT, "aborted" after ROLLBACK.
+func checkSettled(t *testing.T, l *Ledger, db *bun.DB) {
+	t.Helper()
+	ctx := context.Background()
 	for end, want := range map[string]string{"COMMIT": "committed", "ROLLBACK": "aborted"} {
-		conn, err := db.Conn(f.ctx)
+		conn, err := db.Conn(ctx)
 		require.NoError(t, err)
-		var pid int32
-		require.NoError(t, conn.QueryRowContext(f.ctx, "SELECT pg_backend_pid()").Scan(&pid))
-		_, err = conn.ExecContext(f.ctx, "BEGIN; INSERT INTO settle_probe VALUES ('"+end+"')")
+		s, err := sessionOf(ctx, conn)
+		require.NoError(t, err)
+		_, err = conn.ExecContext(ctx, "BEGIN; INSERT INTO settle_probe VALUES ('"+end+"')")
 		require.NoError(t, err)
 		got := make(chan string, 1)
-		go func() { got <- f.l.settled(&batchLoad{created: rowRef{table: "settle_probe", id: end}}, pid) }()
+		go func() { got <- l.settled(&batchLoad{created: rowRef{table: "settle_probe", id: end}}, s) }()
 		select {
 		case s := <-got:
 			t.Fatalf("%s: settled as %q while the session could still commit", end, s)
 		case <-time.After(300 * time.Millisecond):
 		}
-		_, err = conn.ExecContext(f.ctx, end)
+		_, err = conn.ExecContext(ctx, end)
 		require.NoError(t, err)
 		select {
 		case s := <-got:
@@ -166,6 +238,4 @@ func TestSettledWaitsForTheSessionOfALostReply(t *testing.T) {
 			t.Fatalf("%s: not settled after the session ended", end)
 		}
 	}
-	assert.Empty(t, f.l.settled(&batchLoad{created: rowRef{table: "settle_probe", id: "COMMIT"}}, 0),
-		"without the session's process the outcome is unknown")
 }
