@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	neturl "net/url"
 	"strconv"
 	"time"
 
@@ -41,6 +42,12 @@ func WithPrefix(prefix string) Option { return func(c *Client) { c.prefix = pref
 // WithHook adds a go-redis hook (metrics count failed commands with one).
 func WithHook(h goredis.Hook) Option { return func(c *Client) { c.rdb.AddHook(h) } }
 
+// callBound is how long a call without a deadline of its own waits for
+// Redis to connect, take the command, or answer (each), by default. Redis
+// answers in well under a millisecond on a healthy network; past this it
+// cannot serve the request now.
+const callBound = time.Second
+
 // New parses url (redis://[user:password@]host:port/db, rediss:// for
 // TLS, or unix://[user:password@]/path/to/socket?db=N) and returns a
 // client. It does not connect: call Ping to check.
@@ -54,6 +61,23 @@ func New(url string, opts ...Option) (*Client, error) {
 	// (seconds), which a stalled Redis made every request wait (the HTTP
 	// layer gives the calls it can do without a short deadline).
 	o.ContextTimeoutEnabled = true
+	// A call whose caller set no deadline (a request that needs Redis)
+	// waits at most callBound for each step, unless the URL sets its own
+	// (dial_timeout, read_timeout, write_timeout): go-redis's defaults
+	// made such a request wait 5 s for its 503 when Redis stalled.
+	q, err := neturl.Parse(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis: parse url: %w", err)
+	}
+	if !q.Query().Has("dial_timeout") {
+		o.DialTimeout = callBound
+	}
+	if !q.Query().Has("read_timeout") {
+		o.ReadTimeout = callBound
+	}
+	if !q.Query().Has("write_timeout") {
+		o.WriteTimeout = callBound
+	}
 	c := &Client{rdb: goredis.NewClient(o), prefix: DefaultPrefix}
 	for _, opt := range opts {
 		opt(c)

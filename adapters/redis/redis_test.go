@@ -261,3 +261,31 @@ func TestACallEndsByItsCallersDeadline(t *testing.T) {
 		})
 	}
 }
+
+// A call whose caller set no deadline (a request that needs Redis, such
+// as a wallet challenge's single-use value) ends within the client's own
+// bound when Redis does not answer, and says the service is unavailable;
+// the URL's own timeouts, when it sets them, are the bound instead. With
+// go-redis's defaults it took 5.0 s.
+func TestACallWithoutADeadlineEndsWithinTheClientsBound(t *testing.T) {
+	for name, tc := range map[string]struct {
+		query    string
+		min, max time.Duration
+	}{
+		"default":       {"", 900 * time.Millisecond, 2 * time.Second},
+		"the URL's own": {"?read_timeout=200ms&write_timeout=200ms&dial_timeout=200ms", 0, 800 * time.Millisecond},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := redis.New(blackHole(t) + tc.query)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = c.Close() })
+			start := time.Now()
+			_, _, err = c.SingleUse().Consume(context.Background(), "id")
+			took := time.Since(start)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ports.ErrUnavailable)
+			assert.GreaterOrEqual(t, took, tc.min)
+			assert.Less(t, took, tc.max)
+		})
+	}
+}
