@@ -65,17 +65,18 @@ func New(url string, opts ...Option) (*Client, error) {
 	// waits at most callBound for each step, unless the URL sets its own
 	// (dial_timeout, read_timeout, write_timeout): go-redis's defaults
 	// made such a request wait 5 s for its 503 when Redis stalled.
-	q, err := neturl.Parse(url)
+	u, err := neturl.Parse(url)
 	if err != nil {
 		return nil, fmt.Errorf("redis: parse url: %w", err)
 	}
-	if !q.Query().Has("dial_timeout") {
+	set := u.Query()
+	if !set.Has("dial_timeout") {
 		o.DialTimeout = callBound
 	}
-	if !q.Query().Has("read_timeout") {
+	if !set.Has("read_timeout") {
 		o.ReadTimeout = callBound
 	}
-	if !q.Query().Has("write_timeout") {
+	if !set.Has("write_timeout") {
 		o.WriteTimeout = callBound
 	}
 	c := &Client{rdb: goredis.NewClient(o), prefix: DefaultPrefix}
