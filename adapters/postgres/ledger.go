@@ -590,11 +590,14 @@ type session struct {
 	start int64
 }
 
+// sessionStart is a pg_stat_activity row's session.start.
+const sessionStart = "(extract(epoch FROM backend_start) * 1000000)::bigint"
+
 // sessionOf reads the session of c.
 func sessionOf(ctx context.Context, c bun.IConn) (session, error) {
 	var s session
-	err := c.QueryRowContext(ctx, "SELECT pid, (extract(epoch FROM backend_start) * 1000000)::bigint "+
-		"FROM pg_stat_activity WHERE pid = pg_backend_pid()").Scan(&s.pid, &s.start)
+	err := c.QueryRowContext(ctx, "SELECT pid, "+sessionStart+
+		" FROM pg_stat_activity WHERE pid = pg_backend_pid()").Scan(&s.pid, &s.start)
 	if err != nil {
 		return session{}, fmt.Errorf("read the session: %w", err)
 	}

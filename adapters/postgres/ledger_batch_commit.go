@@ -38,8 +38,8 @@ func (l *Ledger) settled(ld *batchLoad, s session) string {
 	case ld.xid != 0:
 		query, args = "SELECT txid_status(?)", []any{ld.xid}
 	case ld.created.id != "" && s.pid != 0:
-		query, args = "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ? "+
-			"AND (extract(epoch FROM backend_start) * 1000000)::bigint = ?) THEN 'in progress' END", []any{s.pid, s.start}
+		query, args = "SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ? AND "+
+			sessionStart+" = ?) THEN 'in progress' END", []any{s.pid, s.start}
 	default:
 		return ""
 	}

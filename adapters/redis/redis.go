@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	neturl "net/url"
 	"strconv"
 	"time"
 
@@ -63,21 +62,13 @@ func New(url string, opts ...Option) (*Client, error) {
 	o.ContextTimeoutEnabled = true
 	// A call whose caller set no deadline (a request that needs Redis)
 	// waits at most callBound for each step, unless the URL sets its own
-	// (dial_timeout, read_timeout, write_timeout): go-redis's defaults
-	// made such a request wait 5 s for its 503 when Redis stalled.
-	u, err := neturl.Parse(url)
-	if err != nil {
-		return nil, fmt.Errorf("redis: parse url: %w", err)
-	}
-	set := u.Query()
-	if !set.Has("dial_timeout") {
-		o.DialTimeout = callBound
-	}
-	if !set.Has("read_timeout") {
-		o.ReadTimeout = callBound
-	}
-	if !set.Has("write_timeout") {
-		o.WriteTimeout = callBound
+	// (dial_timeout, read_timeout, write_timeout; 0, as when absent, means
+	// the default): go-redis's defaults made such a request wait 5 s for
+	// its 503 when Redis stalled.
+	for _, d := range []*time.Duration{&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout} {
+		if *d == 0 {
+			*d = callBound
+		}
 	}
 	c := &Client{rdb: goredis.NewClient(o), prefix: DefaultPrefix}
 	for _, opt := range opts {
