@@ -1,6 +1,9 @@
 package postgres
 
 import (
+	"context"
+	"time"
+
 	"github.com/uptrace/bun"
 
 	"github.com/corridorpay/corridor/ports"
@@ -42,3 +45,34 @@ var DeliveryStatements = struct{ Events, PendingHeads, CompleteJobs, End string 
 
 // ClaimStatement is the job claim of kinds, for the plan test.
 func ClaimStatement(db *bun.DB, kinds ports.JobKinds) string { return claimStatement(db, kinds) }
+
+// IdemGroupResult is what one call of IdemGroupForTest was answered.
+type IdemGroupResult struct {
+	Rec   ports.IdempotencyRecord // a claim's
+	Owned bool                    // a claim's
+	Err   error
+}
+
+// IdemGroupForTest runs claims (at now) and responses as ONE group of s's
+// grouped writes, as concurrent calls queued together would, and returns
+// each claim's answer and then each response's.
+func IdemGroupForTest(ctx context.Context, s *IdempotencyStore, claims, responses []ports.IdempotencyRecord, now time.Time) []IdemGroupResult {
+	var calls []idemCall
+	for _, r := range claims {
+		calls = append(calls, idemCall{begin: &idemBeginCall{ctx: ctx, row: idemToRow(r), now: ports.Stored(now), done: make(chan idemBeginResult, 1)}})
+	}
+	for _, r := range responses {
+		calls = append(calls, idemCall{complete: &idemCompleteCall{ctx: ctx, rec: r, done: make(chan error, 1)}})
+	}
+	s.group(calls)
+	out := make([]IdemGroupResult, 0, len(calls))
+	for _, c := range calls {
+		if c.begin != nil {
+			r := <-c.begin.done
+			out = append(out, IdemGroupResult{Rec: r.rec, Owned: r.owned, Err: r.err})
+		} else {
+			out = append(out, IdemGroupResult{Err: <-c.complete.done})
+		}
+	}
+	return out
+}

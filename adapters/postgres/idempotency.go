@@ -26,10 +26,10 @@ import (
 //
 // Every keyed request writes twice (Begin, Complete). Under load the calls
 // of concurrent requests are grouped (see combiner): the claims of new keys
-// waiting while earlier statements run become ONE multi-row INSERT … ON
-// CONFLICT DO NOTHING, and the responses ONE multi-row UPDATE, so the
-// database does one statement (and one commit) per group instead of per
-// request. A lone call runs at once, as a group of one. Semantics are those
+// and the responses waiting while the previous group runs become ONE
+// statement, a multi-row INSERT … ON CONFLICT DO NOTHING beside a
+// multi-row UPDATE, so the database does one statement (and one commit)
+// per group instead of two per request. A lone call runs at once, as a group of one. Semantics are those
 // of the single-row statements, because a group only takes the easy case
 // and hands every other one to them: a claim whose key is already stored
 // (held, completed, or lapsed and to be taken over), or that repeats a key
@@ -47,10 +47,9 @@ import (
 // again, and the money it would move is keyed in the ledger (synchronous
 // commit), which answers "already posted" rather than posting twice.
 type IdempotencyStore struct {
-	db       *bun.DB
-	stmts    *preparedStmts // the group statements
-	begins   combiner[*idemBeginCall]
-	complets combiner[*idemCompleteCall]
+	db    *bun.DB
+	stmts *preparedStmts // the group statements
+	calls combiner[idemCall]
 }
 
 var _ ports.IdempotencyStore = (*IdempotencyStore)(nil)
@@ -58,13 +57,12 @@ var _ ports.IdempotencyStore = (*IdempotencyStore)(nil)
 // NewIdempotencyStore returns the store on db (migrated).
 func NewIdempotencyStore(db *bun.DB) *IdempotencyStore {
 	s := &IdempotencyStore{db: db, stmts: newPreparedStmts(db)}
-	s.begins = combiner[*idemBeginCall]{max: idemGroupsInFlight, maxBatch: idemMaxGroup, run: s.beginGroup}
-	s.complets = combiner[*idemCompleteCall]{max: idemGroupsInFlight, maxBatch: idemMaxGroup, run: s.completeGroup}
+	s.calls = combiner[idemCall]{max: idemGroupsInFlight, maxBatch: idemMaxGroup, run: s.group}
 	return s
 }
 
-// idemGroupsInFlight bounds the group statements of one kind running at
-// once: calls arriving while one runs queue up and form the next group.
+// idemGroupsInFlight bounds the group statements running at once: calls
+// arriving while one runs queue up and form the next group.
 // One makes the groups as large as the load allows (each group statement
 // is its own autocommitted transaction, so fewer, larger groups cost the
 // server less); a group statement takes about a millisecond.
@@ -154,7 +152,7 @@ func (s *IdempotencyStore) Begin(ctx context.Context, rec ports.IdempotencyRecor
 		return s.beginOne(ctx, rec, now)
 	}
 	c := &idemBeginCall{ctx: ctx, row: idemToRow(rec), now: ports.Stored(now), done: make(chan idemBeginResult, 1)}
-	s.begins.add(c)
+	s.calls.add(idemCall{begin: c})
 	select {
 	case r := <-c.done:
 		return r.rec, r.owned, r.err
@@ -209,7 +207,7 @@ func (s *IdempotencyStore) beginOne(ctx context.Context, rec ports.IdempotencyRe
 // the key is unknown, ErrConflict when it is already complete.
 func (s *IdempotencyStore) Complete(ctx context.Context, rec ports.IdempotencyRecord) error {
 	c := &idemCompleteCall{ctx: ctx, rec: rec, done: make(chan error, 1)}
-	s.complets.add(c)
+	s.calls.add(idemCall{complete: c})
 	select {
 	case err := <-c.done:
 		return err
@@ -323,26 +321,63 @@ type idemCompleteCall struct {
 // idemKey names a row.
 func idemKey(scope, key string) string { return scope + "\x00" + key }
 
-// beginGroup inserts the new keys of a group of claims in one statement and
-// runs beginOne for the others.
-func (s *IdempotencyStore) beginGroup(calls []*idemBeginCall) {
-	live := calls[:0:0]
+// idemCall is one call of a group: a claim or a response.
+type idemCall struct {
+	begin    *idemBeginCall
+	complete *idemCompleteCall
+}
+
+// group writes a group's new claims and its responses in one statement
+// (one transaction, one round trip for both kinds) and runs beginOne and
+// completeOne for the calls it did not write.
+func (s *IdempotencyStore) group(calls []idemCall) {
+	var begins []*idemBeginCall
+	var completes []*idemCompleteCall
 	for _, c := range calls {
-		if c.ctx.Err() != nil {
+		switch {
+		case c.complete != nil:
+			completes = append(completes, c.complete)
+		case c.begin.ctx.Err() != nil:
 			// Gone before its claim was written: claiming for nobody
 			// would only hold the key for a lease.
-			c.done <- idemBeginResult{err: fmt.Errorf("idempotency begin %s/%s: %w", c.row.Scope, c.row.Key, c.ctx.Err())}
-			continue
+			c.begin.done <- idemBeginResult{err: fmt.Errorf("idempotency begin %s/%s: %w", c.begin.row.Scope, c.begin.row.Key, c.begin.ctx.Err())}
+		default:
+			begins = append(begins, c.begin)
 		}
-		live = append(live, c)
 	}
-	key := func(c *idemBeginCall) (string, string) { return c.row.Scope, c.row.Key }
-	group, rest := idemSplit(live, key)
-	inserted, err := s.insertClaims(group)
-	rest = idemSettle(group, rest, inserted, err, key, func(c *idemBeginCall) {
+	bkey := func(c *idemBeginCall) (string, string) { return c.row.Scope, c.row.Key }
+	ckey := func(c *idemCompleteCall) (string, string) { return c.rec.Scope, c.rec.Key }
+	claims, beginRest := idemSplit(begins, bkey)
+	responses, completeRest := idemSplit(completes, ckey)
+	if len(responses) > 0 && len(claims) > 0 {
+		// A key claimed and answered in one group (a retry meeting its
+		// first request's response): the claim runs alone afterwards and
+		// reads the response, rather than meet it inside one statement.
+		answered := make(map[string]bool, len(responses))
+		for _, c := range responses {
+			answered[idemKey(ckey(c))] = true
+		}
+		claims = slices.DeleteFunc(claims, func(c *idemBeginCall) bool {
+			if answered[idemKey(bkey(c))] {
+				beginRest = append(beginRest, c)
+				return true
+			}
+			return false
+		})
+	}
+	claimed, stored, err := s.writeGroup(claims, responses)
+	completeRest = idemSettle(responses, completeRest, stored, err, ckey, func(c *idemCompleteCall) { c.done <- nil })
+	beginRest = idemSettle(claims, beginRest, claimed, err, bkey, func(c *idemBeginCall) {
 		c.done <- idemBeginResult{rec: c.row.toPort(), owned: true}
 	})
-	for _, c := range rest {
+	for _, c := range completeRest {
+		// Not under the caller's context alone: a response computed is
+		// worth storing even if the caller stopped waiting.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), idemGroupTimeout)
+		c.done <- s.completeOne(ctx, c.rec)
+		cancel()
+	}
+	for _, c := range beginRest {
 		rec, owned, err := s.beginOne(c.ctx, c.row.toPort(), c.now)
 		c.done <- idemBeginResult{rec: rec, owned: owned, err: err}
 	}
@@ -400,15 +435,27 @@ func idemSettle[C any](group, rest []C, written map[string]bool, err error, key 
 // another session changes in between has a new ctid and is not updated:
 // the group reports it unstored and completeOne handles it.
 var (
-	idemInsertClaims = numberParams(idemAsync + `
+	idemInsertClaims   = numberParams(idemAsync + idemClaimsBody)
+	idemStoreResponses = numberParams(idemAsync + idemResponsesBody)
+	// idemClaimsAndResponses is both in one statement, for a group that
+	// holds claims and responses (see group); it reports which row each
+	// part wrote.
+	idemClaimsAndResponses = numberParams(idemAsync + `, claims AS (` + idemClaimsBody + `), responses AS (` + idemResponsesBody + `)
+		SELECT false AS response, scope, key FROM claims UNION ALL SELECT true, scope, key FROM responses`)
+)
+
+// idemClaimsBody and idemResponsesBody are the group statements after the
+// async CTE.
+const (
+	idemClaimsBody = `
 		INSERT INTO idempotency_keys (scope, key, request_hash, owner, locked_until, created_at, expires_at)
 		SELECT u.scope, u.key, u.request_hash, u.owner, u.locked_until::timestamptz, u.created_at::timestamptz, u.expires_at::timestamptz
 		FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
 			WITH ORDINALITY AS u(scope, key, request_hash, owner, locked_until, created_at, expires_at, ord) CROSS JOIN async
 		ORDER BY u.ord
 		ON CONFLICT (scope, key) DO NOTHING
-		RETURNING scope, key`)
-	idemStoreResponses = numberParams(idemAsync + `
+		RETURNING scope, key`
+	idemResponsesBody = `
 		UPDATE idempotency_keys AS k
 		SET completed = true, status_code = t.status, header = NULLIF(t.header, '')::jsonb,
 			body = CASE WHEN t.body_null THEN NULL ELSE t.body END,
@@ -419,65 +466,68 @@ var (
 				WHERE f.scope = u.scope AND f.key = u.key AND NOT f.completed LIMIT 1) AS r) AS t
 			CROSS JOIN async
 		WHERE k.ctid = t.tid AND NOT k.completed
-		RETURNING k.scope, k.key`)
+		RETURNING k.scope, k.key`
 )
 
-// insertClaims inserts the claims whose keys are new and reports which.
-func (s *IdempotencyStore) insertClaims(group []*idemBeginCall) (map[string]bool, error) {
-	if len(group) == 0 {
-		return nil, nil
-	}
-	n := len(group)
-	scope, key, hash, owner, locked, created, expires := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	for i, c := range group {
-		r := c.row
-		scope[i], key[i], hash[i], owner[i] = r.Scope, r.Key, r.RequestHash, r.Owner
-		locked[i], created[i], expires[i] = r.LockedUntil.Format(pgTimeLayout), r.CreatedAt.Format(pgTimeLayout), r.ExpiresAt.Format(pgTimeLayout)
+// writeGroup inserts the claims whose keys are new and completes the
+// unfinished rows of responses, in one statement, and reports which of
+// each it wrote.
+func (s *IdempotencyStore) writeGroup(claims []*idemBeginCall, responses []*idemCompleteCall) (claimed, stored map[string]bool, err error) {
+	query, args := idemInsertClaims, claimArgs(claims)
+	switch {
+	case len(claims) == 0 && len(responses) == 0:
+		return nil, nil, nil
+	case len(responses) > 0:
+		rargs, err := responseArgs(responses)
+		if err != nil {
+			return nil, nil, fmt.Errorf("idempotency: group of %d claims, %d responses: %w", len(claims), len(responses), err)
+		}
+		query, args = idemStoreResponses, rargs
+		if len(claims) > 0 {
+			query, args = idemClaimsAndResponses, append(claimArgs(claims), rargs...)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), idemGroupTimeout)
 	defer cancel()
 	var got []struct {
-		Scope string `bun:"scope"`
-		Key   string `bun:"key"`
+		Response bool   `bun:"response"`
+		Scope    string `bun:"scope"`
+		Key      string `bun:"key"`
 	}
-	err := s.stmts.query(ctx, s.db, &got, idemInsertClaims, textArray(scope), textArray(key), textArray(hash), textArray(owner),
-		textArray(locked), textArray(created), textArray(expires))
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("idempotency begin: group of %d: %w", n, err)
+	if err := s.stmts.query(ctx, s.db, &got, query, args...); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, fmt.Errorf("idempotency: group of %d claims, %d responses: %w", len(claims), len(responses), err)
 	}
-	out := make(map[string]bool, len(got))
+	claimed, stored = make(map[string]bool, len(claims)), make(map[string]bool, len(responses))
 	for _, g := range got {
-		out[idemKey(g.Scope, g.Key)] = true
+		// Only the statement of both kinds says which kind a row is.
+		if g.Response || len(claims) == 0 {
+			stored[idemKey(g.Scope, g.Key)] = true
+		} else {
+			claimed[idemKey(g.Scope, g.Key)] = true
+		}
 	}
-	return out, nil
+	return claimed, stored, nil
 }
 
-// completeGroup stores a group of responses in one statement and runs
-// completeOne for those it did not store.
-func (s *IdempotencyStore) completeGroup(calls []*idemCompleteCall) {
-	key := func(c *idemCompleteCall) (string, string) { return c.rec.Scope, c.rec.Key }
-	group, rest := idemSplit(calls, key)
-	stored, err := s.storeResponses(group)
-	rest = idemSettle(group, rest, stored, err, key, func(c *idemCompleteCall) { c.done <- nil })
-	for _, c := range rest {
-		// Not under the caller's context alone: a response computed is
-		// worth storing even if the caller stopped waiting.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.ctx), idemGroupTimeout)
-		c.done <- s.completeOne(ctx, c.rec)
-		cancel()
+// claimArgs are the arguments of idemClaimsBody for claims.
+func claimArgs(claims []*idemBeginCall) []any {
+	n := len(claims)
+	scope, key, hash, owner, locked, created, expires := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, c := range claims {
+		r := c.row
+		scope[i], key[i], hash[i], owner[i] = r.Scope, r.Key, r.RequestHash, r.Owner
+		locked[i], created[i], expires[i] = r.LockedUntil.Format(pgTimeLayout), r.CreatedAt.Format(pgTimeLayout), r.ExpiresAt.Format(pgTimeLayout)
 	}
+	return []any{textArray(scope), textArray(key), textArray(hash), textArray(owner), textArray(locked), textArray(created), textArray(expires)}
 }
 
-// storeResponses completes the unfinished rows of group and reports which.
-func (s *IdempotencyStore) storeResponses(group []*idemCompleteCall) (map[string]bool, error) {
-	if len(group) == 0 {
-		return nil, nil
-	}
-	n := len(group)
+// responseArgs are the arguments of idemResponsesBody for responses.
+func responseArgs(responses []*idemCompleteCall) ([]any, error) {
+	n := len(responses)
 	scope, key, header, expires := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	status, body, bodyNull := make([]string, n), make([]string, n), make([]string, n)
-	for i, c := range group {
+	for i, c := range responses {
 		r := c.rec
 		h, err := idemHeader(r.Header)
 		if err != nil {
@@ -492,20 +542,5 @@ func (s *IdempotencyStore) storeResponses(group []*idemCompleteCall) (map[string
 			expires[i] = ports.Stored(r.ExpiresAt).Format(pgTimeLayout)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), idemGroupTimeout)
-	defer cancel()
-	var got []struct {
-		Scope string `bun:"scope"`
-		Key   string `bun:"key"`
-	}
-	err := s.stmts.query(ctx, s.db, &got, idemStoreResponses, textArray(scope), textArray(key), textArray(status), textArray(header),
-		textArray(body), textArray(bodyNull), textArray(expires))
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("idempotency complete: group of %d: %w", n, err)
-	}
-	out := make(map[string]bool, len(got))
-	for _, g := range got {
-		out[idemKey(g.Scope, g.Key)] = true
-	}
-	return out, nil
+	return []any{textArray(scope), textArray(key), textArray(status), textArray(header), textArray(body), textArray(bodyNull), textArray(expires)}, nil
 }
