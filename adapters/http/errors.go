@@ -195,6 +195,26 @@ func statusError(status int, message string) *Error {
 
 var requiredRe = regexp.MustCompile(`^expected required property (.+) to be present$`)
 
+// unmarshalRe matches encoding/json's message for a value that passed the
+// schema but does not fit its Go field: a number too large for int64, or
+// one written with an exponent ("1e3"). Group 1 is the field's JSON path,
+// group 2 its Go type.
+var unmarshalRe = regexp.MustCompile(`^json: cannot unmarshal \w+(?: \S+)? into Go struct field [^.\s]+\.(\S+) of type (\S+)$`)
+
+// unmarshalField names the field of an unmarshal failure, and says what it
+// must be, in place of encoding/json's message (which names Go types).
+func unmarshalField(message string) (field, reason string, ok bool) {
+	m := unmarshalRe.FindStringSubmatch(message)
+	if m == nil {
+		return "", "", false
+	}
+	switch m[2] {
+	case "int64", "int", "int32", "uint64":
+		return m[1], "must be a whole number written in digits (no fraction or exponent) within the 64-bit integer range", true
+	}
+	return m[1], "has the wrong type", true
+}
+
 // humaError converts the errors Huma produces itself (request validation,
 // malformed bodies, oversize bodies…) into the error body. Validation
 // failures, which Huma reports as 422, are 400 INVALID_INPUT naming each
@@ -218,6 +238,8 @@ func humaError(status int, msg string, errs ...error) huma.StatusError {
 			if m := requiredRe.FindStringSubmatch(message); m != nil {
 				field = joinField(field, m[1])
 				message = "is required"
+			} else if f, reason, ok := unmarshalField(message); ok {
+				field, message = joinField(field, f), reason
 			}
 			fields = append(fields, FieldError{Field: field, Message: message})
 			continue

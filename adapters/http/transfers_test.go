@@ -241,6 +241,14 @@ func TestTransferErrors(t *testing.T) {
 	eur := h.externalAccount(tn, c.ID, "EUR", ports.AccountInfo{AccountType: "EUR_ACCOUNT", IBAN: "DE89370400440532013000"})
 	foreign := h.externalAccount(other, "", "USD", usdInfo("788"))
 	h.fund(tn, acct.ID, 1_000)
+	wf := h.quoteFixture("")
+	walletDest := h.externalAccount(wf.tn, wf.cust.ID, "USD", usdInfo("787"))
+	t.Run("from an embedded wallet", func(t *testing.T) {
+		before := h.balance(wf.tn, wf.wallet.ID)
+		require.Positive(t, before)
+		requireError(t, h.post(wf.tn, "/transfer-out", outBody(wf.wallet.ID, walletDest.ID, 5, "")), 400, "INVALID_INPUT", "source.accountId")
+		assert.Equal(t, before, h.balance(wf.tn, wf.wallet.ID), "the refusal moved none of the wallet's money")
+	})
 
 	t.Run("insufficient available balance", func(t *testing.T) {
 		m := requireError(t, h.post(tn, "/transfer-out", outBody(acct.ID, dest.ID, 1_001, "")), http.StatusBadRequest, "INVALID_AMOUNT", "amount")
@@ -265,6 +273,10 @@ func TestTransferErrors(t *testing.T) {
 		{"unknown rail", "/transfer-out", outBody(acct.ID, dest.ID, 5, `,"paymentRail":"PONY_EXPRESS"`), 400, "INVALID_INPUT", []string{"destination.paymentRail"}},
 		{"rail cannot reach the account", "/transfer-out", outBody(acct.ID, dest.ID, 5, `,"paymentRail":"SPEI"`), 400, "INVALID_INPUT", []string{"destination.paymentRail"}},
 		{"unknown field", "/transfer-out", fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":5,"memo":"x"}`, acct.ID, dest.ID), 400, "INVALID_INPUT", []string{"memo"}},
+		{"amount above the maximum", "/transfer-out", outBody(acct.ID, dest.ID, 9_000_000_000_000_001, ""), 400, "INVALID_INPUT", []string{"amount"}},
+		{"amount above the maximum in", "/transfer-in", outBody(dest.ID, acct.ID, 9_000_000_000_000_001, ""), 400, "INVALID_INPUT", []string{"amount"}},
+		{"amount beyond int64", "/transfer-out", fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":99999999999999999999}`, acct.ID, dest.ID), 400, "INVALID_INPUT", []string{"amount"}},
+		{"amount with an exponent", "/transfer-in", fmt.Sprintf(`{"source":{"accountId":%q},"destination":{"accountId":%q},"amount":1e3}`, dest.ID, acct.ID), 400, "INVALID_INPUT", []string{"amount"}},
 		{"unknown internal account", "/transfer-out", outBody("InternalAccount:00000000-0000-0000-0000-000000000000", dest.ID, 5, ""), 404, "REFERENCE_NOT_FOUND", nil},
 		{"another platform's account", "/transfer-out", outBody(acct.ID, foreign.ID, 5, ""), 404, "REFERENCE_NOT_FOUND", nil},
 		{"unknown external account", "/transfer-in", outBody("ExternalAccount:00000000-0000-0000-0000-000000000000", acct.ID, 5, ""), 404, "REFERENCE_NOT_FOUND", nil},

@@ -75,7 +75,7 @@ const (
 )
 
 // MaxAmount is the largest lockedCurrencyAmount the API accepts.
-const MaxAmount int64 = 9_000_000_000_000_000
+const MaxAmount = money.MaxAmount
 
 var (
 	// ErrNoCorridor: corridor does not pay this currency pair (or a currency

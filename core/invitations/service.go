@@ -20,6 +20,7 @@ import (
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/core/lookup"
+	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -46,7 +47,7 @@ const KindExpire = "invitation.expire"
 // Limits of the fields a creator sends.
 const (
 	// MaxAmount bounds amountToSend (as quotes bound their amounts).
-	MaxAmount int64 = 9_000_000_000_000_000
+	MaxAmount = money.MaxAmount
 	// MaxFirstName bounds firstName, in bytes.
 	MaxFirstName = 255
 )

@@ -10,6 +10,12 @@ import (
 	"sort"
 )
 
+// MaxAmount is the largest amount, in minor units, that any request may
+// name (the reference's bound on lockedCurrencyAmount and on a currency's
+// maxAmount): far enough below int64's limit that a sum of a few does not
+// overflow.
+const MaxAmount int64 = 9_000_000_000_000_000
+
 // Currency describes one currency.
 type Currency struct {
 	Code     string

@@ -69,6 +69,7 @@ import (
 
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -82,7 +83,7 @@ const (
 )
 
 // MaxLockedAmount bounds lockedCurrencyAmount (reference QuoteRequest).
-const MaxLockedAmount int64 = 9_000_000_000_000_000
+const MaxLockedAmount = money.MaxAmount
 
 // UMARail is the rail of payouts to UMA addresses (core/rails' table has
 // a row per currency).

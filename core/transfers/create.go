@@ -14,6 +14,7 @@ import (
 	"github.com/corridorpay/corridor/core/external"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/kyc"
+	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/posting"
 	"github.com/corridorpay/corridor/core/transactions"
@@ -134,7 +135,7 @@ func checkOut(r OutRequest) error {
 	var errs fault.Collector
 	CheckID(&errs, "source.accountId", r.SourceAccountID, "InternalAccount:")
 	CheckID(&errs, "destination.accountId", r.DestinationAccountID, "ExternalAccount:")
-	checkAmount(&errs, r.Amount)
+	CheckAmount(&errs, r.Amount)
 	if utf8.RuneCountInString(r.RemittanceInformation) > MaxRemittanceInformation {
 		errs.Add("remittanceInformation", fmt.Sprintf("must be at most %d characters", MaxRemittanceInformation))
 	}
@@ -184,7 +185,7 @@ func (s *Service) TransferIn(ctx context.Context, platformID string, r InRequest
 	var errs fault.Collector
 	CheckID(&errs, "source.accountId", r.SourceAccountID, "ExternalAccount:")
 	CheckID(&errs, "destination.accountId", r.DestinationAccountID, "InternalAccount:")
-	checkAmount(&errs, r.Amount)
+	CheckAmount(&errs, r.Amount)
 	if err := errs.Err(); err != nil {
 		return ports.Transaction{}, err
 	}
@@ -349,6 +350,11 @@ func checkParties(p ports.Parties, internalID, externalID string, dir ports.Rail
 			return in, ex, "", err
 		}
 	}
+	if dir == ports.RailPayout {
+		if err := CheckPayoutSource(in, internalField); err != nil {
+			return in, ex, "", err
+		}
+	}
 	if err := sameOwnerAndCurrency(in, ex, externalField); err != nil {
 		return in, ex, "", err
 	}
@@ -417,10 +423,24 @@ func CheckID(errs *fault.Collector, field, id, prefix string) {
 	}
 }
 
-func checkAmount(errs *fault.Collector, amount int64) {
-	if amount <= 0 {
-		errs.Add("amount", "is required and must be a positive integer (smallest currency unit)")
+// CheckAmount adds to errs when a transfer's amount is missing, not
+// positive or above money.MaxAmount.
+func CheckAmount(errs *fault.Collector, amount int64) {
+	if amount <= 0 || amount > money.MaxAmount {
+		errs.Add("amount", fmt.Sprintf("is required: an integer from 1 to %d (smallest currency unit)", money.MaxAmount))
 	}
+}
+
+// CheckPayoutSource refuses a transfer-out from an EMBEDDED_WALLET (400
+// naming field): every send from a wallet is authorised by a session key,
+// and a transfer-out carries no wallet signature; the wallet pays through a
+// quote executed with Service-Wallet-Signature.
+func CheckPayoutSource(a ports.InternalAccount, field string) error {
+	if a.Type != accounts.TypeEmbeddedWallet {
+		return nil
+	}
+	return fault.Invalid(field, "an EMBEDDED_WALLET sends only through a quote executed with Service-Wallet-Signature "+
+		"(POST /quotes, then POST /quotes/{quoteId}/execute); a transfer-out carries no wallet signature")
 }
 
 // NotFound is the 404 of a referenced resource: message, with the field

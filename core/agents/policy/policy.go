@@ -56,7 +56,7 @@ var ExecutionModes = []ExecutionMode{Auto, ApprovalRequired}
 
 // MaxAmount bounds every amount of a policy, in minor units: the largest
 // amount the API accepts anywhere (a quote's lockedCurrencyAmount).
-const MaxAmount int64 = 9_000_000_000_000_000
+const MaxAmount = money.MaxAmount
 
 // MaxAccounts bounds allowedAccountIds and accountRules.
 const MaxAccounts = 100

@@ -596,3 +596,27 @@ func TestFailedPaymentsGiveUsageBack(t *testing.T) {
 		e.Verify()
 	})
 }
+
+// An agent cannot pay out of an embedded wallet with a transfer-out: a
+// wallet's sends need a session's signature, which only a quote's execute
+// carries. Refused at once, with nothing held and no action recorded.
+func TestTransferOutFromAnEmbeddedWalletIsRefused(t *testing.T) {
+	e := newEnv(t, coretest.Memory(), memory.NewAgentUsageStore())
+	ctx := context.Background()
+	wallet := e.InternalAccount(ports.InternalAccountFilter{PlatformID: e.platform, CustomerID: e.customer.ID, Currency: "USD",
+		Type: accounts.TypeEmbeddedWallet})
+	e.Fund(e.platform, wallet.ID, 10_000)
+	// Under approval, so that only the check at request time refuses it
+	// (an automatic action would run, and fail, at once).
+	a := e.agent(policy.ApprovalRequired, nil)
+	_, err := e.spend.TransferOut(ctx, a, transfers.OutRequest{SourceAccountID: wallet.ID, DestinationAccountID: e.usdDest.ID, Amount: 100})
+	fe, ok := fault.As(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, fault.KindInvalid, fe.Kind)
+	assert.Equal(t, "source.accountId", fe.Fields[0].Field)
+	assert.Equal(t, int64(10_000), e.LedgerAccount(wallet.ID).Available())
+	acts, _, err := e.Store.Read().AgentActions().List(ctx, ports.AgentActionFilter{PlatformID: e.platform, AgentID: a.ID}, ports.Page{Limit: 5})
+	require.NoError(t, err)
+	assert.Empty(t, acts)
+	e.Verify()
+}

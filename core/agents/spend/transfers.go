@@ -24,6 +24,9 @@ func (s *Service) TransferOut(ctx context.Context, a ports.Agent, r transfers.Ou
 	if err != nil {
 		return ports.AgentAction{}, err
 	}
+	if err := transfers.CheckPayoutSource(src, "source.accountId"); err != nil {
+		return ports.AgentAction{}, err
+	}
 	if _, err := s.ownExternal(ctx, a, "destination.accountId", r.DestinationAccountID); err != nil {
 		return ports.AgentAction{}, err
 	}
@@ -98,9 +101,7 @@ func checkTransfer(source, destination string, amount int64) error {
 	if destination == "" {
 		errs.Add("destination.accountId", "is required")
 	}
-	if amount <= 0 {
-		errs.Add("amount", "is required and must be a positive integer (smallest currency unit)")
-	}
+	transfers.CheckAmount(&errs, amount)
 	return errs.Err()
 }
 
