@@ -1,8 +1,11 @@
 package walletauth_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -210,7 +213,12 @@ func TestOAuthMalformedAndSandboxTokens(t *testing.T) {
 	e, m := oauthCredential(t, true)
 	pub := walletauth.CompressedHex(clientKey(t).PublicKey())
 	for _, token := range []string{walletauth.SandboxOIDCLiteral, "a.b", "not-a-jwt", "e30.e30.", "e30.e30.c2ln",
-		oidctest.DummySigned(with(e.claims(), map[string]any{"iat": "yesterday"}))} {
+		oidctest.DummySigned(with(e.claims(), map[string]any{"iat": "yesterday"})),
+		// Claims that are not text: a NUL, and bytes that are not UTF-8
+		// (the payload's e-mail ends in 0xff).
+		oidctest.DummySigned(with(e.claims(), map[string]any{"email": "a\x00b@example.com", "nonce": walletauth.Nonce(pub)})),
+		oidctest.DummySigned(with(e.claims(), map[string]any{"sub": "user\x00", "nonce": walletauth.Nonce(pub)})),
+		invalidUTF8Email(t, with(e.claims(), map[string]any{"nonce": walletauth.Nonce(pub)}))} {
 		_, err := e.svc.VerifyCredential(context.Background(), e.pid, m.ID, walletauth.VerifyRequest{OIDCToken: token, ClientPublicKey: pub})
 		requireInvalid(t, err, "oidcToken")
 	}
@@ -222,6 +230,19 @@ func TestOAuthMalformedAndSandboxTokens(t *testing.T) {
 	requireInvalid(t, err, "type")
 	_, err = e.svc.VerifyCredential(context.Background(), e.pid, m.ID, walletauth.VerifyRequest{ClientPublicKey: pub})
 	requireInvalid(t, err, "oidcToken")
+}
+
+// invalidUTF8Email is claims as a dummy-signed token whose e-mail claim
+// ends in the byte 0xff.
+func invalidUTF8Email(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	claims["email"] = "ada@example.comXX"
+	token := oidctest.DummySigned(claims)
+	parts := strings.Split(token, ".")
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	require.NoError(t, err)
+	payload = bytes.Replace(payload, []byte("XX"), []byte{0xff}, 1)
+	return parts[0] + "." + base64.RawURLEncoding.EncodeToString(payload) + "." + parts[2]
 }
 
 // The OIDC pre-check never panics and refuses what is not a JWT.

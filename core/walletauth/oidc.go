@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/ports"
@@ -91,6 +92,10 @@ func decodeSegment(seg string, v any) error {
 	if err != nil {
 		return errors.New("not base64url")
 	}
+	if !utf8.Valid(b) {
+		// encoding/json would pass it on with U+FFFD in place of the bytes.
+		return errors.New("not valid UTF-8")
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	if err := d.Decode(v); err != nil || d.More() {
@@ -133,6 +138,13 @@ func claimsOf(raw map[string]json.RawMessage) (Claims, error) {
 	}{{"nonce", &c.Nonce}, {"email", &c.Email}} {
 		if v, ok := raw[f.name]; ok && json.Unmarshal(v, f.dst) != nil {
 			return c, errJWT("claim " + f.name + " must be a string")
+		}
+	}
+	// The claims are stored (the subject, the e-mail as a credential's
+	// nickname) and shown: text, as every other input.
+	for name, v := range map[string]string{"iss": c.Issuer, "sub": c.Subject, "aud": c.Audience, "nonce": c.Nonce, "email": c.Email} {
+		if strings.ContainsRune(v, 0) {
+			return c, errJWT("claim " + name + " must not contain NUL characters")
 		}
 	}
 	return c, nil

@@ -132,10 +132,8 @@ func (s *Service) registerPasskey(challenge string, a PasskeyAttestation) (ports
 // clientPublicKey: the payload of a session for that key is hashed into
 // the WebAuthn challenge, and the pending challenge is kept single-use
 // under a new request id.
+// (clientPublicKey checked by the caller, before the challenge counts.)
 func (s *Service) passkeyChallenge(ctx context.Context, m ports.AuthMethod, clientPublicKey string) (*PasskeyChallenge, error) {
-	if _, err := ParseClientKey(clientPublicKey); err != nil {
-		return nil, fault.Invalid("clientPublicKey", "a PASSKEY challenge needs the new session's key: "+err.Error())
-	}
 	now := s.now()
 	c := &PasskeyChallenge{RequestID: s.ids.New("Request"), ExpiresAt: now.Add(PasskeyChallengeLifetime)}
 	op := Operation{Type: ActivityPasskeyLogin, AccountID: m.AccountID, Parameters: map[string]string{

@@ -161,6 +161,19 @@ func TestPasskeyChallengeRules(t *testing.T) {
 	requireInvalid(t, err, "clientPublicKey")
 }
 
+// A challenge refused for its own input (a malformed clientPublicKey)
+// does not count against the credential's challenges.
+func TestPasskeyRefusedChallengesDoNotCount(t *testing.T) {
+	ctx := context.Background()
+	e, m, _ := passkeyCredential(t, false)
+	for range walletauth.MaxChallenges + 1 {
+		_, err := e.svc.Challenge(ctx, e.pid, m.ID, "04zz")
+		requireInvalid(t, err, "clientPublicKey")
+	}
+	_, err := e.svc.Challenge(ctx, e.pid, m.ID, walletauth.CompressedHex(clientKey(t).PublicKey()))
+	require.NoError(t, err)
+}
+
 // An assertion from another authenticator, or for another relying
 // party, fails; the sandbox's legacy signature skips WebAuthn there only.
 func TestPasskeyForeignAssertions(t *testing.T) {

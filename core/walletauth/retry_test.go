@@ -117,6 +117,8 @@ func TestRevokeAndRefreshSessions(t *testing.T) {
 	_, _, err = e.svc.RevokeSession(ctx, e.pid, id, walletauth.Retry{RequestID: c.RequestID, Signature: stampOf(t, key2, c.PayloadToSign)})
 	require.NoError(t, err, "another session of the wallet may revoke it")
 	require.ErrorIs(t, e.verify(ctx, e.pid, e.wallet, "p", stampOf(t, key, "p")), ports.ErrWalletSignatureInvalid)
+	_, _, err = e.svc.RevokeSession(ctx, e.pid, id, walletauth.Retry{})
+	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND") // revoked: as unknown as never issued
 
 	client := clientKey(t)
 	pub := hex.EncodeToString(client.PublicKey().Bytes())
@@ -218,4 +220,31 @@ func TestRevokeCredentialWithAnother(t *testing.T) {
 	assert.Equal(t, e.cred.ID, creds[0].ID)
 	_, _, err = e.svc.RevokeCredential(ctx, e.pid, passkey.ID, walletauth.Retry{})
 	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
+}
+
+// The sandbox takes the spec's legacy literal in place of a stamp on a
+// signed retry too; the request id is still single use and bound to the
+// operation. Outside the sandbox the literal is no stamp.
+func TestSignedRetrySandboxLiteral(t *testing.T) {
+	ctx := context.Background()
+	for _, sandbox := range []bool{true, false} {
+		e := newAuthEnv(t, coretest.Memory(), sandbox)
+		e.session(t)
+		op := walletauth.Operation{Type: "ACTIVITY_TYPE_TEST", AccountID: e.wallet, Body: []byte(`{"a":1}`)}
+		c, err := e.svc.BeginRetry(ctx, e.pid, op)
+		require.NoError(t, err)
+		_, err = e.svc.CompleteRetry(ctx, e.pid, op, c.RequestID, walletauth.SandboxSignature)
+		if !sandbox {
+			testkit.RequireFault(t, err, fault.KindUnauthorized, walletauth.CodeSignatureMalformed)
+			continue
+		}
+		require.NoError(t, err)
+		_, err = e.svc.CompleteRetry(ctx, e.pid, op, c.RequestID, walletauth.SandboxSignature)
+		testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED") // consumed
+		c, _ = e.svc.BeginRetry(ctx, e.pid, op)
+		other := op
+		other.Body = []byte(`{"a":2}`)
+		_, err = e.svc.CompleteRetry(ctx, e.pid, other, c.RequestID, walletauth.SandboxSignature)
+		testkit.RequireFault(t, err, fault.KindUnauthorized, walletauth.CodeBodyMismatch)
+	}
 }

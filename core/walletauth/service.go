@@ -226,6 +226,11 @@ func (s *Service) Challenge(ctx context.Context, platformID, id, clientPublicKey
 	switch m.Type {
 	case TypeEmailOTP:
 	case TypePasskey:
+		// A request refused for its own input asks for nothing, so it
+		// does not count against the credential's challenges.
+		if _, err := ParseClientKey(clientPublicKey); err != nil {
+			return Challenged{}, fault.Invalid("clientPublicKey", "a PASSKEY challenge needs the new session's key: "+err.Error())
+		}
 		if err := s.limitChallenges(ctx, m.ID); err != nil {
 			return Challenged{}, err
 		}
@@ -273,7 +278,7 @@ func (s *Service) limitChallenges(ctx context.Context, credentialID string) erro
 	}
 	if counts[0].N > MaxChallenges {
 		return &fault.Error{Kind: fault.KindTooMany, Code: "RATE_LIMITED",
-			Message:    "too many one-time passwords were requested for this credential; retry after the interval in Retry-After",
+			Message:    "too many challenges were requested for this credential; retry after the interval in Retry-After",
 			RetryAfter: counts[0].ResetIn}
 	}
 	return nil

@@ -53,6 +53,11 @@ func (s *Service) RevokeSession(ctx context.Context, platformID, id string, r Re
 	if err != nil {
 		return nil, "", err
 	}
+	if !sess.Active(s.now()) {
+		// As the reference: a revoked or expired session is as unknown as
+		// one never issued.
+		return nil, "", fault.NotFound("NOT_FOUND", "session "+id+" not found: it was revoked or has expired")
+	}
 	op := Operation{Type: ActivityDeleteSession, AccountID: sess.AccountID, Parameters: map[string]string{"sessionId": sess.ID}}
 	if r.First() {
 		c, err := s.BeginRetry(ctx, platformID, op)
