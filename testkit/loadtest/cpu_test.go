@@ -3,6 +3,7 @@
 package loadtest
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,9 +53,15 @@ func spin() {
 // of spin, two at a time, use about four times one call's CPU (measured
 // directly), where a measure of wall time would give about two.
 func TestRunMeasuresCPU(t *testing.T) {
-	before := processCPU()
-	spin()
-	one := processCPU() - before
+	// One call's CPU, the least of three: on a virtual machine a call
+	// that loses its core to the host may be billed for the wait too (a
+	// first call billed 105 ms where four took 179 ms in all).
+	one := time.Duration(math.MaxInt64)
+	for range 3 {
+		before := processCPU()
+		spin()
+		one = min(one, processCPU()-before)
+	}
 	require.Positive(t, one)
 	r := Run(4, 2, func(int) error {
 		spin()
