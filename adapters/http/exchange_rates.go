@@ -29,7 +29,7 @@ type ExchangeRate struct {
 	DestinationCurrency    Currency         `json:"destinationCurrency"`
 	DestinationPaymentRail string           `json:"destinationPaymentRail" enum:"ACH,ACH_COLOMBIA,BANK_TRANSFER,BRE_B,CIPS,FAST,FASTER_PAYMENTS,FEDNOW,INSTAPAY,MOBILE_MONEY,NEFT,PAYNOW,PESONET,PIX,RTGS,RTP,SEPA,SEPA_INSTANT,SPEI,SWIFT,UNIONPAY,UPI,WIRE" doc:"The destination currency's default payout rail (bank rails only: corridors paid out on a chain are priced by /quotes)" example:"UPI"`
 	ReceivingAmount        int64            `json:"receivingAmount" format:"int64" minimum:"0" doc:"What sendingAmount delivers, in the smallest unit of the destination currency; 0 when sendingAmount is outside the corridor's limits" example:"812502"`
-	ExchangeRate           DecimalNumber    `json:"exchangeRate" doc:"Sending currency units per destination currency unit, fees' spread included (a quote shows the inverse reading: destination units per sending unit)" example:"0.012182"`
+	ExchangeRate           DecimalNumber    `json:"exchangeRate" doc:"Sending currency units per destination currency unit, fees' spread included (as a quote's exchangeRate)" example:"0.012182"`
 	Fees                   ExchangeRateFees `json:"fees"`
 	UpdatedAt              time.Time        `json:"updatedAt" doc:"When the rate was last refreshed"`
 }

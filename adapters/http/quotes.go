@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/quotes"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -80,7 +81,7 @@ type Quote struct {
 	ReceivingCurrency       Currency              `json:"receivingCurrency"`
 	TotalSendingAmount      int64                 `json:"totalSendingAmount" format:"int64" doc:"What the sender pays, fees included, in the smallest unit of the sending currency"`
 	TotalReceivingAmount    int64                 `json:"totalReceivingAmount" format:"int64" doc:"What the receiver gets, in the smallest unit of the receiving currency"`
-	ExchangeRate            DecimalNumber         `json:"exchangeRate" doc:"Receiving units per sending unit, applied to totalSendingAmount less feesIncluded"`
+	ExchangeRate            DecimalNumber         `json:"exchangeRate" doc:"Sending currency units per receiving currency unit (major units), the rate at which totalSendingAmount less feesIncluded buys totalReceivingAmount"`
 	FeesIncluded            int64                 `json:"feesIncluded" minimum:"0" format:"int64" doc:"Fees within totalSendingAmount, in the smallest unit of the sending currency"`
 	PlatformFeesIncluded    int64                 `json:"platformFeesIncluded" minimum:"0" format:"int64" doc:"The platform's share of feesIncluded"`
 	PaymentInstructions     []PaymentInstructions `json:"paymentInstructions,omitempty" doc:"How to fund the quote (REALTIME_FUNDING sources), or what to sign (EMBEDDED_WALLET sources)"`
@@ -101,7 +102,7 @@ func quoteOut(q ports.Quote) Quote {
 		ReceivingCurrency:       currencyOf(q.ReceivingCurrency),
 		TotalSendingAmount:      q.TotalSendingAmount,
 		TotalReceivingAmount:    q.TotalReceivingAmount,
-		ExchangeRate:            DecimalNumber(q.ExchangeRate),
+		ExchangeRate:            DecimalNumber(fx.SendingPerReceiving(q.ExchangeRate)),
 		FeesIncluded:            q.FeesIncluded,
 		PaymentInstructions:     paymentInstructionsOut(q.PaymentInstructions),
 		TransactionID:           q.TransactionID,

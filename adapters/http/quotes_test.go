@@ -122,6 +122,12 @@ func TestQuoteResponse(t *testing.T) {
 	assert.IsType(t, float64(0), m["exchangeRate"], "a JSON number")
 	assert.IsType(t, float64(0), m["totalReceivingAmount"])
 	assert.IsType(t, float64(0), m["feesIncluded"])
+	// The spec's reading: sending units per receiving unit (USD and EUR
+	// both have two decimals), so the rate times what arrives is what was
+	// converted, to within one receiving cent's worth.
+	rate := m["exchangeRate"].(float64)
+	converted := m["totalSendingAmount"].(float64) - m["feesIncluded"].(float64)
+	assert.InDelta(t, converted, rate*m["totalReceivingAmount"].(float64), rate, "exchangeRate is sending per receiving")
 	assert.Equal(t, float64(0), m["platformFeesIncluded"])
 	assert.Regexp(t, `^Transaction:`, m["transactionId"])
 	assert.Equal(t, map[string]any{"FULL_NAME": "Ada Lovelace"}, m["counterpartyInformation"])

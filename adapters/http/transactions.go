@@ -9,6 +9,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/transactions"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -73,7 +74,7 @@ type Transaction struct {
 	ReconciliationInstructions *ReconciliationInstructions `json:"reconciliationInstructions,omitempty"`
 	FailureReason              string                      `json:"failureReason,omitempty" doc:"Why the payment failed (only when FAILED or EXPIRED)"`
 	QuoteID                    string                      `json:"quoteId,omitempty" doc:"The quote that created the payment, if any"`
-	ExchangeRate               *DecimalNumber              `json:"exchangeRate,omitempty" doc:"Receiving units per sending unit (cross-currency payments)"`
+	ExchangeRate               *DecimalNumber              `json:"exchangeRate,omitempty" doc:"Sending currency units per receiving currency unit (cross-currency payments)"`
 	Refund                     *Refund                     `json:"refund,omitempty" doc:"The return of the funds of a payment that did not complete"`
 	CounterpartyInformation    map[string]any              `json:"counterpartyInformation,omitempty" doc:"What is known about the counterparty (CustomerInfoFieldName keys)"`
 	AgentID                    string                      `json:"agentId,omitempty" doc:"The agent that initiated the payment, if any"`
@@ -136,7 +137,7 @@ func transactionOut(d Deps, platformID string, t ports.Transaction) Transaction 
 		out.ReconciliationInstructions = &ReconciliationInstructions{Reference: r.Reference, TransactionHash: r.TransactionHash}
 	}
 	if v.ExchangeRate != "" {
-		r := DecimalNumber(v.ExchangeRate)
+		r := DecimalNumber(fx.SendingPerReceiving(v.ExchangeRate))
 		out.ExchangeRate = &r
 	}
 	if r := v.Refund; r != nil {

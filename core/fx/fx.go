@@ -156,14 +156,29 @@ type Pricing struct {
 	// CounterpartyFee is Details.CounterpartyFixedFee (receiving currency)
 	// in sending minor units.
 	CounterpartyFee int64
-	// ExchangeRate as the API shows it (decimal string): receiving major
-	// units per sending major unit, applied to TotalSending − Fees.
+	// ExchangeRate, as stored (decimal string): receiving major units per
+	// sending major unit, applied to TotalSending − Fees. The API shows
+	// its inverse (SendingPerReceiving).
 	ExchangeRate string
 	// Details: CounterpartyMultiplier and ServiceMultiplier (the market
 	// rate, receiving per sending major unit) multiply to ExchangeRate;
 	// CounterpartyFixedFee is in receiving minor units; ServiceFixedFee and
 	// ServiceVariableFeeAmount are in sending minor units.
 	Details ports.RateDetails
+}
+
+// SendingPerReceiving is a stored rate (receiving major units per sending
+// major unit) as the API shows it: sending currency units per receiving
+// currency unit, the spec's reading of a quote's and a transaction's
+// exchangeRate (and the reference's prose), rounded half away from zero
+// to 12 decimal places as GET /exchange-rates shows its rates. A rate
+// that is not a positive decimal is returned as it is.
+func SendingPerReceiving(receivingPerSending string) string {
+	r, err := decimal.NewFromString(receivingPerSending)
+	if err != nil || !r.IsPositive() {
+		return receivingPerSending
+	}
+	return one.DivRound(r, boardRatePlaces).String()
 }
 
 // Find returns the corridor for paying receiving from sending over rail

@@ -350,3 +350,19 @@ func checkPricing(t *testing.T, c Corridor, rt, side string, amount int64, p Pri
 		require.Equal(t, p.Fees, back.Fees, ctx())
 	}
 }
+
+// The API shows a stored rate (receiving per sending) as its inverse,
+// rounded to 12 places; anything that is not a positive decimal stays.
+func TestSendingPerReceiving(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.9154": "1.092418614813", // USD → EUR
+		"2":      "0.5",
+		"1":      "1",
+		"82.5":   "0.012121212121",
+		"0":      "0",
+		"":       "",
+		"x":      "x",
+	} {
+		assert.Equal(t, want, SendingPerReceiving(in), in)
+	}
+}
