@@ -109,8 +109,14 @@ func TestSessionSignedRetries(t *testing.T) {
 	assert.Equal(t, "EMAIL_OTP", ch["type"])
 	stamp, err := walletauth.Sign(key, []byte(ch["payloadToSign"].(string)))
 	require.NoError(t, err)
+	// A signature without Request-Id is a first call: the spec has the
+	// signature ignored there, so it is another challenge.
+	r = h.send(request{method: http.MethodDelete, path: path, auth: &f.tn, header: map[string]string{"Service-Wallet-Signature": stamp}})
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	assert.NotEqual(t, ch["requestId"], r.object(t)["requestId"])
 	requireError(t, h.send(request{method: http.MethodDelete, path: path, auth: &f.tn,
-		header: map[string]string{"Service-Wallet-Signature": stamp}}), http.StatusUnauthorized, "REQUEST_ID_MISSING")
+		header: map[string]string{"Request-Id": ch["requestId"].(string)}}), http.StatusUnauthorized, "WALLET_SIGNATURE_MISSING")
+	// (Refused before the request id is looked at: it stays usable.)
 	retry := request{method: http.MethodDelete, path: path, auth: &f.tn,
 		header: map[string]string{"Service-Wallet-Signature": stamp, "Request-Id": ch["requestId"].(string)}}
 	r = h.send(retry)

@@ -427,7 +427,7 @@ func CheckID(errs *fault.Collector, field, id, prefix string) {
 // positive or above money.MaxAmount.
 func CheckAmount(errs *fault.Collector, amount int64) {
 	if amount <= 0 || amount > money.MaxAmount {
-		errs.Add("amount", fmt.Sprintf("is required: an integer from 1 to %d (smallest currency unit)", money.MaxAmount))
+		errs.Add("amount", fmt.Sprintf("must be an integer from 1 to %d (smallest currency unit)", money.MaxAmount))
 	}
 }
 

@@ -21,8 +21,10 @@ type Retry struct {
 }
 
 // First reports whether this is the first call of a signed-retry
-// operation (no signature headers at all).
-func (r Retry) First() bool { return r.RequestID == "" && r.Signature == "" }
+// operation: no Request-Id. A Service-Wallet-Signature sent without one is
+// ignored, as the spec says of the initial call (the reference's 401
+// REQUEST_ID_MISSING for it cannot coexist with that).
+func (r Retry) First() bool { return r.RequestID == "" }
 
 // Activity types bound into payloadToSign.
 const (
