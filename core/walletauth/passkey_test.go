@@ -222,4 +222,11 @@ func TestPasskeyBadRegistration(t *testing.T) {
 	_, _, err = e.svc.CreateCredential(ctx, e.pid, n, nil, walletauth.Retry{})
 	requireInvalid(t, err, "nickname")
 	requireInvalid(t, err, "attestation")
+	// A challenge that is not base64url is input to fix (400), not a
+	// ceremony that failed (401).
+	for _, challenge := range []string{"!!!", reg.Challenge + "=="} {
+		n.Nickname, n.Challenge = "key", challenge
+		_, _, err = e.svc.CreateCredential(ctx, e.pid, n, nil, walletauth.Retry{})
+		requireInvalid(t, err, "challenge")
+	}
 }

@@ -2,6 +2,7 @@ package walletauth
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -279,6 +280,8 @@ func (n NewCredential) check() error {
 		}
 		if n.Challenge == "" {
 			errs.Add("challenge", "is required for a PASSKEY credential")
+		} else if _, err := base64.RawURLEncoding.DecodeString(n.Challenge); err != nil {
+			errs.Add("challenge", "must be the registration's WebAuthn challenge as the browser encodes it: base64url without padding")
 		}
 		if n.Attestation == nil {
 			errs.Add("attestation", "is required for a PASSKEY credential")
