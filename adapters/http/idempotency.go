@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -33,8 +35,26 @@ var (
 )
 
 // requestHash identifies a request for Idempotency-Key reuse checks: the
-// method, path, query and exact body bytes.
-func requestHash(r *http.Request, body []byte) string {
+// method, path, query and body, a JSON body in a canonical form (object
+// keys sorted, insignificant whitespace dropped, numbers as written), so a
+// retry that serialises the same request anew is the same request.
+// Records stored before the canonical form hold the hash of the exact
+// bytes (raw), which a request matches too.
+type requestHash struct{ canonical, raw string }
+
+func hashOf(r *http.Request, body []byte) requestHash {
+	h := requestHash{raw: hashParts(r, body)}
+	h.canonical = h.raw
+	if c, ok := canonicalJSON(body); ok && !bytes.Equal(c, body) {
+		h.canonical = hashParts(r, c)
+	}
+	return h
+}
+
+// matches reports whether a stored RequestHash is this request's.
+func (h requestHash) matches(stored string) bool { return stored == h.canonical || stored == h.raw }
+
+func hashParts(r *http.Request, body []byte) string {
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(r.Method), []byte(r.URL.EscapedPath()), []byte(r.URL.RawQuery), body} {
 		var n [8]byte
@@ -43,6 +63,28 @@ func requestHash(r *http.Request, body []byte) string {
 		h.Write(part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON is body, one JSON value, re-encoded with sorted object
+// keys and no insignificant whitespace (numbers keep their literal); false
+// when body is not one JSON value (it is then compared as it is).
+func canonicalJSON(body []byte) ([]byte, bool) {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil || d.More() {
+		return nil, false
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, false
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), true
 }
 
 // idempotent runs a POST under its Idempotency-Key, if it has one. The key
@@ -98,7 +140,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 	if p := principal(ctx); p.AgentID != "" {
 		scope = p.AgentID
 	}
-	hash := requestHash(r, body)
+	hash := hashOf(r, body)
 
 	if s.d.Cache != nil {
 		var rec ports.IdempotencyRecord
@@ -116,7 +158,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, overlapped b
 	claim := ports.IdempotencyRecord{
 		Scope:       scope,
 		Key:         key,
-		RequestHash: hash,
+		RequestHash: hash.canonical,
 		Owner:       newAttempt(),
 		LockedUntil: now.Add(s.d.IdempotencyLease),
 		CreatedAt:   now,
@@ -249,12 +291,12 @@ func (c *pendingClaim) await(ctx context.Context) error {
 // answerUnowned answers a request whose claim failed or found its key
 // held: 500, 422 IDEMPOTENCY_KEY_REUSED, the stored response, or 409
 // IDEMPOTENCY_KEY_IN_USE.
-func (s *server) answerUnowned(w http.ResponseWriter, r *http.Request, out claimOutcome, hash string) {
+func (s *server) answerUnowned(w http.ResponseWriter, r *http.Request, out claimOutcome, hash requestHash) {
 	rec := out.rec
 	switch {
 	case out.err != nil:
 		writeError(w, r, internalError(fmt.Errorf("idempotency begin: %w", out.err)))
-	case rec.RequestHash != hash:
+	case !hash.matches(rec.RequestHash):
 		s.observeIdempotency("reused")
 		writeError(w, r, toError(errKeyReused))
 	case rec.Completed:
@@ -294,8 +336,8 @@ func (s *server) cacheAfter(w http.ResponseWriter, r *http.Request, rec ports.Id
 
 // replay writes a stored response, or 422 when the request differs from the
 // one that used the key first.
-func (s *server) replay(w http.ResponseWriter, r *http.Request, rec ports.IdempotencyRecord, hash string) {
-	if rec.RequestHash != hash {
+func (s *server) replay(w http.ResponseWriter, r *http.Request, rec ports.IdempotencyRecord, hash requestHash) {
+	if !hash.matches(rec.RequestHash) {
 		s.observeIdempotency("reused")
 		writeError(w, r, toError(errKeyReused))
 		return

@@ -34,8 +34,15 @@ func TestIdempotentReplay(t *testing.T) {
 	assert.Equal(t, "true", again.header.Get("Idempotent-Replayed"))
 	assert.Equal(t, int64(1500), h.balance(tn, acct.ID), "a replay never moves money twice")
 
-	// The same key with another body (even whitespace) is refused.
-	for _, body := range []string{`{"amount":1600}`, `{"amount": 1500}`} {
+	// The same request serialised anew (whitespace, key order) is the
+	// same request; another value, or a number written otherwise, is not.
+	for _, body := range []string{`{"amount": 1500}`, "{\n  \"amount\" : 1500\n}\n"} {
+		r := h.post(tn, path, body, "Idempotency-Key", "k-1")
+		require.Equal(t, http.StatusOK, r.status, "%q: %s", body, r.body)
+		assert.Equal(t, string(first.body), string(r.body))
+		assert.Equal(t, "true", r.header.Get("Idempotent-Replayed"))
+	}
+	for _, body := range []string{`{"amount":1600}`, `{"amount":1500.0}`, `{"amount":15e2}`} {
 		r := h.post(tn, path, body, "Idempotency-Key", "k-1")
 		requireError(t, r, http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
 	}
