@@ -351,12 +351,12 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 	// Events of the resource still pending before e go first, in order
 	// (a later event never overtakes an earlier one); their own jobs then
 	// find them delivered.
-	ok, err := d.deliverEarlier(ctx, e, url)
+	wait, ok, err := d.deliverEarlier(ctx, e, url)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return jobs.RetryAt(now.Add(OrderWait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, e.ResourceID))
+		return jobs.RetryAt(later(now.Add(OrderWait), wait), fmt.Errorf("%w: an earlier event of %s is not delivered", errWaiting, e.ResourceID))
 	}
 	if err := late(ctx, d.clock.Now()); err != nil {
 		return err
@@ -715,7 +715,7 @@ func (d *Deliverer) sendAfterEarlier(ctx context.Context, g []batchItem, url str
 // another delivery of this instance sent since). rest is ids from first
 // on. ok is false when first is not among ids (more than chainMax may
 // come before it), or when an earlier event may decide a payment
-// (TypeIncomingPending: Handle's way).
+// (TypeIncomingPending) or is not due again yet (dueAt): Handle's way.
 func (d *Deliverer) earlierToSend(ctx context.Context, first ports.Event, ids []string) (earlier []batchItem, rest []string, ok bool) {
 	i := slices.Index(ids, first.ID)
 	if i < 0 || i > chainMax {
@@ -725,8 +725,11 @@ func (d *Deliverer) earlierToSend(ctx context.Context, first ports.Event, ids []
 	if err != nil {
 		return nil, nil, false
 	}
+	now := d.clock.Now()
 	for _, e := range rows {
-		if d.mayDecide(e) {
+		if d.mayDecide(e) || now.Before(dueAt(e)) {
+			// Handle's way: it decides the payment, or it waits out a
+			// failure, and the group with it (deliverEarlier).
 			return nil, nil, false
 		}
 		earlier = append(earlier, batchItem{e: e, slot: noSlot})
@@ -892,35 +895,65 @@ func (d *Deliverer) finish(ctx context.Context, e ports.Event, url string, a por
 // recorded before e, up to chainMax of them. ok is false when one of them
 // was not taken (it keeps its own schedule, and e waits for it), or when
 // more may wait than were sent (e waits for them too).
-func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (ok bool, err error) {
+func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url string) (wait time.Time, ok bool, err error) {
 	rows, more, err := d.earlierPending(ctx, e)
 	if err != nil {
-		return false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
+		return time.Time{}, false, fmt.Errorf("webhook %s: earlier events: %w", e.ID, err)
 	}
 	for _, prev := range rows {
 		if d.sentSince(prev) {
 			continue // delivered by a batch of this instance, being recorded
 		}
-		if late(ctx, d.clock.Now()) != nil {
-			return false, nil // e waits for the rest
+		now := d.clock.Now()
+		if due := dueAt(prev); now.Before(due) {
+			// Waiting out a failure: e waits with it, and is not the
+			// reason it is tried again before its time.
+			return due, false, nil
+		}
+		if late(ctx, now) != nil {
+			return time.Time{}, false, nil // e waits for the rest
 		}
 		a, ans, err := d.attempt(ctx, prev, url)
 		if err != nil {
-			return false, err
+			return time.Time{}, false, err
 		}
 		if err := cutShort(ctx, a, d.clock.Now()); err != nil {
-			return false, err
+			return time.Time{}, false, err
 		}
 		if err := d.finish(ctx, prev, url, a, ans, ""); err != nil {
-			if _, later := jobs.IsRetryAt(err); !later {
-				return false, err
+			if _, retry := jobs.IsRetryAt(err); !retry {
+				return time.Time{}, false, err
 			}
 		}
 		if a.Error != "" {
-			return false, nil
+			return time.Time{}, false, nil
 		}
 	}
-	return !more, nil
+	return time.Time{}, !more, nil
+}
+
+// dueAt is the earliest a pending event may be attempted again: at once
+// when it has not failed since it was last queued, else after its last
+// attempt and the retry wait that attempt earned (Schedule, less the
+// most its jitter takes off: its own job holds the jittered time). A later
+// event of its resource waits until then rather than send it earlier, so
+// a burst of events about one resource does not spend an event's retries
+// in seconds.
+func dueAt(e ports.Event) time.Time {
+	n := e.Attempts - e.AttemptsBefore
+	if n <= 0 || e.LastAttemptAt == nil {
+		return time.Time{}
+	}
+	wait := Schedule[min(n, len(Schedule))-1]
+	return e.LastAttemptAt.Add(wait - wait/10)
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // earlierPending is the pending events of e's resource recorded before e,

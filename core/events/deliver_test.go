@@ -307,13 +307,17 @@ func TestJobOfSeveralEvents(t *testing.T) {
 		err := e.b.Store.Read().Jobs().Retry(ctx, "Job:several", e.b.Clock.Now(), "")
 		require.ErrorIs(t, err, ports.ErrNotFound, "the job of several ended; b1 and b2 go on alone")
 
-		// b2's wait for b1 ends first: b1 goes first, then b2.
+		// b2's wait for b1 ends first, but b1 is waiting out its failure:
+		// b2 does not send it before its time, and waits with it.
 		e.advance(OrderWait)
+		assert.Len(t, sent(), 3, "b1 is not retried early for b2's sake")
+		// b1's retry: b1 goes first, then b2.
+		e.advance(Schedule[0])
 		got = sent()
 		require.Len(t, got, 5)
 		assert.Equal(t, []string{b1.ID + " 200", b2.ID + " 200"}, got[3:])
 		e.advance(Schedule[0])
-		assert.Len(t, sent(), 5, "b1's own retry finds it delivered")
+		assert.Len(t, sent(), 5, "each sent once")
 		for _, id := range ids {
 			assert.Equal(t, ports.EventDelivered, status(id), id)
 		}
@@ -409,6 +413,51 @@ func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
 		stored, _ = e.event(ev.ID)
 		assert.Equal(t, ports.EventDelivered, stored.Status)
 		assert.Equal(t, 15, stored.Attempts)
+	})
+}
+
+// A burst of events about one resource while its first event waits out a
+// failure: the later events wait with it, and do not spend its retries
+// by sending it early (each used to send it again, and ten events in a
+// few seconds failed it for good). When its retry is due it goes, then
+// the rest, in order.
+func TestBurstWaitsOutAnEarlierFailure(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		first := e.record("VERIFICATION.APPROVED", "Verification:burst")
+		e.recv.mu.Lock()
+		e.recv.failing = map[string]int{first.ID: 1}
+		e.recv.mu.Unlock()
+		e.run()
+		later := make([]ports.Event, 6)
+		for i := range later {
+			e.advance(300 * time.Millisecond)
+			later[i] = e.record("VERIFICATION.APPROVED", "Verification:burst")
+			e.run()
+		}
+		e.advance(OrderWait)
+		assert.Equal(t, 1, e.recv.answers, "nothing sent while the first event waits out its failure")
+		ev, _ := e.event(first.ID)
+		assert.Equal(t, ports.EventPending, ev.Status)
+		assert.Equal(t, 1, ev.Attempts)
+
+		e.advance(Schedule[0])
+		e.advance(OrderWait)
+		ev, _ = e.event(first.ID)
+		assert.Equal(t, ports.EventDelivered, ev.Status)
+		assert.Equal(t, 2, ev.Attempts)
+		e.recv.mu.Lock()
+		var order []string
+		for _, env := range e.recv.got {
+			order = append(order, env.ID)
+		}
+		e.recv.mu.Unlock()
+		want := []string{first.ID, first.ID}
+		for _, l := range later {
+			want = append(want, l.ID)
+			got, _ := e.event(l.ID)
+			assert.Equal(t, ports.EventDelivered, got.Status, l.ID)
+		}
+		assert.Equal(t, want, order, "the first twice (its failure, its retry), then the rest in order, each once")
 	})
 }
 
