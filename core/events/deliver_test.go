@@ -472,8 +472,11 @@ func TestOrderPerResource(t *testing.T) {
 		second := e.record("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
 		e.record("CUSTOMER.KYC_APPROVED", "Customer:9")
 		e.run()
-		for range 3 {
-			e.advance(Schedule[0])
+		// The three failures may all be the first event's: each of its
+		// retries waits its Schedule (jitter included), and the second
+		// event waits with it.
+		for _, wait := range Schedule[:3] {
+			e.advance(wait + wait/5)
 		}
 		e.advance(OrderWait)
 		firstOK, secondOK := -1, -1
@@ -694,6 +697,17 @@ func TestSandboxTestWebhook(t *testing.T) {
 		var fe *fault.Error
 		require.ErrorAs(t, err, &fe)
 		assert.Equal(t, fault.KindInvalid, fe.Kind)
+		assert.Equal(t, CodeEndpointNotSet, fe.Code, "the reference's code")
+
+		// No answer at all: the reference's delivery error.
+		e.setEndpoint("https://hooks.example/in")
+		e.recv.mu.Lock()
+		e.recv.script = []int{0}
+		e.recv.mu.Unlock()
+		_, err = e.svc.Test(context.Background(), e.pid)
+		require.ErrorAs(t, err, &fe)
+		assert.Equal(t, fault.KindInvalid, fe.Kind)
+		assert.Equal(t, CodeDeliveryError, fe.Code)
 	})
 }
 
@@ -712,6 +726,14 @@ func TestListFiltersAndUnknownValues(t *testing.T) {
 	require.NotNil(t, page.Next)
 	_, err = e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid, Type: "NOPE"}, ports.Page{})
 	require.Error(t, err)
+	// The spec's name of the invitation type filters as the reference's.
+	e.record("INVITATION.CLAIMED", "Invitation:1")
+	for _, typ := range []string{"INVITATION_CLAIMED", "INVITATION.CLAIMED"} {
+		page, err := e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid, Type: typ}, ports.Page{Limit: 10})
+		require.NoError(t, err, typ)
+		require.Equal(t, 1, page.Total, typ)
+		assert.Equal(t, "Invitation:1", page.Rows[0].ResourceID)
+	}
 	_, err = e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid, Status: "DONE"}, ports.Page{})
 	require.Error(t, err)
 	_, err = e.svc.List(context.Background(), ports.EventFilter{PlatformID: e.pid}, ports.Page{Limit: 101})
