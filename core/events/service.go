@@ -28,6 +28,10 @@ var Types = []string{
 	"INVITATION.CLAIMED", "AGENT_ACTION.PENDING_APPROVAL", TypeTest,
 }
 
+// typeAliases are the spec's names of types the reference (and so the
+// webhooks) spell with a dot: a filter takes either.
+var typeAliases = map[string]string{"INVITATION_CLAIMED": "INVITATION.CLAIMED"}
+
 // Statuses are the delivery statuses.
 var Statuses = []string{ports.EventPending, ports.EventDelivered, ports.EventFailed}
 
@@ -58,6 +62,9 @@ const MaxLimit = 100
 
 // List pages the platform's events, oldest first.
 func (s *Service) List(ctx context.Context, f ports.EventFilter, page ports.Page) (Page, error) {
+	if t, ok := typeAliases[f.Type]; ok {
+		f.Type = t
+	}
 	if f.Type != "" && !slices.Contains(Types, f.Type) {
 		return Page{}, fault.Invalid("type", "unknown webhook type "+f.Type)
 	}
@@ -132,6 +139,13 @@ type TestResult struct {
 	Body       string
 }
 
+// The test webhook's 400 codes (the reference's): no endpoint is set; the
+// endpoint did not answer.
+const (
+	CodeEndpointNotSet = "WEBHOOK_ENDPOINT_NOT_SET"
+	CodeDeliveryError  = "WEBHOOK_DELIVERY_ERROR"
+)
+
 // Test sends a TEST event at once (the sandbox's test webhook): a
 // platform without an endpoint, or an endpoint that does not answer, is
 // 400 and records nothing; any answer is the result, and the event is
@@ -142,7 +156,9 @@ func (s *Service) Test(ctx context.Context, platformID string) (TestResult, erro
 		return TestResult{}, fmt.Errorf("test webhook: endpoint of %s: %w", platformID, err)
 	}
 	if url == "" {
-		return TestResult{}, fault.Invalid("webhookEndpoint", "the platform has no webhook endpoint: set one with PATCH /config")
+		e := fault.Invalid("webhookEndpoint", "the platform has no webhook endpoint: set one with PATCH /config")
+		e.Code = CodeEndpointNotSet
+		return TestResult{}, e
 	}
 	e, err := New(s.ids, platformID, TypeTest, "", nil, s.clock.Now())
 	if err != nil {
@@ -153,7 +169,9 @@ func (s *Service) Test(ctx context.Context, platformID string) (TestResult, erro
 		return TestResult{}, err
 	}
 	if a.StatusCode == 0 {
-		return TestResult{}, fault.Invalid("webhookEndpoint", "the webhook endpoint did not answer: "+a.Error)
+		e := fault.Invalid("webhookEndpoint", "the webhook endpoint did not answer: "+a.Error)
+		e.Code = CodeDeliveryError
+		return TestResult{}, e
 	}
 	status := ports.EventPending
 	if a.Error == "" {
