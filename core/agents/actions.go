@@ -141,13 +141,21 @@ func (s *Service) Approve(ctx context.Context, platformID, agentID, id string) (
 	}, nil)
 }
 
+// DefaultRejectionReason is a rejected action's rejectionReason when the
+// platform gave none (the spec has it set on every rejection).
+const DefaultRejectionReason = "Rejected by the platform"
+
 // Reject refuses one of the platform's pending actions, with an optional
-// reason: it never executes, and a durable job gives back what it held
-// (Executor.Release). Errors as Approve.
+// reason (DefaultRejectionReason without one): it never executes, and a
+// durable job gives back what it held (Executor.Release). Errors as
+// Approve.
 func (s *Service) Reject(ctx context.Context, platformID, agentID, id, reason string) (ports.AgentAction, error) {
 	reason = strings.TrimSpace(reason)
 	if utf8.RuneCountInString(reason) > MaxReasonLen {
 		return ports.AgentAction{}, fault.Invalid("reason", fmt.Sprintf("must be at most %d characters", MaxReasonLen))
+	}
+	if reason == "" {
+		reason = DefaultRejectionReason
 	}
 	return s.decide(ctx, platformID, agentID, id, func(a *ports.AgentAction) error {
 		if err := Move(a, StatusRejected, s.clock.Now().UTC()); err != nil {

@@ -206,10 +206,10 @@ func TestDecisionsUseTheExecutor(t *testing.T) {
 		require.NoError(t, e.Store.InTx(ctx, func(tx ports.Tx) error { return e.svc.Submit(ctx, tx, act) }))
 		return act
 	}
-	first, second := submit(), submit()
+	first, second, third := submit(), submit(), submit()
 	evs, _, err := e.Store.Read().Events().List(ctx, ports.EventFilter{PlatformID: e.platform, Type: agents.EventPendingApproval}, ports.Page{Limit: 10})
 	require.NoError(t, err)
-	assert.Len(t, evs, 2, "each pending action records its event")
+	assert.Len(t, evs, 3, "each pending action records its event")
 
 	got, err := e.svc.Approve(ctx, e.platform, c.Agent.ID, first.ID)
 	require.NoError(t, err)
@@ -233,6 +233,9 @@ func TestDecisionsUseTheExecutor(t *testing.T) {
 	_, err = e.Runner.RunAll(ctx, 5)
 	require.NoError(t, err)
 	assert.Len(t, e.exec.released, 1, "once")
+	got, err = e.svc.Reject(ctx, e.platform, c.Agent.ID, third.ID, " ")
+	require.NoError(t, err)
+	assert.Equal(t, agents.DefaultRejectionReason, got.RejectionReason, "set on every rejection, as the spec has it")
 
 	_, err = e.svc.Approve(ctx, e.platform, "Agent:other", submit().ID)
 	testkit.RequireFault(t, err, fault.KindNotFound, agents.CodeActionNotFound)
