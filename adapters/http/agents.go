@@ -349,7 +349,7 @@ func optBool(s string) *bool {
 }
 
 func (h agentsAPI) listAgents(ctx context.Context, in *listAgentsInput) (*agentListOutput, error) {
-	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	page, err := pageFrom(scopedCursors(h.d, "agents"), in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +362,7 @@ func (h agentsAPI) listAgents(ctx context.Context, in *listAgentsInput) (*agentL
 		return nil, apiError(err)
 	}
 	out := AgentList{Data: make([]Agent, len(res.Rows)), HasMore: res.HasMore, TotalCount: res.Total,
-		NextCursor: nextCursor(h.d, res.HasMore, res.Next)}
+		NextCursor: nextCursor(scopedCursors(h.d, "agents"), res.HasMore, res.Next)}
 	for i, a := range res.Rows {
 		if out.Data[i], err = agentOut(ctx, h.d, a); err != nil {
 			return nil, apiError(err)

@@ -261,7 +261,7 @@ func (ownersAPI) listOwnersOp() huma.Operation {
 }
 
 func (h ownersAPI) listOwners(ctx context.Context, in *listOwnersInput) (*ownerListOutput, error) {
-	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	page, err := pageFrom(scopedCursors(h.d, "beneficial-owners"), in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +270,7 @@ func (h ownersAPI) listOwners(ctx context.Context, in *listOwnersInput) (*ownerL
 		return nil, apiError(err)
 	}
 	out := BeneficialOwnerList{Data: make([]BeneficialOwner, len(res.Rows)), HasMore: res.HasMore,
-		TotalCount: res.Total, NextCursor: nextCursor(h.d, res.HasMore, res.Next)}
+		TotalCount: res.Total, NextCursor: nextCursor(scopedCursors(h.d, "beneficial-owners"), res.HasMore, res.Next)}
 	for i, o := range res.Rows {
 		out.Data[i] = ownerOut(o)
 	}

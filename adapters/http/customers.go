@@ -409,7 +409,7 @@ func (customersAPI) listCustomersOp() huma.Operation {
 }
 
 func (h customersAPI) listCustomers(ctx context.Context, in *listCustomersInput) (*customerListOutput, error) {
-	d := h.d
+	d := scopedCursors(h.d, "customers")
 	q := customers.ListQuery{
 		Limit: in.Limit,
 		Filter: ports.CustomerFilter{

@@ -461,7 +461,7 @@ func registerExternal(api huma.API, d Deps) {
 }
 
 func (h externalAPI) list(ctx context.Context, f external.Filter, limit int, cursor string) (*externalAccountListOutput, error) {
-	page, err := pageFrom(h.d, limit, cursor)
+	page, err := pageFrom(scopedCursors(h.d, "external-accounts"), limit, cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -473,7 +473,7 @@ func (h externalAPI) list(ctx context.Context, f external.Filter, limit int, cur
 	for i, a := range res.Accounts {
 		out.Data[i] = externalAccountOut(a)
 	}
-	out.NextCursor = nextCursor(h.d, res.HasMore, res.Next)
+	out.NextCursor = nextCursor(scopedCursors(h.d, "external-accounts"), res.HasMore, res.Next)
 	return &externalAccountListOutput{Body: out}, nil
 }
 

@@ -119,7 +119,7 @@ func (tokensAPI) listTokensOp() huma.Operation {
 }
 
 func (h tokensAPI) listTokens(ctx context.Context, in *listTokensInput) (*tokenListOutput, error) {
-	page, err := pageFrom(h.d, in.Limit, in.Cursor)
+	page, err := pageFrom(scopedCursors(h.d, "tokens"), in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (h tokensAPI) listTokens(ctx context.Context, in *listTokensInput) (*tokenL
 	for i, t := range res.Tokens {
 		out.Data[i] = tokenOut(t)
 	}
-	out.NextCursor = nextCursor(h.d, res.HasMore, res.Next)
+	out.NextCursor = nextCursor(scopedCursors(h.d, "tokens"), res.HasMore, res.Next)
 	return &tokenListOutput{Body: out}, nil
 }
 

@@ -120,6 +120,10 @@ func TestListTokensFiltersAndPages(t *testing.T) {
 
 	requireError(t, h.get(tn, "/tokens?limit=0"), http.StatusBadRequest, "INVALID_INPUT", "limit")
 	requireError(t, h.get(tn, "/tokens?cursor=nope"), http.StatusBadRequest, "INVALID_INPUT", "cursor")
+	// A cursor belongs to its list: another list refuses it.
+	first := decode[tokenListBody](t, h.get(tn, "/tokens?limit=1"))
+	require.NotEmpty(t, first.NextCursor)
+	requireError(t, h.get(tn, "/customers?cursor="+first.NextCursor), http.StatusBadRequest, "INVALID_INPUT", "cursor")
 	requireError(t, h.get(tn, "/tokens?createdAfter=yesterday"), http.StatusBadRequest, "INVALID_INPUT", "createdAfter")
 }
 
