@@ -188,7 +188,7 @@ func TestCreateQuoteErrors(t *testing.T) {
 		{"zero amount", strings.Replace(quoteBody(f.acct.ID, f.dest.ID, ""), "10000", "0", 1),
 			http.StatusBadRequest, "INVALID_INPUT", []string{"lockedCurrencyAmount"}},
 		{"amount above the corridor", strings.Replace(quoteBody(f.acct.ID, f.dest.ID, ""), "10000", "9000000000000000", 1),
-			http.StatusBadRequest, "INVALID_INPUT", []string{"lockedCurrencyAmount"}},
+			http.StatusBadRequest, "TRANSACTION_SIZE_LIMIT_EXCEEDED", []string{"lockedCurrencyAmount"}},
 		{"missing side", `{"source":{"sourceType":"ACCOUNT","accountId":"` + f.acct.ID + `"},"destination":{"destinationType":"ACCOUNT","accountId":"` + f.dest.ID + `"},"lockedCurrencyAmount":1}`,
 			http.StatusBadRequest, "INVALID_INPUT", []string{"lockedCurrencySide"}},
 		{"bad purpose", quoteBody(f.acct.ID, f.dest.ID, `,"purposeOfPayment":"FUN"`), http.StatusBadRequest, "INVALID_INPUT", []string{"purposeOfPayment"}},

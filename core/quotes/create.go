@@ -232,7 +232,10 @@ func (s *Service) price(ctx context.Context, sending string, res resolved, r Cre
 	price, err := fx.Price(corridor, rate, r.LockedSide, r.LockedAmount)
 	var amountErr *fx.AmountError
 	if errors.As(err, &amountErr) {
-		return fx.Corridor{}, fx.Pricing{}, fault.Invalid("lockedCurrencyAmount", amountErr.Reason)
+		// Its own 400: AMOUNT_OUT_OF_RANGE below the corridor's minimum,
+		// TRANSACTION_SIZE_LIMIT_EXCEEDED above its maximum (the
+		// reference's codes), naming lockedCurrencyAmount.
+		return fx.Corridor{}, fx.Pricing{}, amountErr.Unwrap()
 	}
 	if err != nil {
 		return fx.Corridor{}, fx.Pricing{}, fmt.Errorf("quote: price %s→%s: %w", sending, res.receiving, err)

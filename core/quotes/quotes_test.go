@@ -122,10 +122,10 @@ func TestCreateRefusals(t *testing.T) {
 			fault.KindInvalid, "INVALID_INPUT", "lockedCurrencyAmount"},
 		{"zero amount", func(r *quotes.CreateRequest) { r.LockedAmount = 0 }, fault.KindInvalid, "INVALID_INPUT", "lockedCurrencyAmount"},
 		{"amount above the corridor maximum", func(r *quotes.CreateRequest) { r.LockedAmount = 8_000_000_000_000_000 },
-			fault.KindInvalid, "INVALID_INPUT", "lockedCurrencyAmount"},
+			fault.KindInvalid, fx.CodeSizeLimit, "lockedCurrencyAmount"},
 		{"amount below the corridor minimum", func(r *quotes.CreateRequest) {
 			r.LockedSide, r.LockedAmount = fx.SideReceiving, 1
-		}, fault.KindInvalid, "INVALID_INPUT", "lockedCurrencyAmount"},
+		}, fault.KindInvalid, fx.CodeAmountOutOfRange, "lockedCurrencyAmount"},
 		{"bad side", func(r *quotes.CreateRequest) { r.LockedSide = "BOTH" }, fault.KindInvalid, "INVALID_INPUT", "lockedCurrencySide"},
 		{"bad source type", func(r *quotes.CreateRequest) { r.Source.Type = "CARD" }, fault.KindInvalid, "INVALID_INPUT", "source.sourceType"},
 		{"external account as source", func(r *quotes.CreateRequest) { r.Source.AccountID = f.dest.ID },
