@@ -250,7 +250,8 @@ func GiveBackJob(platformID, agentID, txID string, now time.Time) (j ports.Job, 
 const giveBackTries = 5
 
 // handleGiveBack gives back the reservation of the action that made the
-// job's transaction (at most once: the usage store keys it by action).
+// job's transaction (at most once: the usage store keys it by action) and
+// marks the action FAILED: its execution's payment did not go through.
 func (s *Service) handleGiveBack(ctx context.Context, j ports.Job, p giveBackPayload) error {
 	if s.executor == nil {
 		return nil
@@ -269,5 +270,34 @@ func (s *Service) handleGiveBack(ctx context.Context, j ports.Job, p giveBackPay
 		return nil
 	}
 	s.log.Info("agent usage given back: its payment did not go through", "action", rows[0].ID, "transaction", p.TransactionID)
-	return s.executor.Release(ctx, rows[0])
+	if err := s.executor.Release(ctx, rows[0]); err != nil {
+		return err
+	}
+	return s.failExecuted(ctx, rows[0])
+}
+
+// failExecuted records that an APPROVED action's execution failed after
+// it ran: its payment failed (the spec's APPROVED → FAILED). An action in
+// any other status, or changed meanwhile, is left as it is.
+func (s *Service) failExecuted(ctx context.Context, act ports.AgentAction) error {
+	err := s.store.InTx(ctx, func(tx ports.Tx) error {
+		cur, err := tx.AgentActions().Get(ctx, act.PlatformID, act.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != StatusApproved {
+			return nil
+		}
+		if err := Move(&cur, StatusFailed, s.clock.Now().UTC()); err != nil {
+			return err
+		}
+		return tx.AgentActions().Update(ctx, cur, StatusApproved)
+	})
+	if errors.Is(err, ports.ErrConflict) {
+		return nil // moved by another writer since it was read
+	}
+	if err != nil {
+		return fmt.Errorf("agents: fail %s after its payment failed: %w", act.ID, err)
+	}
+	return nil
 }

@@ -584,6 +584,11 @@ func TestFailedPaymentsGiveUsageBack(t *testing.T) {
 		e.RunJobs()
 		assert.Equal(t, int64(4_000), e.usage(a).DailySpend, "given back once")
 		assert.Equal(t, int64(100_000-4_000), e.available())
+		// The actions whose payments failed are FAILED (the spec's
+		// APPROVED → FAILED when execution fails); the others APPROVED.
+		assert.Equal(t, agents.StatusFailed, e.action(bad.ID).Status, "the transfer-out the rail failed")
+		assert.Equal(t, agents.StatusFailed, e.action(qa.ID).Status, "the quote whose payout failed")
+		assert.Equal(t, agents.StatusApproved, e.action(ok.ID).Status, "on its way")
 
 		// A transfer the platform cancels before it settles.
 		_, err = e.tr.Cancel(ctx, e.platform, ok.TransactionID, "changed my mind")
@@ -593,6 +598,7 @@ func TestFailedPaymentsGiveUsageBack(t *testing.T) {
 		assert.Equal(t, 1, u.DailyTransactionCount)
 		assert.Equal(t, int64(3_000), u.DailySpend)
 		assert.Equal(t, int64(100_000-3_000), e.available())
+		assert.Equal(t, agents.StatusFailed, e.action(ok.ID).Status, "its payment was cancelled")
 		e.Verify()
 	})
 }
