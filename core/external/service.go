@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/status"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -298,6 +299,9 @@ func (s *Service) List(ctx context.Context, platformID string, f Filter, page po
 		page.Limit = DefaultLimit
 	case page.Limit < 1 || page.Limit > MaxLimit:
 		return Page{}, fault.Invalid("limit", fmt.Sprintf("must be between 1 and %d", MaxLimit))
+	}
+	if _, ok := money.Lookup(f.Currency); f.Currency != "" && !ok {
+		return Page{}, fault.Invalid("currency", "unknown currency "+f.Currency)
 	}
 	pf := ports.ExternalAccountFilter{PlatformID: platformID, Currency: f.Currency, PlatformOnly: f.PlatformOnly}
 	if !f.PlatformOnly {

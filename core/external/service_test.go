@@ -355,6 +355,8 @@ func TestListAndPagination(t *testing.T) {
 		assert.Equal(t, plat.ID, own.Accounts[0].ID)
 
 		testkit.RequireFault(t, mustFailPage(e.svc.List(ctx, e.platform, external.Filter{}, ports.Page{Limit: 101})), fault.KindInvalid, "INVALID_INPUT")
+		testkit.RequireFault(t, mustFailPage(e.svc.List(ctx, e.platform, external.Filter{Currency: "XXX"}, ports.Page{})),
+			fault.KindInvalid, "INVALID_INPUT", "currency")
 	})
 }
 

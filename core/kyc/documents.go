@@ -261,6 +261,9 @@ func (s *Service) DocumentContent(ctx context.Context, platformID, id string) (p
 // ListDocuments pages the platform's documents (one holder's, when set),
 // oldest first.
 func (s *Service) ListDocuments(ctx context.Context, platformID, holderID string, page ports.Page) (Page[ports.Document], error) {
+	if holderID != "" && !strings.HasPrefix(holderID, customerIDPrefix) && !strings.HasPrefix(holderID, ownerIDPrefix) {
+		return Page[ports.Document]{}, fault.Invalid("documentHolder", "must be a Customer:… or BeneficialOwner:… id")
+	}
 	return listPage(page, func(p ports.Page) ([]ports.Document, int, error) {
 		return s.store.Read().Documents().List(ctx, ports.DocumentFilter{PlatformID: platformID, HolderID: holderID}, p)
 	}, func(d ports.Document) ports.Position { return ports.Position{CreatedAt: d.CreatedAt, ID: d.ID} })

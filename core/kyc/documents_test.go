@@ -54,6 +54,8 @@ func TestUploadDocument(t *testing.T) {
 	list, err = e.svc.ListDocuments(ctx, e.addPlatform(t), "", ports.Page{})
 	require.NoError(t, err)
 	assert.Zero(t, list.Total, "another platform sees none")
+	_, err = e.svc.ListDocuments(ctx, e.platform, "garbage", ports.Page{})
+	requireFields(t, err, "documentHolder")
 }
 
 func TestUploadDocumentBadInput(t *testing.T) {
