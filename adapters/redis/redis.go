@@ -14,6 +14,7 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/corridorpay/corridor/ports"
 )
@@ -69,6 +70,17 @@ func New(url string, opts ...Option) (*Client, error) {
 		if *d == 0 {
 			*d = callBound
 		}
+	}
+	// No CLIENT SETINFO and no CLIENT MAINT_NOTIFICATIONS on each new
+	// connection: Redis before 7.2 refuses the first, and a Redis that is
+	// not a managed cluster the second, and every refusal counted as a
+	// failed command (the metrics' corridor_redis_errors_total, which the
+	// README alerts on) on a healthy server. The first only names the
+	// library to CLIENT LIST; the second serves managed clusters' upgrade
+	// notices (a URL's own setting is kept).
+	o.DisableIdentity = true
+	if o.MaintNotificationsConfig == nil {
+		o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	}
 	c := &Client{rdb: goredis.NewClient(o), prefix: DefaultPrefix}
 	for _, opt := range opts {

@@ -289,3 +289,45 @@ func TestACallWithoutADeadlineEndsWithinTheClientsBound(t *testing.T) {
 		})
 	}
 }
+
+// failedCommands is a hook that records the name of every command that
+// fails, as the metrics' hook counts them.
+type failedCommands struct{ names []string }
+
+func (h *failedCommands) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (h *failedCommands) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		err := next(ctx, cmd)
+		if err != nil && err != goredis.Nil {
+			h.names = append(h.names, cmd.Name())
+		}
+		return err
+	}
+}
+
+func (h *failedCommands) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []goredis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, c := range cmds {
+			if c.Err() != nil && c.Err() != goredis.Nil {
+				h.names = append(h.names, c.Name())
+			}
+		}
+		return err
+	}
+}
+
+// A new connection makes no command fail: go-redis's CLIENT SETINFO, which
+// Redis before 7.2 refuses, would count as a failed command on every
+// connection (and fire the README's Redis alert on a healthy server).
+func TestANewConnectionFailsNoCommand(t *testing.T) {
+	hook := &failedCommands{}
+	c, err := redis.New(redisURL(), redis.WithHook(hook))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, c.Ping(ctx))
+	assert.Empty(t, hook.names)
+}
