@@ -39,8 +39,18 @@ func main() {
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "help", "-h", "-help", "--help":
+		// Before the configuration is read: asking for help never starts
+		// a server.
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	if strings.HasPrefix(cmd, "-") {
+		return fmt.Errorf("unknown flag %q: the server takes its settings from the environment (see README.md)\n%s", cmd, usage)
 	}
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
@@ -60,9 +70,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return walletCmd(args, stdout, stderr)
 	case "agent":
 		return agentCmd(ctx, args, getenv, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprintln(stdout, usage)
-		return nil
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }
