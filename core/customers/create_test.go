@@ -443,6 +443,15 @@ func TestCustomerCreateConflicts(t *testing.T) {
 	_, err = e.svc.Create(ctx, e.platform, dup)
 	fe = testkit.RequireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
 	assert.Equal(t, "umaAddress", fe.Fields[0].Field)
+	// The domain's case does not make another address: it is stored in
+	// lower case.
+	dup.UmaAddress = ptr("$ana@SANDBOX.Local")
+	_, err = e.svc.Create(ctx, e.platform, dup)
+	testkit.RequireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
+	mixed := individual()
+	mixed.UmaAddress = ptr("$bea@Sandbox.LOCAL")
+	assert.Equal(t, "$bea@sandbox.local", e.create(t, mixed).UmaAddress)
+	dup.UmaAddress = ptr("$ana@sandbox.local")
 
 	// Another platform has its own namespace.
 	other := e.addPlatform(t, "")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/corridorpay/corridor/core/fault"
+	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -266,6 +267,7 @@ func apply(chk *checker, c *ports.Customer, in Input) {
 		{"umaAddress", in.UmaAddress, &c.UmaAddress, (*checker).umaAddress},
 	}
 	applyFields(chk, simple, nil)
+	c.UmaAddress = lookup.CanonicalUmaAddress(c.UmaAddress)
 	if in.Address != nil {
 		before := len(chk.fieldNames())
 		chk.address("address", in.Address)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/fx"
@@ -86,6 +87,17 @@ const MaxUmaAddress = 255
 // ValidUmaAddress reports whether s is a well-formed UMA address
 // ($user@domain, user in lower case).
 func ValidUmaAddress(s string) bool { return len(s) <= MaxUmaAddress && umaRe.MatchString(s) }
+
+// CanonicalUmaAddress is a valid UMA address with its domain in lower
+// case (domains ignore case; the user part is lower case already), so one
+// address has one spelling: stored, compared and unique as such.
+func CanonicalUmaAddress(s string) string {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return s
+	}
+	return s[:at] + strings.ToLower(s[at:])
+}
 
 // sender is who pays: its currency and whether it is a business.
 type sender struct {
