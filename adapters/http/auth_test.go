@@ -89,6 +89,8 @@ func TestReadyzFails(t *testing.T) {
 	requireError(t, r, http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE")
 	assert.NotContains(t, string(r.body), "hunter2", "the cause is logged, not sent")
 	assert.Contains(t, h.logs.String(), "unreachable")
+	assert.Contains(t, h.logs.String(), `"level":"WARN"`, "the probe reporting a dependency down is not the service failing")
+	assert.NotContains(t, h.logs.String(), `"level":"ERROR"`)
 	r = h.send(request{method: http.MethodGet, path: "/healthz", raw: true})
 	assert.Equal(t, http.StatusOK, r.status)
 }

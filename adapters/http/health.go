@@ -18,6 +18,12 @@ func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 }
 
+// The probes' paths, outside the versioned base path.
+const (
+	healthzPath = "/healthz"
+	readyzPath  = "/readyz"
+)
+
 // readyz answers 200 when the backing services (database, cache) are
 // reachable, 503 otherwise; the cause is logged, not sent.
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) {

@@ -141,6 +141,12 @@ func (s *server) logLine(r *http.Request, ri *requestInfo, sw *statusWriter, d t
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
+		if status == http.StatusServiceUnavailable && r.URL.Path == readyzPath {
+			// The readiness probe doing its work: a dependency is down
+			// (named in the error), polled every few seconds; not a
+			// failure of the service's own.
+			level = slog.LevelWarn
+		}
 		if ri.cause != nil {
 			attrs = append(attrs, slog.String("error", ri.cause.Error()))
 		}

@@ -29,7 +29,7 @@ func operationOf(r *http.Request, ri *requestInfo) string {
 	switch {
 	case ri.operation != "":
 		return ri.operation
-	case r.URL.Path == "/healthz" || r.URL.Path == "/readyz":
+	case r.URL.Path == healthzPath || r.URL.Path == readyzPath:
 		return r.Method + " " + r.URL.Path
 	}
 	return "unmatched"

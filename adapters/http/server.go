@@ -354,9 +354,9 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch r.URL.Path {
-	case "/healthz":
+	case healthzPath:
 		s.healthz(w, r)
-	case "/readyz":
+	case readyzPath:
 		s.readyz(w, r)
 	default:
 		if publicPaths[r.URL.Path] {
