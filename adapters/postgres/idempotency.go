@@ -438,14 +438,13 @@ var (
 	idemInsertClaims   = numberParams(idemAsync + idemClaimsBody)
 	idemStoreResponses = numberParams(idemAsync + idemResponsesBody)
 	// idemClaimsAndResponses is both in one statement, for a group that
-	// holds claims and responses (see group); it reports which row each
-	// part wrote.
+	// holds claims and responses (see group).
 	idemClaimsAndResponses = numberParams(idemAsync + `, claims AS (` + idemClaimsBody + `), responses AS (` + idemResponsesBody + `)
-		SELECT false AS response, scope, key FROM claims UNION ALL SELECT true, scope, key FROM responses`)
+		SELECT * FROM claims UNION ALL SELECT * FROM responses`)
 )
 
 // idemClaimsBody and idemResponsesBody are the group statements after the
-// async CTE.
+// async CTE; each returns the rows it wrote as (response, scope, key).
 const (
 	idemClaimsBody = `
 		INSERT INTO idempotency_keys (scope, key, request_hash, owner, locked_until, created_at, expires_at)
@@ -454,7 +453,7 @@ const (
 			WITH ORDINALITY AS u(scope, key, request_hash, owner, locked_until, created_at, expires_at, ord) CROSS JOIN async
 		ORDER BY u.ord
 		ON CONFLICT (scope, key) DO NOTHING
-		RETURNING scope, key`
+		RETURNING false AS response, scope, key`
 	idemResponsesBody = `
 		UPDATE idempotency_keys AS k
 		SET completed = true, status_code = t.status, header = NULLIF(t.header, '')::jsonb,
@@ -466,25 +465,29 @@ const (
 				WHERE f.scope = u.scope AND f.key = u.key AND NOT f.completed LIMIT 1) AS r) AS t
 			CROSS JOIN async
 		WHERE k.ctid = t.tid AND NOT k.completed
-		RETURNING k.scope, k.key`
+		RETURNING true AS response, k.scope, k.key`
 )
 
 // writeGroup inserts the claims whose keys are new and completes the
 // unfinished rows of responses, in one statement, and reports which of
 // each it wrote.
 func (s *IdempotencyStore) writeGroup(claims []*idemBeginCall, responses []*idemCompleteCall) (claimed, stored map[string]bool, err error) {
-	query, args := idemInsertClaims, claimArgs(claims)
-	switch {
-	case len(claims) == 0 && len(responses) == 0:
+	if len(claims) == 0 && len(responses) == 0 {
 		return nil, nil, nil
-	case len(responses) > 0:
+	}
+	var query string
+	var args []any
+	if len(claims) > 0 {
+		query, args = idemInsertClaims, claimArgs(claims)
+	}
+	if len(responses) > 0 {
 		rargs, err := responseArgs(responses)
 		if err != nil {
 			return nil, nil, fmt.Errorf("idempotency: group of %d claims, %d responses: %w", len(claims), len(responses), err)
 		}
-		query, args = idemStoreResponses, rargs
+		query, args = idemStoreResponses, append(args, rargs...)
 		if len(claims) > 0 {
-			query, args = idemClaimsAndResponses, append(claimArgs(claims), rargs...)
+			query = idemClaimsAndResponses
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), idemGroupTimeout)
@@ -499,12 +502,11 @@ func (s *IdempotencyStore) writeGroup(claims []*idemBeginCall, responses []*idem
 	}
 	claimed, stored = make(map[string]bool, len(claims)), make(map[string]bool, len(responses))
 	for _, g := range got {
-		// Only the statement of both kinds says which kind a row is.
-		if g.Response || len(claims) == 0 {
-			stored[idemKey(g.Scope, g.Key)] = true
-		} else {
-			claimed[idemKey(g.Scope, g.Key)] = true
+		written := claimed
+		if g.Response {
+			written = stored
 		}
+		written[idemKey(g.Scope, g.Key)] = true
 	}
 	return claimed, stored, nil
 }
