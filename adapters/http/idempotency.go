@@ -39,20 +39,26 @@ var (
 // keys sorted, insignificant whitespace dropped, numbers as written), so a
 // retry that serialises the same request anew is the same request.
 // Records stored before the canonical form hold the hash of the exact
-// bytes (raw), which a request matches too.
-type requestHash struct{ canonical, raw string }
+// bytes, which a request matches too (computed only when the canonical
+// hash does not match).
+type requestHash struct {
+	canonical string
+	r         *http.Request
+	body      []byte
+}
 
 func hashOf(r *http.Request, body []byte) requestHash {
-	h := requestHash{raw: hashParts(r, body)}
-	h.canonical = h.raw
-	if c, ok := canonicalJSON(body); ok && !bytes.Equal(c, body) {
-		h.canonical = hashParts(r, c)
+	c, ok := canonicalJSON(body)
+	if !ok {
+		c = body
 	}
-	return h
+	return requestHash{canonical: hashParts(r, c), r: r, body: body}
 }
 
 // matches reports whether a stored RequestHash is this request's.
-func (h requestHash) matches(stored string) bool { return stored == h.canonical || stored == h.raw }
+func (h requestHash) matches(stored string) bool {
+	return stored == h.canonical || stored == hashParts(h.r, h.body)
+}
 
 func hashParts(r *http.Request, body []byte) string {
 	h := sha256.New()
@@ -72,10 +78,10 @@ func canonicalJSON(body []byte) ([]byte, bool) {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
 	var v any
-	if err := d.Decode(&v); err != nil || d.More() {
+	if err := d.Decode(&v); err != nil {
 		return nil, false
 	}
-	if _, err := d.Token(); err != io.EOF {
+	if _, err := d.Token(); err != io.EOF { // one value, nothing after it
 		return nil, false
 	}
 	var b bytes.Buffer
