@@ -171,7 +171,8 @@ func (h accountsAPI) listCustomerAccounts(ctx context.Context, in *listCustomerA
 // listCustomer is one page of platform pid's customer internal accounts
 // matching f, for GET /customers/internal-accounts and the agent's own list.
 func (h accountsAPI) listCustomer(ctx context.Context, pid string, f accounts.Filter, limit int, cursor string) (*internalAccountListOutput, error) {
-	page, err := pageFrom(scopedCursors(h.d, "internal-accounts"), limit, cursor)
+	cursors := cursorsOf(h.d, "internal-accounts")
+	page, err := cursors.page(limit, cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +181,7 @@ func (h accountsAPI) listCustomer(ctx context.Context, pid string, f accounts.Fi
 		return nil, apiError(err)
 	}
 	out := InternalAccountList{Data: internalAccountsOut(res.Accounts), HasMore: res.HasMore, TotalCount: res.Total}
-	out.NextCursor = nextCursor(scopedCursors(h.d, "internal-accounts"), res.HasMore, res.Next)
+	out.NextCursor = cursors.next(res.HasMore, res.Next)
 	return &internalAccountListOutput{Body: out}, nil
 }
 

@@ -137,8 +137,8 @@ func (h agentMeAPI) listActions(ctx context.Context, in *agentActionsInput) (*ag
 	if err != nil {
 		return nil, apiError(err)
 	}
-	cursors := scopedCursors(h.d, "agent-actions")
-	page, err := pageFrom(cursors, in.Limit, in.Cursor)
+	cursors := cursorsOf(h.d, "agent-actions")
+	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}

@@ -186,13 +186,13 @@ func agentActionOut(ctx context.Context, d Deps, a ports.AgentAction) (AgentActi
 }
 
 // agentActionsOut answers a list of actions (res and err as the service
-// gave them), its next cursor made with cursors'.
-func agentActionsOut(ctx context.Context, d, cursors Deps, res agents.Page[ports.AgentAction], err error) (*agentActionListOutput, error) {
+// gave them), its next cursor one of cursors.
+func agentActionsOut(ctx context.Context, d Deps, cursors listCursors, res agents.Page[ports.AgentAction], err error) (*agentActionListOutput, error) {
 	if err != nil {
 		return nil, apiError(err)
 	}
 	out := AgentActionList{Data: make([]AgentAction, len(res.Rows)), HasMore: res.HasMore, TotalCount: res.Total,
-		NextCursor: nextCursor(cursors, res.HasMore, res.Next)}
+		NextCursor: cursors.next(res.HasMore, res.Next)}
 	for i, a := range res.Rows {
 		if out.Data[i], err = agentActionOut(ctx, d, a); err != nil {
 			return nil, apiError(err)
@@ -349,7 +349,8 @@ func optBool(s string) *bool {
 }
 
 func (h agentsAPI) listAgents(ctx context.Context, in *listAgentsInput) (*agentListOutput, error) {
-	page, err := pageFrom(scopedCursors(h.d, "agents"), in.Limit, in.Cursor)
+	cursors := cursorsOf(h.d, "agents")
+	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +363,7 @@ func (h agentsAPI) listAgents(ctx context.Context, in *listAgentsInput) (*agentL
 		return nil, apiError(err)
 	}
 	out := AgentList{Data: make([]Agent, len(res.Rows)), HasMore: res.HasMore, TotalCount: res.Total,
-		NextCursor: nextCursor(scopedCursors(h.d, "agents"), res.HasMore, res.Next)}
+		NextCursor: cursors.next(res.HasMore, res.Next)}
 	for i, a := range res.Rows {
 		if out.Data[i], err = agentOut(ctx, h.d, a); err != nil {
 			return nil, apiError(err)
@@ -527,8 +528,8 @@ func (agentsAPI) listApprovalsOp() huma.Operation {
 
 func (h agentsAPI) listApprovals(ctx context.Context, in *listApprovalsInput) (*agentActionListOutput, error) {
 	order := cmp.Or(in.SortOrder, "desc")
-	cursors := scopedCursors(h.d, "agent-approvals", order)
-	page, err := pageFrom(cursors, in.Limit, in.Cursor)
+	cursors := cursorsOf(h.d, "agent-approvals", order)
+	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}

@@ -261,7 +261,8 @@ func (ownersAPI) listOwnersOp() huma.Operation {
 }
 
 func (h ownersAPI) listOwners(ctx context.Context, in *listOwnersInput) (*ownerListOutput, error) {
-	page, err := pageFrom(scopedCursors(h.d, "beneficial-owners"), in.Limit, in.Cursor)
+	cursors := cursorsOf(h.d, "beneficial-owners")
+	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +271,7 @@ func (h ownersAPI) listOwners(ctx context.Context, in *listOwnersInput) (*ownerL
 		return nil, apiError(err)
 	}
 	out := BeneficialOwnerList{Data: make([]BeneficialOwner, len(res.Rows)), HasMore: res.HasMore,
-		TotalCount: res.Total, NextCursor: nextCursor(scopedCursors(h.d, "beneficial-owners"), res.HasMore, res.Next)}
+		TotalCount: res.Total, NextCursor: cursors.next(res.HasMore, res.Next)}
 	for i, o := range res.Rows {
 		out.Data[i] = ownerOut(o)
 	}

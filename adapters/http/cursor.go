@@ -62,18 +62,29 @@ func decodeCursor(key []byte, s string) (*ports.Position, error) {
 	return &ports.Position{CreatedAt: time.Unix(0, nanos).UTC(), ID: parts[2]}, nil
 }
 
-// scopedCursors is d with its cursors bound to one list and sort order
-// (scopedCursorKey), for pageFrom and nextCursor.
-func scopedCursors(d Deps, scope ...string) Deps {
-	d.CursorKey = scopedCursorKey(d.CursorKey, scope...)
-	return d
+// listCursors are one list's cursors, signed under a key of that list's
+// own (scopedCursorKey of the list's name, and of the filters and order a
+// cursor is only valid with): a list refuses another list's cursor with a
+// 400 naming cursor. Every list makes its own (cursorsOf); there are no
+// cursors of no list.
+type listCursors struct{ key []byte }
+
+// cursorsOf is the cursors of the list named by scope (its name first).
+func cursorsOf(d Deps, scope ...string) listCursors {
+	return listCursors{key: scopedCursorKey(d.CursorKey, scope...)}
 }
 
-// pageFrom builds a store page from a list request's limit and cursor.
-func pageFrom(d Deps, limit int, cursor string) (ports.Page, error) {
+// decode opens a cursor of this list (400 naming cursor otherwise).
+func (c listCursors) decode(s string) (*ports.Position, error) { return decodeCursor(c.key, s) }
+
+// encode is this list's cursor for position p.
+func (c listCursors) encode(p ports.Position) string { return encodeCursor(c.key, p) }
+
+// page builds a store page from a list request's limit and cursor.
+func (c listCursors) page(limit int, cursor string) (ports.Page, error) {
 	page := ports.Page{Limit: limit}
 	if cursor != "" {
-		pos, err := decodeCursor(d.CursorKey, cursor)
+		pos, err := c.decode(cursor)
 		if err != nil {
 			return ports.Page{}, apiError(err)
 		}
@@ -82,10 +93,10 @@ func pageFrom(d Deps, limit int, cursor string) (ports.Page, error) {
 	return page, nil
 }
 
-// nextCursor is the cursor of the page after one ending at next.
-func nextCursor(d Deps, hasMore bool, next *ports.Position) string {
+// next is the cursor of the page after one ending at next.
+func (c listCursors) next(hasMore bool, next *ports.Position) string {
 	if !hasMore || next == nil {
 		return ""
 	}
-	return encodeCursor(d.CursorKey, *next)
+	return c.encode(*next)
 }

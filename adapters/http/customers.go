@@ -409,7 +409,8 @@ func (customersAPI) listCustomersOp() huma.Operation {
 }
 
 func (h customersAPI) listCustomers(ctx context.Context, in *listCustomersInput) (*customerListOutput, error) {
-	d := scopedCursors(h.d, "customers")
+	d := h.d
+	cursors := cursorsOf(d, "customers")
 	q := customers.ListQuery{
 		Limit: in.Limit,
 		Filter: ports.CustomerFilter{
@@ -426,7 +427,7 @@ func (h customersAPI) listCustomers(ctx context.Context, in *listCustomersInput)
 		},
 	}
 	if in.Cursor != "" {
-		pos, err := decodeCursor(d.CursorKey, in.Cursor)
+		pos, err := cursors.decode(in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
@@ -443,7 +444,7 @@ func (h customersAPI) listCustomers(ctx context.Context, in *listCustomersInput)
 	if err := attachOwners(ctx, d, principal(ctx).PlatformID, out.Data); err != nil {
 		return nil, err
 	}
-	out.NextCursor = nextCursor(d, res.HasMore, res.Next)
+	out.NextCursor = cursors.next(res.HasMore, res.Next)
 	return &customerListOutput{Body: out}, nil
 }
 

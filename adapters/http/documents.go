@@ -205,7 +205,8 @@ func (documentsAPI) listDocumentsOp() huma.Operation {
 }
 
 func (h documentsAPI) listDocuments(ctx context.Context, in *listDocumentsInput) (*documentListOutput, error) {
-	page, err := pageFrom(scopedCursors(h.d, "documents"), in.Limit, in.Cursor)
+	cursors := cursorsOf(h.d, "documents")
+	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func (h documentsAPI) listDocuments(ctx context.Context, in *listDocumentsInput)
 		return nil, apiError(err)
 	}
 	out := DocumentList{Data: make([]Document, len(res.Rows)), HasMore: res.HasMore,
-		TotalCount: res.Total, NextCursor: nextCursor(scopedCursors(h.d, "documents"), res.HasMore, res.Next)}
+		TotalCount: res.Total, NextCursor: cursors.next(res.HasMore, res.Next)}
 	for i, doc := range res.Rows {
 		out.Data[i] = documentOut(doc)
 	}

@@ -461,7 +461,8 @@ func registerExternal(api huma.API, d Deps) {
 }
 
 func (h externalAPI) list(ctx context.Context, f external.Filter, limit int, cursor string) (*externalAccountListOutput, error) {
-	page, err := pageFrom(scopedCursors(h.d, "external-accounts"), limit, cursor)
+	cursors := cursorsOf(h.d, "external-accounts")
+	page, err := cursors.page(limit, cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -473,7 +474,7 @@ func (h externalAPI) list(ctx context.Context, f external.Filter, limit int, cur
 	for i, a := range res.Accounts {
 		out.Data[i] = externalAccountOut(a)
 	}
-	out.NextCursor = nextCursor(scopedCursors(h.d, "external-accounts"), res.HasMore, res.Next)
+	out.NextCursor = cursors.next(res.HasMore, res.Next)
 	return &externalAccountListOutput{Body: out}, nil
 }
 

@@ -349,10 +349,10 @@ func (ledgerAPI) listAccountsOp() huma.Operation {
 
 func (h ledgerAPI) listAccounts(ctx context.Context, in *listLedgerAccountsInput) (*struct{ Body LedgerAccountList }, error) {
 	v := ledgerViewer(ctx)
-	key := scopedCursorKey(h.d.CursorKey, "ledger", "accounts", in.Currency, in.Kind)
+	cursors := cursorsOf(h.d, "ledger", "accounts", in.Currency, in.Kind)
 	q := reports.AccountQuery{Currency: in.Currency, Kind: in.Kind, Limit: in.Limit}
 	if in.Cursor != "" {
-		pos, err := decodeCursor(key, in.Cursor)
+		pos, err := cursors.decode(in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
@@ -367,7 +367,7 @@ func (h ledgerAPI) listAccounts(ctx context.Context, in *listLedgerAccountsInput
 		out.Data = append(out.Data, ledgerAccountOut(a))
 	}
 	if page.HasMore {
-		out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: time.Unix(0, 0), ID: page.Accounts[len(page.Accounts)-1].ID})
+		out.NextCursor = cursors.encode(ports.Position{CreatedAt: time.Unix(0, 0), ID: page.Accounts[len(page.Accounts)-1].ID})
 	}
 	return &struct{ Body LedgerAccountList }{out}, nil
 }
@@ -447,10 +447,10 @@ func (ledgerAPI) statementOp() huma.Operation {
 
 func (h ledgerAPI) statement(ctx context.Context, in *statementInput) (*struct{ Body Statement }, error) {
 	v := ledgerViewer(ctx)
-	key := scopedCursorKey(h.d.CursorKey, "ledger", "statement", in.AccountID, in.From, in.To)
+	cursors := cursorsOf(h.d, "ledger", "statement", in.AccountID, in.From, in.To)
 	q := reports.StatementQuery{From: in.From, To: in.To, Limit: in.Limit}
 	if in.Cursor != "" {
-		pos, err := decodeCursor(key, in.Cursor)
+		pos, err := cursors.decode(in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
@@ -473,7 +473,7 @@ func (h ledgerAPI) statement(ctx context.Context, in *statementInput) (*struct{ 
 	}
 	if st.HasMore {
 		last := st.Lines[len(st.Lines)-1].Key
-		out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: last.PostedAt, ID: strconv.FormatInt(last.ID, 10)})
+		out.NextCursor = cursors.encode(ports.Position{CreatedAt: last.PostedAt, ID: strconv.FormatInt(last.ID, 10)})
 	}
 	return &struct{ Body Statement }{out}, nil
 }
@@ -489,7 +489,7 @@ func (ledgerAPI) listEntriesOp() huma.Operation {
 
 func (h ledgerAPI) listEntries(ctx context.Context, in *listLedgerEntriesInput) (*struct{ Body LedgerEntryList }, error) {
 	v := ledgerViewer(ctx)
-	key := scopedCursorKey(h.d.CursorKey, "ledger", "entries", in.AccountID, in.Ref, in.From, in.To, in.Shard)
+	cursors := cursorsOf(h.d, "ledger", "entries", in.AccountID, in.Ref, in.From, in.To, in.Shard)
 	q := reports.EntryQuery{AccountID: in.AccountID, Ref: in.Ref, From: in.From, To: in.To, Limit: in.Limit}
 	if in.Shard != "" {
 		n, err := strconv.Atoi(in.Shard)
@@ -500,7 +500,7 @@ func (h ledgerAPI) listEntries(ctx context.Context, in *listLedgerEntriesInput) 
 		q.Shard = &shard
 	}
 	if in.Cursor != "" {
-		pos, err := decodeCursor(key, in.Cursor)
+		pos, err := cursors.decode(in.Cursor)
 		if err != nil {
 			return nil, apiError(err)
 		}
@@ -519,7 +519,7 @@ func (h ledgerAPI) listEntries(ctx context.Context, in *listLedgerEntriesInput) 
 		out.Data = append(out.Data, ledgerEntryOut(e))
 	}
 	if page.Next != nil {
-		out.NextCursor = encodeCursor(key, ports.Position{CreatedAt: page.Next.PostedAt, ID: strconv.FormatInt(page.Next.Seq, 10)})
+		out.NextCursor = cursors.encode(ports.Position{CreatedAt: page.Next.PostedAt, ID: strconv.FormatInt(page.Next.Seq, 10)})
 	}
 	return &struct{ Body LedgerEntryList }{out}, nil
 }

@@ -119,7 +119,8 @@ func (tokensAPI) listTokensOp() huma.Operation {
 }
 
 func (h tokensAPI) listTokens(ctx context.Context, in *listTokensInput) (*tokenListOutput, error) {
-	page, err := pageFrom(scopedCursors(h.d, "tokens"), in.Limit, in.Cursor)
+	cursors := cursorsOf(h.d, "tokens")
+	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func (h tokensAPI) listTokens(ctx context.Context, in *listTokensInput) (*tokenL
 	for i, t := range res.Tokens {
 		out.Data[i] = tokenOut(t)
 	}
-	out.NextCursor = nextCursor(scopedCursors(h.d, "tokens"), res.HasMore, res.Next)
+	out.NextCursor = cursors.next(res.HasMore, res.Next)
 	return &tokenListOutput{Body: out}, nil
 }
 

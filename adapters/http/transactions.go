@@ -265,8 +265,8 @@ func (h transactionsAPI) listTransactions(ctx context.Context, in *listTransacti
 // silently restarting or skipping.
 func (h transactionsAPI) list(ctx context.Context, pid, scope string, q transactions.Query, sortOrder string, limit int, cursor string) (*transactionListOutput, error) {
 	order := cmp.Or(sortOrder, "desc")
-	cursors := scopedCursors(h.d, scope, order)
-	page, err := pageFrom(cursors, limit, cursor)
+	cursors := cursorsOf(h.d, scope, order)
+	page, err := cursors.page(limit, cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +279,7 @@ func (h transactionsAPI) list(ctx context.Context, pid, scope string, q transact
 	for i, t := range res.Transactions {
 		out.Data[i] = transactionOut(h.d, pid, t)
 	}
-	out.NextCursor = nextCursor(cursors, res.HasMore, res.Next)
+	out.NextCursor = cursors.next(res.HasMore, res.Next)
 	return &transactionListOutput{Body: out}, nil
 }
 

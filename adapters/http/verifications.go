@@ -127,7 +127,8 @@ func (verificationsAPI) listVerificationsOp() huma.Operation {
 }
 
 func (h verificationsAPI) listVerifications(ctx context.Context, in *listVerificationsInput) (*verificationListOutput, error) {
-	page, err := pageFrom(scopedCursors(h.d, "verifications"), in.Limit, in.Cursor)
+	cursors := cursorsOf(h.d, "verifications")
+	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func (h verificationsAPI) listVerifications(ctx context.Context, in *listVerific
 		return nil, apiError(err)
 	}
 	out := VerificationList{Data: make([]Verification, len(res.Rows)), HasMore: res.HasMore,
-		TotalCount: res.Total, NextCursor: nextCursor(scopedCursors(h.d, "verifications"), res.HasMore, res.Next)}
+		TotalCount: res.Total, NextCursor: cursors.next(res.HasMore, res.Next)}
 	for i, v := range res.Rows {
 		out.Data[i] = verificationOut(v)
 	}

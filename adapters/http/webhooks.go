@@ -128,7 +128,8 @@ func (webhooksAPI) listWebhookEventsOp() huma.Operation {
 }
 
 func (h webhooksAPI) listWebhookEvents(ctx context.Context, in *listWebhookEventsInput) (*webhookEventListOutput, error) {
-	page, err := pageFrom(scopedCursors(h.d, "webhook-events"), in.Limit, in.Cursor)
+	cursors := cursorsOf(h.d, "webhook-events")
+	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (h webhooksAPI) listWebhookEvents(ctx context.Context, in *listWebhookEvent
 		return nil, apiError(err)
 	}
 	out := WebhookEventList{Data: make([]WebhookEvent, len(res.Rows)), HasMore: res.Next != nil, TotalCount: res.Total,
-		NextCursor: nextCursor(scopedCursors(h.d, "webhook-events"), res.Next != nil, res.Next)}
+		NextCursor: cursors.next(res.Next != nil, res.Next)}
 	for i, e := range res.Rows {
 		out.Data[i] = webhookEventOut(e)
 	}
