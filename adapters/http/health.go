@@ -34,6 +34,11 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		if err := s.d.Ready(ctx); err != nil {
+			// A dependency down, named in the logged cause, polled every
+			// few seconds while it lasts: not a failure of the service.
+			if ri := infoFrom(r.Context()); ri != nil {
+				ri.dependencyDown = true
+			}
 			e := statusError(http.StatusServiceUnavailable, "the service is not ready")
 			e.cause = fmt.Errorf("readiness check: %w", err)
 			writeError(w, r, e)

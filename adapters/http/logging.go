@@ -23,6 +23,9 @@ type requestInfo struct {
 	traceID, spanID string
 	// cause is the internal error behind a 5xx, logged and never sent.
 	cause error
+	// dependencyDown: the 5xx reports a backing service down (the
+	// readiness probe doing its work), logged at WARN, not ERROR.
+	dependencyDown bool
 }
 
 type requestInfoKey struct{}
@@ -141,10 +144,7 @@ func (s *server) logLine(r *http.Request, ri *requestInfo, sw *statusWriter, d t
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
-		if status == http.StatusServiceUnavailable && r.URL.Path == readyzPath {
-			// The readiness probe doing its work: a dependency is down
-			// (named in the error), polled every few seconds; not a
-			// failure of the service's own.
+		if ri.dependencyDown {
 			level = slog.LevelWarn
 		}
 		if ri.cause != nil {
