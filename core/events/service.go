@@ -156,9 +156,7 @@ func (s *Service) Test(ctx context.Context, platformID string) (TestResult, erro
 		return TestResult{}, fmt.Errorf("test webhook: endpoint of %s: %w", platformID, err)
 	}
 	if url == "" {
-		e := fault.Invalid("webhookEndpoint", "the platform has no webhook endpoint: set one with PATCH /config")
-		e.Code = CodeEndpointNotSet
-		return TestResult{}, e
+		return TestResult{}, fault.InvalidCode(CodeEndpointNotSet, "webhookEndpoint", "the platform has no webhook endpoint: set one with PATCH /config")
 	}
 	e, err := New(s.ids, platformID, TypeTest, "", nil, s.clock.Now())
 	if err != nil {
@@ -169,9 +167,7 @@ func (s *Service) Test(ctx context.Context, platformID string) (TestResult, erro
 		return TestResult{}, err
 	}
 	if a.StatusCode == 0 {
-		e := fault.Invalid("webhookEndpoint", "the webhook endpoint did not answer: "+a.Error)
-		e.Code = CodeDeliveryError
-		return TestResult{}, e
+		return TestResult{}, fault.InvalidCode(CodeDeliveryError, "webhookEndpoint", "the webhook endpoint did not answer: "+a.Error)
 	}
 	status := ports.EventPending
 	if a.Error == "" {

@@ -66,6 +66,14 @@ func Invalid(field, message string) *Error {
 		Fields: []FieldError{{Field: field, Message: message}}}
 }
 
+// InvalidCode is Invalid with a code of its own in place of INVALID_INPUT
+// (AMOUNT_OUT_OF_RANGE, WEBHOOK_ENDPOINT_NOT_SET, …), still naming field.
+func InvalidCode(code, field, message string) *Error {
+	e := Invalid(field, message)
+	e.Code = code
+	return e
+}
+
 // InvalidFields is a 400 INVALID_INPUT naming every bad field.
 func InvalidFields(fields ...FieldError) *Error {
 	msg := "invalid input"

@@ -87,8 +87,8 @@ func (b *Board) List(ctx context.Context, q BoardQuery) ([]Indication, error) {
 			errs.Add("destinationCurrency", fmt.Sprintf("%q is not a supported currency", r))
 		}
 	}
-	if q.Amount < 0 || q.Amount > MaxAmount {
-		errs.Add("sendingAmount", fmt.Sprintf("must be between 0 and %d", MaxAmount))
+	if q.Amount < 0 || q.Amount > money.MaxAmount {
+		errs.Add("sendingAmount", fmt.Sprintf("must be between 0 and %d", money.MaxAmount))
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -147,8 +147,8 @@ func (b *Board) indicate(ctx context.Context, sending, receiving, rail string, a
 	} else if !errors.Is(err, ErrAmount) {
 		return Indication{}, err
 	}
-	// The limits in sending terms; a bound beyond MaxAmount shows as
-	// MaxAmount (no request can send more).
+	// The limits in sending terms; a bound beyond money.MaxAmount shows as
+	// money.MaxAmount (no request can send more).
 	for _, bound := range []struct {
 		recv int64
 		dst  *int64
@@ -158,7 +158,7 @@ func (b *Board) indicate(ctx context.Context, sending, receiving, rail string, a
 		case err == nil:
 			*bound.dst = p.TotalSending
 		case errors.Is(err, ErrAmount):
-			*bound.dst = MaxAmount
+			*bound.dst = money.MaxAmount
 		default:
 			return Indication{}, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/corridorpay/corridor/adapters/fx/static"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/fx"
+	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
@@ -103,7 +104,7 @@ func TestBoardErrors(t *testing.T) {
 		{Sending: "usd"}:                    "sourceCurrency",
 		{Receiving: []string{"EUR", "ABC"}}: "destinationCurrency",
 		{Amount: -1}:                        "sendingAmount",
-		{Amount: fx.MaxAmount + 1}:          "sendingAmount",
+		{Amount: money.MaxAmount + 1}:       "sendingAmount",
 	} {
 		_, err := b.List(ctx, *q)
 		f, ok := fault.As(err)
@@ -113,10 +114,10 @@ func TestBoardErrors(t *testing.T) {
 		assert.Equal(t, field, f.Fields[0].Field)
 	}
 	// Huge amounts price without overflow.
-	got, err := b.List(ctx, fx.BoardQuery{Amount: fx.MaxAmount})
+	got, err := b.List(ctx, fx.BoardQuery{Amount: money.MaxAmount})
 	require.NoError(t, err)
 	for _, ind := range got {
 		assert.Zero(t, ind.ReceivingAmount, "%s→%s: above every maximum", ind.Sending, ind.Receiving)
-		assert.LessOrEqual(t, ind.MaxSending, fx.MaxAmount)
+		assert.LessOrEqual(t, ind.MaxSending, money.MaxAmount)
 	}
 }

@@ -49,10 +49,10 @@
 //     the exact price (the real S solving (S − SF − CF − S×v) × a =
 //     totalReceiving).
 //
-// Results are checked int64s: a side that would exceed int64, MaxAmount or
+// Results are checked int64s: a side that would exceed int64, money.MaxAmount or
 // the corridor's limits is an *AmountError (ErrAmount): a 400 fault on
 // lockedCurrencyAmount (AMOUNT_OUT_OF_RANGE, TRANSACTION_SIZE_LIMIT_EXCEEDED
-// over the corridor's maximum, INVALID_INPUT past MaxAmount).
+// over the corridor's maximum, INVALID_INPUT past money.MaxAmount).
 package fx
 
 import (
@@ -73,9 +73,6 @@ const (
 	SideSending   = "SENDING"
 	SideReceiving = "RECEIVING"
 )
-
-// MaxAmount is the largest lockedCurrencyAmount the API accepts.
-const MaxAmount = money.MaxAmount
 
 var (
 	// ErrNoCorridor: corridor does not pay this currency pair (or a currency
@@ -110,10 +107,7 @@ func (e *AmountError) Error() string        { return "fx: " + e.Reason }
 func (e *AmountError) Is(target error) bool { return target == ErrAmount }
 
 // Unwrap is the 400 the amount error is.
-func (e *AmountError) Unwrap() error {
-	return &fault.Error{Kind: fault.KindInvalid, Code: e.Code, Message: AmountField + ": " + e.Reason,
-		Fields: []fault.FieldError{{Field: AmountField, Message: e.Reason}}}
-}
+func (e *AmountError) Unwrap() error { return fault.InvalidCode(e.Code, AmountField, e.Reason) }
 
 func amountErr(code, format string, args ...any) error {
 	return &AmountError{Code: code, Reason: fmt.Sprintf(format, args...)}
@@ -314,8 +308,8 @@ func Price(c Corridor, rate ports.Rate, side string, amount int64) (Pricing, err
 	if err != nil {
 		return Pricing{}, err
 	}
-	if amount <= 0 || amount > MaxAmount {
-		return Pricing{}, amountErr(CodeInvalid, "must be between 1 and %d", MaxAmount)
+	if amount <= 0 || amount > money.MaxAmount {
+		return Pricing{}, amountErr(CodeInvalid, "must be between 1 and %d", money.MaxAmount)
 	}
 	fixed := decimal.NewFromInt(t.serviceFee + t.cpFee)
 	principal := func(s decimal.Decimal) decimal.Decimal {
@@ -352,8 +346,8 @@ func Price(c Corridor, rate ports.Rate, side string, amount int64) (Pricing, err
 		return Pricing{}, amountErr(CodeSizeLimit, "the receiver would get %s, above the corridor maximum of %s", formatDec(receiving, c.Receiving), format(c.Max, c.Receiving))
 	}
 	totalSending, ok := toInt64(sending)
-	if !ok || totalSending > MaxAmount {
-		return Pricing{}, amountErr(CodeInvalid, "the sending amount would exceed %d minor units of %s", MaxAmount, c.Sending)
+	if !ok || totalSending > money.MaxAmount {
+		return Pricing{}, amountErr(CodeInvalid, "the sending amount would exceed %d minor units of %s", money.MaxAmount, c.Sending)
 	}
 	totalReceiving, _ := toInt64(receiving) // ≤ c.Max
 	variableFee := sending.Mul(t.variable).Floor().IntPart()

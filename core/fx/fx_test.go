@@ -83,14 +83,14 @@ func TestPriceErrors(t *testing.T) {
 		want   error
 		code   string
 	}{
-		"below the minimum":          {usdEUR, "0.92", SideReceiving, 99, ErrAmount, CodeAmountOutOfRange},
-		"above the maximum":          {usdEUR, "0.92", SideReceiving, 250_000_01, ErrAmount, CodeSizeLimit},
-		"sending above maximum":      {usdEUR, "0.92", SideSending, 1_000_000_00, ErrAmount, CodeSizeLimit},
-		"fees not covered":           {usdEUR, "0.92", SideSending, 100, ErrAmount, CodeAmountOutOfRange},
-		"zero":                       {usdEUR, "0.92", SideSending, 0, ErrAmount, CodeInvalid},
-		"negative":                   {usdEUR, "0.92", SideReceiving, -5, ErrAmount, CodeInvalid},
-		"above MaxAmount":            {usdEUR, "0.92", SideSending, MaxAmount + 1, ErrAmount, CodeInvalid},
-		"MaxAmount is out of limits": {usdEUR, "0.92", SideSending, MaxAmount, ErrAmount, CodeSizeLimit},
+		"below the minimum":                {usdEUR, "0.92", SideReceiving, 99, ErrAmount, CodeAmountOutOfRange},
+		"above the maximum":                {usdEUR, "0.92", SideReceiving, 250_000_01, ErrAmount, CodeSizeLimit},
+		"sending above maximum":            {usdEUR, "0.92", SideSending, 1_000_000_00, ErrAmount, CodeSizeLimit},
+		"fees not covered":                 {usdEUR, "0.92", SideSending, 100, ErrAmount, CodeAmountOutOfRange},
+		"zero":                             {usdEUR, "0.92", SideSending, 0, ErrAmount, CodeInvalid},
+		"negative":                         {usdEUR, "0.92", SideReceiving, -5, ErrAmount, CodeInvalid},
+		"above money.MaxAmount":            {usdEUR, "0.92", SideSending, money.MaxAmount + 1, ErrAmount, CodeInvalid},
+		"money.MaxAmount is out of limits": {usdEUR, "0.92", SideSending, money.MaxAmount, ErrAmount, CodeSizeLimit},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Price(tc.c, rate(tc.rate), tc.side, tc.amount)
@@ -221,7 +221,7 @@ func randomRate(rng *rand.Rand) string {
 func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.Intn(len(xs))] }
 
 // amountFor draws amounts near the corridor's limits (in the locked side's
-// currency) and across the whole int64 range up to past MaxAmount.
+// currency) and across the whole int64 range up to past money.MaxAmount.
 func amountFor(rng *rand.Rand, c Corridor, side string, p Pricing, havePricing bool) int64 {
 	switch rng.Intn(6) {
 	case 0:
@@ -234,7 +234,7 @@ func amountFor(rng *rand.Rand, c Corridor, side string, p Pricing, havePricing b
 		}
 		return c.Min + rng.Int63n(c.Max-c.Min+1)
 	case 3:
-		return MaxAmount - rng.Int63n(3) + 1
+		return money.MaxAmount - rng.Int63n(3) + 1
 	case 4:
 		return 1 + rng.Int63n(1000)
 	default:
@@ -245,7 +245,7 @@ func amountFor(rng *rand.Rand, c Corridor, side string, p Pricing, havePricing b
 
 // TestPriceProperties checks the formula's promises on thousands of random
 // quotes across 0/2/6/8-decimal currencies, both locked sides, every
-// corridor row, amounts near the limits and up to MaxAmount.
+// corridor row, amounts near the limits and up to money.MaxAmount.
 func TestPriceProperties(t *testing.T) {
 	rng := rand.New(rand.NewSource(20250205))
 	codes := money.Codes()
@@ -301,7 +301,7 @@ func checkPricing(t *testing.T, c Corridor, rt, side string, amount int64, p Pri
 	require.Positive(t, p.TotalSending, ctx())
 	require.Positive(t, p.TotalReceiving, ctx())
 	require.GreaterOrEqual(t, p.Fees, int64(0), ctx())
-	require.LessOrEqual(t, p.TotalSending, MaxAmount, ctx())
+	require.LessOrEqual(t, p.TotalSending, money.MaxAmount, ctx())
 	require.GreaterOrEqual(t, p.TotalReceiving, c.Min, ctx())
 	require.LessOrEqual(t, p.TotalReceiving, c.Max, ctx())
 	if side == SideSending {

@@ -13,6 +13,7 @@ import (
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/invitations"
+	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit/coretest"
 )
@@ -118,7 +119,7 @@ func TestCreateRefusals(t *testing.T) {
 		"deleted customer's":    {invitations.CreateInput{InviterUma: deleted.UmaAddress}, "INVALID_INPUT"},
 		"zero amount":           {invitations.CreateInput{InviterUma: e.inviter.UmaAddress, AmountToSend: ptr[int64](0)}, "INVALID_INPUT"},
 		"negative amount":       {invitations.CreateInput{InviterUma: e.inviter.UmaAddress, AmountToSend: ptr[int64](-1)}, "INVALID_INPUT"},
-		"huge amount":           {invitations.CreateInput{InviterUma: e.inviter.UmaAddress, AmountToSend: ptr(invitations.MaxAmount + 1)}, "INVALID_INPUT"},
+		"huge amount":           {invitations.CreateInput{InviterUma: e.inviter.UmaAddress, AmountToSend: ptr(money.MaxAmount + 1)}, "INVALID_INPUT"},
 		"expiresAt now":         {invitations.CreateInput{InviterUma: e.inviter.UmaAddress, ExpiresAt: ptr(now)}, "INVALID_INPUT"},
 		"expiresAt in the past": {invitations.CreateInput{InviterUma: e.inviter.UmaAddress, ExpiresAt: ptr(now.Add(-time.Second))}, "INVALID_INPUT"},
 		"long first name":       {invitations.CreateInput{InviterUma: e.inviter.UmaAddress, FirstName: string(make([]byte, 256))}, "INVALID_INPUT"},

@@ -46,8 +46,6 @@ const KindExpire = "invitation.expire"
 
 // Limits of the fields a creator sends.
 const (
-	// MaxAmount bounds amountToSend (as quotes bound their amounts).
-	MaxAmount = money.MaxAmount
 	// MaxFirstName bounds firstName, in bytes.
 	MaxFirstName = 255
 )
@@ -101,8 +99,8 @@ func (s *Service) Create(ctx context.Context, platformID string, in CreateInput)
 	if len(in.FirstName) > MaxFirstName {
 		errs.Add("firstName", fmt.Sprintf("must be at most %d bytes", MaxFirstName))
 	}
-	if in.AmountToSend != nil && (*in.AmountToSend <= 0 || *in.AmountToSend > MaxAmount) {
-		errs.Add("amountToSend", fmt.Sprintf("must be between 1 and %d", MaxAmount))
+	if in.AmountToSend != nil && (*in.AmountToSend <= 0 || *in.AmountToSend > money.MaxAmount) {
+		errs.Add("amountToSend", fmt.Sprintf("must be between 1 and %d", money.MaxAmount))
 	}
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
 		errs.Add("expiresAt", "must be in the future")

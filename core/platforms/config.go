@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/corridorpay/corridor/core/fault"
-	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -91,7 +90,7 @@ type Config struct {
 // one: any amount the API accepts, both directions, nothing asked of the
 // counterparty.
 func DefaultCurrencySetting(code string) ports.CurrencySetting {
-	return ports.CurrencySetting{Code: code, MinAmount: 0, MaxAmount: fx.MaxAmount,
+	return ports.CurrencySetting{Code: code, MinAmount: 0, MaxAmount: money.MaxAmount,
 		RequiredCounterpartyFields: []ports.CounterpartyField{}, EnabledTransactionTypes: slices.Clone(TransactionTypes)}
 }
 
@@ -137,9 +136,7 @@ func CheckSend(s ports.CurrencySetting, field string, amount int64) error {
 	if amount < s.MinAmount || amount > s.MaxAmount {
 		msg := fmt.Sprintf("%d %s is outside the platform's configured range for %s, %d to %d (supportedCurrencies[].minAmount, maxAmount)",
 			amount, s.Code, s.Code, s.MinAmount, s.MaxAmount)
-		e := fault.New(fault.KindInvalid, CodeAmountOutOfRange, field+": "+msg)
-		e.Fields = []fault.FieldError{{Field: field, Message: msg}}
-		return e
+		return fault.InvalidCode(CodeAmountOutOfRange, field, msg)
 	}
 	return nil
 }
@@ -391,8 +388,8 @@ func checkCurrencies(errs *fault.Collector, cs []ports.CurrencySetting) {
 			errs.Add(at+".minAmount", "must not be negative")
 		}
 		switch {
-		case c.MaxAmount < 0 || c.MaxAmount > fx.MaxAmount:
-			errs.Add(at+".maxAmount", fmt.Sprintf("must be between 0 and %d", fx.MaxAmount))
+		case c.MaxAmount < 0 || c.MaxAmount > money.MaxAmount:
+			errs.Add(at+".maxAmount", fmt.Sprintf("must be between 0 and %d", money.MaxAmount))
 		case c.MaxAmount < c.MinAmount:
 			errs.Add(at+".maxAmount", "must not be below minAmount")
 		}

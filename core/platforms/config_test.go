@@ -11,7 +11,7 @@ import (
 
 	"github.com/corridorpay/corridor/adapters/system"
 	"github.com/corridorpay/corridor/core/fault"
-	"github.com/corridorpay/corridor/core/fx"
+	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
@@ -50,7 +50,7 @@ func TestConfigDefaults(t *testing.T) {
 	assert.Equal(t, 5*time.Minute, c.OTPLifetime)
 	require.Len(t, c.Currencies, 2)
 	assert.Equal(t, platforms.DefaultCurrencySetting("EUR"), c.Currencies[1])
-	assert.Equal(t, fx.MaxAmount, c.Currencies[0].MaxAmount)
+	assert.Equal(t, money.MaxAmount, c.Currencies[0].MaxAmount)
 
 	_, err = e.svc.Config(context.Background(), "Platform:nope")
 	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
@@ -167,7 +167,7 @@ func TestUpdateConfigInvalid(t *testing.T) {
 			{Code: "XYZ", MaxAmount: 1},
 			{Code: "USD", MinAmount: 10, MaxAmount: 5, EnabledTransactionTypes: []string{"SIDEWAYS"},
 				RequiredCounterpartyFields: []ports.CounterpartyField{{Name: "SHOE_SIZE"}}},
-			{Code: "USD", MinAmount: -1, MaxAmount: fx.MaxAmount + 1, EnabledTransactionTypes: []string{"INCOMING", "INCOMING"},
+			{Code: "USD", MinAmount: -1, MaxAmount: money.MaxAmount + 1, EnabledTransactionTypes: []string{"INCOMING", "INCOMING"},
 				RequiredCounterpartyFields: []ports.CounterpartyField{{Name: "EMAIL"}, {Name: "EMAIL"}}},
 		}}, []string{
 			"supportedCurrencies[0].currencyCode", "supportedCurrencies[1].maxAmount",

@@ -416,8 +416,8 @@ func checkRequest(r CreateRequest) error {
 	if r.LockedSide != fx.SideSending && r.LockedSide != fx.SideReceiving {
 		errs.Add("lockedCurrencySide", "must be SENDING or RECEIVING")
 	}
-	if r.LockedAmount <= 0 || r.LockedAmount > MaxLockedAmount {
-		errs.Add("lockedCurrencyAmount", fmt.Sprintf("must be between 1 and %d (smallest unit of the locked currency)", MaxLockedAmount))
+	if r.LockedAmount <= 0 || r.LockedAmount > money.MaxAmount {
+		errs.Add("lockedCurrencyAmount", fmt.Sprintf("must be between 1 and %d (smallest unit of the locked currency)", money.MaxAmount))
 	}
 	if utf8.RuneCountInString(r.RemittanceInformation) > transfers.MaxRemittanceInformation {
 		errs.Add("remittanceInformation", fmt.Sprintf("must be at most %d characters", transfers.MaxRemittanceInformation))

@@ -69,7 +69,6 @@ import (
 
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/fault"
-	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/rails"
 	"github.com/corridorpay/corridor/ports"
 )
@@ -81,9 +80,6 @@ const (
 	DestinationAccount    = "ACCOUNT"
 	DestinationUMA        = "UMA_ADDRESS"
 )
-
-// MaxLockedAmount bounds lockedCurrencyAmount (reference QuoteRequest).
-const MaxLockedAmount = money.MaxAmount
 
 // UMARail is the rail of payouts to UMA addresses (core/rails' table has
 // a row per currency).

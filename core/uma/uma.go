@@ -18,7 +18,6 @@ import (
 	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/approvals"
 	"github.com/corridorpay/corridor/core/fault"
-	"github.com/corridorpay/corridor/core/fx"
 	"github.com/corridorpay/corridor/core/lookup"
 	"github.com/corridorpay/corridor/core/money"
 	"github.com/corridorpay/corridor/core/platforms"
@@ -251,8 +250,8 @@ func check(r Receive) error {
 	if _, ok := money.Lookup(r.Currency); !ok {
 		errs.Add("receivingCurrencyCode", fmt.Sprintf("%q is not a supported currency", r.Currency))
 	}
-	if r.Amount <= 0 || r.Amount > fx.MaxAmount {
-		errs.Add("receivingCurrencyAmount", fmt.Sprintf("must be between 1 and %d", fx.MaxAmount))
+	if r.Amount <= 0 || r.Amount > money.MaxAmount {
+		errs.Add("receivingCurrencyAmount", fmt.Sprintf("must be between 1 and %d", money.MaxAmount))
 	}
 	platforms.CheckCounterpartyFields(&errs, "requestedReceiverCustomerInfoFields", r.RequestedReceiverFields)
 	for _, name := range slices.Sorted(maps.Keys(r.SenderInfo)) {

@@ -140,7 +140,7 @@ func Convert(amount int64, from, to string, rate decimal.Decimal) (int64, error)
 		return 0, fmt.Errorf("policy: convert %s to %s: rate %s is not positive", from, to, rate)
 	}
 	v := decimal.NewFromInt(amount).Mul(rate).Shift(int32(ct.Decimals - cf.Decimals)).Ceil()
-	if v.GreaterThan(decimal.NewFromInt(MaxAmount)) {
+	if v.GreaterThan(decimal.NewFromInt(money.MaxAmount)) {
 		return 0, fmt.Errorf("policy: convert %d %s to %s: out of range", amount, from, to)
 	}
 	return v.IntPart(), nil

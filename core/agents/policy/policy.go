@@ -54,10 +54,6 @@ const (
 // ExecutionModes lists every execution mode.
 var ExecutionModes = []ExecutionMode{Auto, ApprovalRequired}
 
-// MaxAmount bounds every amount of a policy, in minor units: the largest
-// amount the API accepts anywhere (a quote's lockedCurrencyAmount).
-const MaxAmount = money.MaxAmount
-
 // MaxAccounts bounds allowedAccountIds and accountRules.
 const MaxAccounts = 100
 
@@ -279,8 +275,8 @@ func checkCurrency(c *fault.Collector, field, code string, required bool) {
 }
 
 func checkAmount(c *fault.Collector, field string, v *int64) {
-	if v != nil && (*v < 0 || *v > MaxAmount) {
-		c.Add(field, fmt.Sprintf("must be between 0 and %d", MaxAmount))
+	if v != nil && (*v < 0 || *v > money.MaxAmount) {
+		c.Add(field, fmt.Sprintf("must be between 0 and %d", money.MaxAmount))
 	}
 }
 
