@@ -940,13 +940,18 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 // a burst of events about one resource does not spend an event's retries
 // in seconds.
 func dueAt(e ports.Event) time.Time {
-	n := e.Attempts - e.AttemptsBefore
+	n := failedSinceQueued(e)
 	if n <= 0 || e.LastAttemptAt == nil {
 		return time.Time{}
 	}
 	wait := Schedule[min(n, len(Schedule))-1]
 	return e.LastAttemptAt.Add(wait - wait/10)
 }
+
+// failedSinceQueued is how many attempts of pending event e have failed
+// since it was last queued (a redelivery, or an endpoint set again): its
+// place in the Schedule.
+func failedSinceQueued(e ports.Event) int { return e.Attempts - e.AttemptsBefore }
 
 // later is the later of two times.
 func later(a, b time.Time) time.Time {
@@ -1139,10 +1144,10 @@ func (d *Deliverer) outcome(ctx context.Context, e ports.Event, url string, a po
 		}
 		d.log.Warn("webhook endpoint answered 410 Gone: removed; the platform's events wait for a new one",
 			"platform", e.PlatformID, "event", e.ID)
-	case e.Attempts-e.AttemptsBefore >= len(Schedule):
+	case failedSinceQueued(e) >= len(Schedule):
 		status = ports.EventFailed
 	default:
-		wait := Schedule[e.Attempts-e.AttemptsBefore]
+		wait := Schedule[failedSinceQueued(e)]
 		wait += time.Duration((d.jitter()*0.2 - 0.1) * float64(wait))
 		next = a.At.Add(wait)
 	}

@@ -60,8 +60,8 @@ func (s *Service) checkDocument(in DocumentInput, d *ports.Document, withHolder 
 		switch {
 		case in.HolderID == "":
 			chk.Add("documentHolder", "is required")
-		case !strings.HasPrefix(in.HolderID, customerIDPrefix) && !strings.HasPrefix(in.HolderID, ownerIDPrefix):
-			chk.Add("documentHolder", "must be a Customer:… or BeneficialOwner:… id")
+		case !isHolderID(in.HolderID):
+			chk.Add("documentHolder", holderIDRule)
 		}
 	}
 	switch {
@@ -155,7 +155,15 @@ func holder(ctx context.Context, tx kycTx, platformID, id string, lock bool) (po
 		}
 		return customer(ctx, tx, platformID, o.CustomerID, lock)
 	}
-	return ports.Customer{}, fault.Invalid("documentHolder", "must be a Customer:… or BeneficialOwner:… id")
+	return ports.Customer{}, fault.Invalid("documentHolder", holderIDRule)
+}
+
+// holderIDRule is what a documentHolder must be.
+const holderIDRule = "must be a Customer:… or BeneficialOwner:… id"
+
+// isHolderID reports whether id can name a document holder.
+func isHolderID(id string) bool {
+	return strings.HasPrefix(id, customerIDPrefix) || strings.HasPrefix(id, ownerIDPrefix)
 }
 
 // UploadDocument stores a document for a customer or beneficial owner. A
@@ -261,8 +269,8 @@ func (s *Service) DocumentContent(ctx context.Context, platformID, id string) (p
 // ListDocuments pages the platform's documents (one holder's, when set),
 // oldest first.
 func (s *Service) ListDocuments(ctx context.Context, platformID, holderID string, page ports.Page) (Page[ports.Document], error) {
-	if holderID != "" && !strings.HasPrefix(holderID, customerIDPrefix) && !strings.HasPrefix(holderID, ownerIDPrefix) {
-		return Page[ports.Document]{}, fault.Invalid("documentHolder", "must be a Customer:… or BeneficialOwner:… id")
+	if holderID != "" && !isHolderID(holderID) {
+		return Page[ports.Document]{}, fault.Invalid("documentHolder", holderIDRule)
 	}
 	return listPage(page, func(p ports.Page) ([]ports.Document, int, error) {
 		return s.store.Read().Documents().List(ctx, ports.DocumentFilter{PlatformID: platformID, HolderID: holderID}, p)

@@ -341,17 +341,15 @@ func checkParties(p ports.Parties, internalID, externalID string, dir ports.Rail
 		func() error { return checkInternal(in, internalID, internalField) },
 		func() error { return checkExternal(ex, externalID, externalField) },
 	}
-	if dir == ports.RailPull {
+	switch dir {
+	case ports.RailPull:
 		internalField, externalField = externalField, internalField
 		checks[0], checks[1] = checks[1], checks[0]
+	case ports.RailPayout:
+		checks = append(checks, func() error { return CheckPayoutSource(in, internalField) })
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
-			return in, ex, "", err
-		}
-	}
-	if dir == ports.RailPayout {
-		if err := CheckPayoutSource(in, internalField); err != nil {
 			return in, ex, "", err
 		}
 	}

@@ -142,9 +142,10 @@ func claimsOf(raw map[string]json.RawMessage) (Claims, error) {
 	}
 	// The claims are stored (the subject, the e-mail as a credential's
 	// nickname) and shown: text, as every other input.
-	for name, v := range map[string]string{"iss": c.Issuer, "sub": c.Subject, "aud": c.Audience, "nonce": c.Nonce, "email": c.Email} {
-		if strings.ContainsRune(v, 0) {
-			return c, errJWT("claim " + name + " must not contain NUL characters")
+	for _, f := range []struct{ name, v string }{{"iss", c.Issuer}, {"sub", c.Subject}, {"aud", c.Audience},
+		{"nonce", c.Nonce}, {"email", c.Email}} {
+		if strings.ContainsRune(f.v, 0) {
+			return c, errJWT("claim " + f.name + " must not contain NUL characters")
 		}
 	}
 	return c, nil

@@ -58,6 +58,11 @@ type retryRecord struct {
 
 func retryKey(requestID string) string { return "walletauth:retry:" + requestID }
 
+// allows reports whether sess may sign op (Signer, ExcludeCredential).
+func (op Operation) allows(sess ports.WalletSession) bool {
+	return (op.Signer == "" || sess.ID == op.Signer) && sess.CredentialID != op.ExcludeCredential
+}
+
 // fingerprint binds the operation's type, wallet, ids and body.
 func (op Operation) fingerprint() string {
 	h := sha256.New()
@@ -137,11 +142,11 @@ func (s *Service) CompleteRetry(ctx context.Context, platformID string, op Opera
 	if err != nil {
 		return ports.WalletSession{}, fmt.Errorf("signed retry: %w", err)
 	}
-	if s.opts.Sandbox && signature == SandboxSignature {
+	if s.sandboxLiteral(signature) {
 		// The spec's legacy literal stands for a valid stamp, here as on a
 		// quote's execute; the request id was still consumed and matched.
 		for _, sess := range sessions {
-			if (op.Signer == "" || sess.ID == op.Signer) && sess.CredentialID != op.ExcludeCredential {
+			if op.allows(sess) {
 				return sess, nil
 			}
 		}
@@ -152,10 +157,7 @@ func (s *Service) CompleteRetry(ctx context.Context, platformID string, op Opera
 		return ports.WalletSession{}, unauthorized(CodeSignatureMalformed, "the Service-Wallet-Signature is not a stamp")
 	}
 	for _, sess := range sessions {
-		if sess.PublicKey != st.PublicKey || (op.Signer != "" && sess.ID != op.Signer) || sess.CredentialID == op.ExcludeCredential {
-			continue
-		}
-		if st.Verify([]byte(rec.Payload)) == nil {
+		if sess.PublicKey == st.PublicKey && op.allows(sess) && st.Verify([]byte(rec.Payload)) == nil {
 			return sess, nil
 		}
 	}
