@@ -57,6 +57,7 @@ func TestBodyErrors(t *testing.T) {
 		{"negative amount", `{"amount":-5}`, 400, "INVALID_INPUT", []string{"amount"}},
 		{"too large amount", `{"amount":100000000001}`, 400, "INVALID_INPUT", []string{"amount"}},
 		{"beyond int64", `{"amount":99999999999999999999999}`, 400, "INVALID_INPUT", []string{"amount"}},
+		{"beyond float64", `{"amount":1e400}`, 400, "INVALID_INPUT", []string{"amount"}},
 		{"unknown field", `{"amount":5,"currency":"USD"}`, 400, "INVALID_INPUT", []string{"currency"}},
 		{"other letter case", `{"AMOUNT":5}`, 400, "INVALID_INPUT", []string{"AMOUNT"}},
 		{"oversize", `{"amount":5,"pad":"` + strings.Repeat("x", 2048) + `"}`, 413, "PAYLOAD_TOO_LARGE", nil},

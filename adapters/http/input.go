@@ -35,6 +35,7 @@ const (
 	msgSurrogate = "must not contain an unpaired UTF-16 surrogate escape"
 	msgDuplicate = "is given more than once"
 	msgDepth     = "nests objects and arrays more than 64 levels deep"
+	msgRange     = "is a number too large to read (beyond ±1.8e308)"
 )
 
 // alwaysReadHeaders are the headers read outside any operation's declared
@@ -307,17 +308,33 @@ func (sc *jsonScanner) value(depth int) error {
 	case c == 'n':
 		return sc.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
+		start := sc.i
+	digits:
 		for sc.i < len(sc.b) {
 			switch c := sc.b[sc.i]; {
 			case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
 				sc.i++
 			default:
-				return nil
+				break digits
 			}
 		}
-		return nil
+		return numberInRange(sc.b[start:sc.i])
 	}
 	return errSyntax
+}
+
+// numberInRange refuses a number beyond float64's range (1e400), which
+// encoding/json would refuse without naming the field. Only a number with
+// an exponent or of more than 308 digits can be; one that is not well
+// formed is left to the decoder.
+func numberInRange(lit []byte) error {
+	if len(lit) <= 308 && bytes.IndexAny(lit, "eE") < 0 {
+		return nil
+	}
+	if _, err := strconv.ParseFloat(string(lit), 64); errors.Is(err, strconv.ErrRange) {
+		return &badJSON{msg: msgRange}
+	}
+	return nil
 }
 
 func (sc *jsonScanner) literal(lit string) error {

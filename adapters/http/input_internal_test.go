@@ -18,6 +18,9 @@ func TestScanJSONFindsBadText(t *testing.T) {
 		{"array element", `{"roles":["UBO","\u0000"]}`, "roles[1]", msgNUL},
 		{"object in array", `{"a":[{"b":1},{"c":"\u0000"}]}`, "a[1].c", msgNUL},
 		{"nested arrays", `{"a":[[],["x","\u0000"]]}`, "a[1][1]", msgNUL},
+		{"number beyond float64", `{"fullName":1e400}`, "fullName", msgRange},
+		{"negative number beyond float64", `{"a":{"b":[1,-2E+999]}}`, "a.b[1]", msgRange},
+		{"400 digits", `{"amount":` + strings.Repeat("9", 400) + `}`, "amount", msgRange},
 		{"root string", `"\u0000"`, "body", msgNUL},
 		{"root array", `["ok","\u0000"]`, "[1]", msgNUL},
 		{"invalid UTF-8 byte", "{\"fullName\":\"Ab\xff\xfeCd\"}", "fullName", msgUTF8},
@@ -66,8 +69,12 @@ func TestScanJSONAcceptsGoodAndLeavesMalformedToTheDecoder(t *testing.T) {
 		`{"a":[{"k":1},{"k":1}]}`,                         // equal keys in sibling array elements
 		strings.Repeat("[", 64) + strings.Repeat("]", 64), // exactly the limit
 		manyKeysBody(60, "zz"),
+		// Numbers within float64's range, however written.
+		`{"max":1.7976931348623157e308,"min":-1.7976931348623157E+308,"tiny":1e-400,"long":99999999999999999999999}`,
+		`{"digits":` + strings.Repeat("9", 308) + `}`,
 		// Malformed JSON is the decoder's to report.
 		`{"a":`, `{"a" 1}`, `{"a":1,}`, `{"a":"x\q"}`, `{"a":"\u12"}`, "{\"a\":\"tab\there\"}", `{"a":tru}`, `{'a':1}`,
+		`{"a":1e}`, `{"a":1e400e}`, `{"a":--1e999}`,
 	} {
 		assert.Nil(t, scanJSON([]byte(body)), body)
 	}
