@@ -1,10 +1,14 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,6 +112,41 @@ func readFile(f huma.FormFile, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// checkFormFields refuses a form field that the form type T has no place
+// for (as an unknown JSON property is refused) and one given more than
+// once (as a repeated JSON key is), naming each.
+func checkFormFields[T any](f *multipart.Form) error {
+	t := reflect.TypeFor[T]()
+	known := func(name string) bool {
+		for i := range t.NumField() {
+			if t.Field(i).Tag.Get("form") == name {
+				return true
+			}
+		}
+		return false
+	}
+	var bad []FieldError
+	check := func(name string, n int) {
+		switch {
+		case !known(name):
+			bad = append(bad, FieldError{Field: printable(name), Message: "unexpected property"})
+		case n > 1:
+			bad = append(bad, FieldError{Field: name, Message: msgDuplicate})
+		}
+	}
+	for name, vs := range f.Value {
+		check(name, len(vs))
+	}
+	for name, fs := range f.File {
+		check(name, len(fs))
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.SortFunc(bad, func(a, b FieldError) int { return cmp.Compare(a.Field, b.Field) })
+	return invalidFields(bad...)
+}
+
 // ---- operations ----
 
 type uploadDocumentInput struct {
@@ -177,6 +216,9 @@ func (h documentsAPI) uploadDocumentOp() huma.Operation {
 
 func (h documentsAPI) uploadDocument(ctx context.Context, in *uploadDocumentInput) (*documentOutput, error) {
 	defer func() { _ = in.RawBody.Form.RemoveAll() }()
+	if err := checkFormFields[documentUploadForm](in.RawBody.Form); err != nil {
+		return nil, err
+	}
 	f := in.RawBody.Data()
 	content, err := readFile(f.File, h.limit)
 	if err != nil {
@@ -258,6 +300,9 @@ func (h documentsAPI) replaceDocumentOp() huma.Operation {
 
 func (h documentsAPI) replaceDocument(ctx context.Context, in *replaceDocumentInput) (*documentOutput, error) {
 	defer func() { _ = in.RawBody.Form.RemoveAll() }()
+	if err := checkFormFields[documentForm](in.RawBody.Form); err != nil {
+		return nil, err
+	}
 	f := in.RawBody.Data()
 	content, err := readFile(f.File, h.limit)
 	if err != nil {

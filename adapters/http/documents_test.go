@@ -104,6 +104,9 @@ func TestDocumentBadInput(t *testing.T) {
 		{"bad country", with("country", "USA"), []filePart{pdfFile()}, "country"},
 		{"no holder", with("documentHolder", ""), []filePart{pdfFile()}, "documentHolder"},
 		{"holder of another kind", with("documentHolder", "Transaction:1"), []filePart{pdfFile()}, "documentHolder"},
+		{"unknown field", with("note", "x"), []filePart{pdfFile()}, "note"},
+		{"two files", base(), []filePart{pdfFile(), pdfFile()}, "file"},
+		{"a file under another name", base(), []filePart{pdfFile(), {name: "scan", fileName: "b.pdf", content: pdfFile().content}}, "scan"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.multipartReq(tn, http.MethodPost, "/documents", tc.fields, tc.files...)
@@ -125,4 +128,6 @@ func TestDocumentBadInput(t *testing.T) {
 	requireError(t, h.uploadDoc(tn, "BeneficialOwner:nope", "PASSPORT", pdfFile()), http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	requireError(t, h.multipartReq(tn, http.MethodPut, "/documents/Document:nope", map[string]string{"documentType": "PASSPORT", "country": "US"}, pdfFile()),
 		http.StatusNotFound, "REFERENCE_NOT_FOUND")
+	// A replacement keeps its holder: the field is not one of its form's.
+	requireError(t, h.multipartReq(tn, http.MethodPut, "/documents/Document:nope", base(), pdfFile()), http.StatusBadRequest, "INVALID_INPUT", "documentHolder")
 }
