@@ -84,10 +84,13 @@ type ExternalAccountCreateInfo struct {
 }
 
 // ExternalAccountInfo is an account's accountInfo as returned: bank
-// accounts add the rails they can be paid over.
+// accounts add the rails they can be paid over. The platform's own id is
+// returned here, where the spec shows it, and at the top level, where the
+// reference has it.
 type ExternalAccountInfo struct {
 	accountInfoFields
-	PaymentRails []string `json:"paymentRails,omitempty"`
+	PlatformAccountID string   `json:"platformAccountId,omitempty"`
+	PaymentRails      []string `json:"paymentRails,omitempty"`
 }
 
 // Schema documents (and Huma validates) accountInfo as a oneOf by
@@ -303,9 +306,11 @@ func variantSchema(r huma.Registry, v external.Variant, response bool) *huma.Sch
 				Items: &huma.Schema{Type: huma.TypeString, Enum: rails}}
 			s.Required = append(s.Required, "paymentRails")
 		}
+		s.Properties["platformAccountId"] = &huma.Schema{Type: huma.TypeString,
+			Description: "The platform's own identifier for the account, as at the top level"}
 	} else {
 		s.Properties["platformAccountId"] = &huma.Schema{Type: huma.TypeString, MinLength: intPtr(1), MaxLength: intPtr(255),
-			Description: "Accepted here as well as at the top level (the same value); returned at the top level only"}
+			Description: "Accepted here as well as at the top level (the same value); returned in both places"}
 	}
 	sort.Strings(s.Required[1:])
 	return s
@@ -354,7 +359,7 @@ func (f accountInfoFields) toPort() ports.AccountInfo {
 	}
 }
 
-func accountInfoOut(i ports.AccountInfo) ExternalAccountInfo {
+func accountInfoOut(i ports.AccountInfo, platformAccountID string) ExternalAccountInfo {
 	return ExternalAccountInfo{
 		accountInfoFields: accountInfoFields{
 			AccountType: i.AccountType, AccountNumber: i.AccountNumber, RoutingNumber: i.RoutingNumber,
@@ -366,7 +371,8 @@ func accountInfoOut(i ports.AccountInfo) ExternalAccountInfo {
 			Country: i.Country, Address: i.Address, VaspName: i.VaspName, Invoice: i.Invoice, Bolt12: i.Bolt12,
 			LightningAddress: i.LightningAddress, Beneficiary: beneficiaryOut(i.Beneficiary),
 		},
-		PaymentRails: external.PaymentRails(i),
+		PlatformAccountID: platformAccountID,
+		PaymentRails:      external.PaymentRails(i),
 	}
 }
 
@@ -374,7 +380,7 @@ func externalAccountOut(a ports.ExternalAccount) ExternalAccount {
 	out := ExternalAccount{
 		ID: a.ID, CustomerID: a.CustomerID, Status: a.Status, PlatformAccountID: a.PlatformAccountID,
 		OwnershipType: a.OwnershipType, Currency: a.Currency, DefaultUmaDepositAccount: a.DefaultUmaDepositAccount,
-		BeneficiaryVerificationStatus: a.BeneficiaryVerificationStatus, AccountInfo: accountInfoOut(a.Info),
+		BeneficiaryVerificationStatus: a.BeneficiaryVerificationStatus, AccountInfo: accountInfoOut(a.Info, a.PlatformAccountID),
 	}
 	if a.BeneficiaryVerifiedName != "" {
 		out.BeneficiaryVerifiedData = &BeneficiaryVerifiedData{FullName: a.BeneficiaryVerifiedName}

@@ -125,6 +125,7 @@ func TestExternalAccountShapesOverHTTP(t *testing.T) {
 	a := h.createExt(tn, extPath, externalfixture.Body(cust, "USD", info, map[string]any{"ownershipType": "THIRD_PARTY", "platformAccountId": "acme-1"}))
 	assert.Equal(t, "THIRD_PARTY", a["ownershipType"])
 	assert.Equal(t, "acme-1", a["platformAccountId"])
+	assert.Equal(t, "acme-1", a["accountInfo"].(map[string]any)["platformAccountId"], "where the spec shows it in a USD_ACCOUNT")
 	assert.Equal(t, map[string]any{"beneficiaryType": "BUSINESS", "legalName": "Acme Ltd", "taxId": "47-1234567"}, a["accountInfo"].(map[string]any)["beneficiary"])
 	assert.Equal(t, map[string]any{"fullName": "Acme Ltd"}, a["beneficiaryVerifiedData"])
 
@@ -136,7 +137,7 @@ func TestExternalAccountShapesOverHTTP(t *testing.T) {
 	// platformAccountId inside accountInfo is the top-level one.
 	a = h.createExt(tn, extPath, extBody(cust, "GBP_ACCOUNT", "456", func(_, i map[string]any) { i["platformAccountId"] = "gbp-9" }))
 	assert.Equal(t, "gbp-9", a["platformAccountId"])
-	assert.NotContains(t, a["accountInfo"], "platformAccountId")
+	assert.Equal(t, "gbp-9", a["accountInfo"].(map[string]any)["platformAccountId"], "returned where the spec shows it too")
 	requireBad(t, h.post(tn, extPath, extBody(cust, "GBP_ACCOUNT", "457", func(b, i map[string]any) {
 		i["platformAccountId"], b["platformAccountId"] = "a", "b"
 	})), "accountInfo.platformAccountId")
