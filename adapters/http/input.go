@@ -328,7 +328,7 @@ func (sc *jsonScanner) value(depth int) error {
 // an exponent or of more than 308 digits can be; one that is not well
 // formed is left to the decoder.
 func numberInRange(lit []byte) error {
-	if len(lit) <= 308 && bytes.IndexAny(lit, "eE") < 0 {
+	if len(lit) <= 308 && !bytes.ContainsAny(lit, "eE") {
 		return nil
 	}
 	if _, err := strconv.ParseFloat(string(lit), 64); errors.Is(err, strconv.ErrRange) {
