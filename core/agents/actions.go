@@ -105,8 +105,12 @@ func errNotPending() error {
 	return fault.Conflict(CodeNotPending, "the action is not PENDING_APPROVAL: it was decided already, or failed")
 }
 
-// decidable is the platform's action of agentID awaiting its decision.
+// decidable is the platform's action of agentID awaiting its decision; a
+// deleted agent's is 404, as the agent is.
 func decidable(ctx context.Context, tx ports.Tx, platformID, agentID, id string) (ports.AgentAction, error) {
+	if _, err := tx.Agents().Get(ctx, platformID, agentID); err != nil {
+		return ports.AgentAction{}, agentErr(agentID, err)
+	}
 	act, err := tx.AgentActions().Get(ctx, platformID, id)
 	if err == nil && act.AgentID != agentID {
 		err = ports.ErrNotFound
@@ -167,6 +171,52 @@ func (s *Service) Reject(ctx context.Context, platformID, agentID, id, reason st
 		return jobs.Enqueue(ctx, tx.Jobs(), KindRelease, KindRelease+":"+a.ID, a.UpdatedAt,
 			releasePayload{PlatformID: a.PlatformID, ActionID: a.ID})
 	})
+}
+
+// withdrawnReason is the rejectionReason of the actions an agent left
+// waiting when it was deleted.
+const withdrawnReason = "The agent was deleted"
+
+// rejectWaiting rejects, in the unit of work tx, every action of agentID
+// still PENDING_APPROVAL, queueing for each the release of what it held;
+// one decided meanwhile by a racing approval or rejection keeps that
+// decision.
+func rejectWaiting(ctx context.Context, tx ports.Tx, platformID, agentID string, now time.Time) error {
+	const batch = 100
+	f := ports.AgentActionFilter{PlatformID: platformID, AgentID: agentID, Status: string(StatusPendingApproval)}
+	done := map[string]bool{}
+	for {
+		rows, _, err := tx.AgentActions().List(ctx, f, ports.Page{Limit: batch})
+		if err != nil {
+			return fmt.Errorf("agents: waiting actions of %s: %w", agentID, err)
+		}
+		for _, act := range rows {
+			if done[act.ID] {
+				return fmt.Errorf("agents: action %s still waiting after its rejection", act.ID)
+			}
+			done[act.ID] = true
+			from := act.Status
+			if err := Move(&act, StatusRejected, now); err != nil {
+				return err
+			}
+			act.RejectionReason = withdrawnReason
+			err := tx.AgentActions().Update(ctx, act, from)
+			var conflict *ports.ConflictError
+			if errors.As(err, &conflict) {
+				continue
+			}
+			if err != nil {
+				return actionErr(act.ID, err)
+			}
+			if err := jobs.Enqueue(ctx, tx.Jobs(), KindRelease, KindRelease+":"+act.ID, now,
+				releasePayload{PlatformID: act.PlatformID, ActionID: act.ID}); err != nil {
+				return err
+			}
+		}
+		if len(rows) <= batch {
+			return nil
+		}
+	}
 }
 
 // decide moves a pending action under a conditional update (of racing

@@ -238,7 +238,7 @@ func TestDecisionsUseTheExecutor(t *testing.T) {
 	assert.Equal(t, agents.DefaultRejectionReason, got.RejectionReason, "set on every rejection, as the spec has it")
 
 	_, err = e.svc.Approve(ctx, e.platform, "Agent:other", submit().ID)
-	testkit.RequireFault(t, err, fault.KindNotFound, agents.CodeActionNotFound)
+	testkit.RequireFault(t, err, fault.KindNotFound, agents.CodeAgentNotFound)
 }
 
 // Without a UsageReader the counters are zero, and reset at the next UTC

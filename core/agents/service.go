@@ -349,10 +349,16 @@ func (s *Service) change(ctx context.Context, platformID, id string, fn func(*po
 }
 
 // Delete deletes one of the platform's agents: its token stops working at
-// once (every request looks it up) and its unredeemed codes die.
+// once (every request looks it up), its unredeemed codes die, and the
+// actions it left waiting for the platform are rejected with it
+// (withdrawnReason), each with the job that gives back what it held.
 func (s *Service) Delete(ctx context.Context, platformID, id string) error {
+	now := s.clock.Now().UTC()
 	err := s.store.InTx(ctx, func(tx ports.Tx) error {
-		return tx.Agents().Delete(ctx, platformID, id, s.clock.Now().UTC())
+		if err := tx.Agents().Delete(ctx, platformID, id, now); err != nil {
+			return err
+		}
+		return rejectWaiting(ctx, tx, platformID, id, now)
 	})
 	if err != nil {
 		return agentErr(id, err)

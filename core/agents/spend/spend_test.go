@@ -266,6 +266,29 @@ func TestRejectReleasesHoldAndUsage(t *testing.T) {
 	})
 }
 
+// Deleting an agent withdraws what it left waiting: its actions are
+// REJECTED, their holds released and usage given back, and neither the
+// platform nor a late approval can run them.
+func TestDeletingAnAgentRejectsItsWaitingActions(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a, q, act := e.pendingQuote(30_000)
+		require.NoError(t, e.agents.Delete(ctx, e.platform, a.ID))
+		got := e.action(act.ID)
+		assert.Equal(t, agents.StatusRejected, got.Status)
+		assert.Equal(t, "The agent was deleted", got.RejectionReason)
+		e.RunJobs()
+		assert.Equal(t, int64(100_000), e.available(), "the hold is released")
+		assert.Equal(t, int64(100_000), e.LedgerAccount(e.usd.ID).Net(), "no money moved")
+		assert.Equal(t, quotes.StatusPending, e.quoteOf(q.ID).Status)
+		_, err := e.agents.Approve(ctx, e.platform, a.ID, act.ID)
+		assert.Equal(t, fault.KindNotFound, kind(t, err), "the agent is gone")
+		_, err = e.agents.Reject(ctx, e.platform, a.ID, act.ID, "")
+		assert.Equal(t, fault.KindNotFound, kind(t, err))
+		e.Verify()
+	})
+}
+
 func TestQuoteExpiringBeforeApprovalFails(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
