@@ -60,6 +60,9 @@ const (
 	RailPending   RailState = "PENDING"
 	RailSucceeded RailState = "SUCCEEDED"
 	RailFailed    RailState = "FAILED"
+	// RailRejected: the receiving institution refused the payout, so it
+	// was never delivered and its funds came back (the spec's REJECTED).
+	RailRejected RailState = "REJECTED"
 	// RailCancelled: the payout was cancelled before delivery (by the
 	// sender's request) and its funds came back.
 	RailCancelled RailState = "CANCELLED"

@@ -190,7 +190,7 @@ func TestTransferSandboxSuffixesOverHTTP(t *testing.T) {
 	}{
 		{"002", "/transfer-out", 0, "FAILED", "ACCOUNT_CANNOT_RECEIVE"},
 		{"003", "/transfer-out", 0, "FAILED", "ACCOUNT_INVALID"},
-		{"004", "/transfer-out", 10 * time.Second, "FAILED", "PAYOUT_RETURNED"},
+		{"004", "/transfer-out", 10 * time.Second, "REJECTED", ""},
 		{"005", "/transfer-out", 30 * time.Second, "FAILED", "COUNTERPARTY_POST_TX_FAILED"},
 		{"555", "/transfer-out", 10 * time.Second, "COMPLETED", ""},
 		{"002", "/transfer-in", 0, "FAILED", "COLLECTION_FAILED"},

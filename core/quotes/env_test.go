@@ -34,9 +34,15 @@ type env struct {
 }
 
 func newEnv(t testing.TB, b coretest.Backend) *env {
+	return newEnvWithRails(t, b, func(r ports.Rail) ports.Rail { return r })
+}
+
+// newEnvWithRails is newEnv with each sandbox rail passed through wrap.
+func newEnvWithRails(t testing.TB, b coretest.Backend, wrap func(ports.Rail) ports.Rail) *env {
 	t.Helper()
 	dir := umasandbox.New("")
-	c := coretest.New(t, b, sandbox.FactoryWithUMA(b.Clock, dir))
+	rail := sandbox.FactoryWithUMA(b.Clock, dir)
+	c := coretest.New(t, b, func(s ports.RailSpec) ports.Rail { return wrap(rail(s)) })
 	rates := fxstatic.Default(b.Clock)
 	e := &env{
 		Env: c, uma: dir,

@@ -133,6 +133,14 @@ func (s *Service) apply(ctx context.Context, j ports.Job, q ports.Quote, p jobPa
 		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusFailed,
 			reason: transactions.OutgoingFailureReason(res.FailureReason),
 			refund: transactions.RefundCompleted, refundReason: transactions.RefundTransactionFailed, detail: res.FailureDetail})
+	case ports.RailRejected:
+		// Refused by the receiving institution: nothing was delivered and
+		// the funds are back (the spec's REJECTED, without failureReason).
+		if posted, err := s.void(ctx, q); err != nil || posted {
+			return s.paidAnyway(ctx, q, res, err)
+		}
+		return s.finish(ctx, q, outcome{quote: StatusFailed, txn: transactions.StatusRejected,
+			refund: transactions.RefundCompleted, refundReason: transactions.RefundTransactionFailed, detail: res.FailureDetail})
 	case ports.RailCancelled:
 		if posted, err := s.void(ctx, q); err != nil || posted {
 			return s.paidAnyway(ctx, q, res, err)
@@ -413,7 +421,8 @@ func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 		// An agent's usage counts what left its customer's account: a
 		// payment whose funds come back gives it back; one whose refund
 		// failed (the funds held at the rail) does not.
-		if (o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded) && o.refund != transactions.RefundFailed {
+		if (o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded || o.txn == transactions.StatusRejected) &&
+			o.refund != transactions.RefundFailed {
 			if j, ok := agents.GiveBackJob(t.PlatformID, t.AgentID, t.ID, now); ok {
 				then = append(then, j)
 			}

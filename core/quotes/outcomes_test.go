@@ -18,6 +18,7 @@ import (
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
 	"github.com/corridorpay/corridor/testkit"
+	"github.com/corridorpay/corridor/testkit/coretest"
 )
 
 // expect is where a payout stands at one point of its life.
@@ -170,6 +171,41 @@ func TestDestinationSuffixOutcomes(t *testing.T) {
 			e.Verify()
 		})
 	}
+}
+
+// rejecting is a rail whose receiver refuses what the sandbox's would
+// fail to deliver (suffix 004): REJECTED instead of FAILED.
+type rejecting struct{ ports.Rail }
+
+func (r rejecting) Submit(ctx context.Context, req ports.RailRequest) (ports.RailResult, error) {
+	return r.reject(r.Rail.Submit(ctx, req))
+}
+
+func (r rejecting) Status(ctx context.Context, req ports.RailRequest, ref string) (ports.RailResult, error) {
+	return r.reject(r.Rail.Status(ctx, req, ref))
+}
+
+func (rejecting) reject(res ports.RailResult, err error) (ports.RailResult, error) {
+	if res.State == ports.RailFailed && res.FailureReason == "ACCOUNT_CANNOT_RECEIVE" {
+		res.State, res.FailureReason = ports.RailRejected, ""
+	}
+	return res, err
+}
+
+// A payout its receiver rejects: the quote FAILED, its transaction
+// REJECTED without failureReason, the funds refunded to the source.
+func TestRejectedPayout(t *testing.T) {
+	run := func(t *testing.T, b coretest.Backend) {
+		e := newEnvWithRails(t, b, func(r ports.Rail) ports.Rail { return rejecting{r} })
+		f := e.fixture("004")
+		q := e.executed(f.pid, usdToEUR(f.acct.ID, f.dest.ID))
+		e.Advance(0)
+		e.check(t, f.pid, f.acct.ID, q, expect{quote: quotes.StatusFailed, txn: transactions.StatusRejected,
+			refund: transactions.RefundCompleted, refundReason: transactions.RefundTransactionFailed})
+		e.Verify()
+	}
+	t.Run("memory", func(t *testing.T) { run(t, coretest.Memory()) })
+	t.Run("postgres", func(t *testing.T) { run(t, coretest.Postgres(t)) })
 }
 
 // executed creates and executes a quote.

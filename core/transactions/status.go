@@ -42,7 +42,7 @@ var transitions = status.NewTable("transaction", []Status{StatusCreated, StatusP
 	StatusCreated:              {StatusPending, StatusPendingAuthorization, StatusProcessing, StatusCompleted, StatusRejected, StatusFailed, StatusExpired},
 	StatusPendingAuthorization: {StatusPending, StatusProcessing, StatusRejected, StatusFailed, StatusExpired},
 	StatusPending:              {StatusProcessing, StatusCompleted, StatusFailed, StatusRejected, StatusExpired},
-	StatusProcessing:           {StatusCompleted, StatusFailed, StatusRefunded},
+	StatusProcessing:           {StatusCompleted, StatusRejected, StatusFailed, StatusRefunded},
 	StatusCompleted:            {StatusFailed},
 })
 

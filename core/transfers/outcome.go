@@ -117,7 +117,15 @@ func (s *Service) apply(ctx context.Context, j ports.Job, p jobPayload, res port
 	case ports.RailSucceeded:
 		return s.succeed(ctx, j, p)
 	case ports.RailFailed:
-		return s.fail(ctx, j, p, res.FailureReason, res.FailureDetail)
+		return s.fail(ctx, j, p, transactions.StatusFailed, res.FailureReason, res.FailureDetail)
+	case ports.RailRejected:
+		// A payout the receiving institution refused ends REJECTED with
+		// no failureReason (the spec's "rejected; payment refunded"); a
+		// pull has no receiving institution to refuse it.
+		if p.Request.Direction == ports.RailPull {
+			return s.fail(ctx, j, p, transactions.StatusFailed, res.FailureReason, res.FailureDetail)
+		}
+		return s.fail(ctx, j, p, transactions.StatusRejected, "", res.FailureDetail)
 	case ports.RailPending:
 		return s.pending(ctx, j, p, res)
 	}
@@ -230,22 +238,24 @@ func (s *Service) succeed(ctx context.Context, j ports.Job, p jobPayload) error 
 	return s.finish(ctx, j, p, transactions.StatusCompleted, "")
 }
 
-// fail records a failed transaction: a transfer-out's hold is voided so
-// the balance is restored exactly (the release carrying the FAILED status
-// and the removal of job j, as succeed does); a transfer-in moved nothing.
-func (s *Service) fail(ctx context.Context, j ports.Job, p jobPayload, reason, detail string) error {
+// fail records a transaction that did not go through, as status (FAILED,
+// or REJECTED for a payout refused by its receiver): a transfer-out's hold
+// is voided so the balance is restored exactly (the release carrying the
+// status and the removal of job j, as succeed does); a transfer-in moved
+// nothing.
+func (s *Service) fail(ctx context.Context, j ports.Job, p jobPayload, status transactions.Status, reason, detail string) error {
 	id := p.TransactionID
 	if p.Request.Direction != ports.RailPull {
 		now := s.clock.Now().UTC()
 		_, err := s.ledger.PostWith(ctx, releaseEntry(id, CodeTransferOut),
-			posting.WithJob(s.finishRecords(p, transactions.StatusFailed, reason, now), j))
+			posting.WithJob(s.finishRecords(p, status, reason, now), j))
 		switch ledger.CodeOf(err) {
 		case ledger.CodeOK:
 			if err != nil {
 				return fmt.Errorf("transfer %s: release hold: %w", id, err)
 			}
 			s.log.InfoContext(ctx, "transfer failed", "transaction", id, "rail", p.Request.Rail,
-				"reason", reason, "detail", detail)
+				"status", string(status), "reason", reason, "detail", detail)
 			jobs.Completed(ctx)
 			return nil
 		case ledger.CodeExists, ledger.CodePendingAlreadyVoided:
@@ -261,8 +271,8 @@ func (s *Service) fail(ctx context.Context, j ports.Job, p jobPayload, reason, d
 		}
 	}
 	s.log.InfoContext(ctx, "transfer failed", "transaction", id, "rail", p.Request.Rail,
-		"reason", reason, "detail", detail)
-	return s.finish(ctx, j, p, transactions.StatusFailed, reason)
+		"status", string(status), "reason", reason, "detail", detail)
+	return s.finish(ctx, j, p, status, reason)
 }
 
 func releaseEntry(txID, code string) ledger.Entry {
@@ -287,7 +297,7 @@ func (s *Service) finishRecords(p jobPayload, status transactions.Status, reason
 		c.FailureReason = failureReason(txType, reason)
 	}
 	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{c}}
-	if status == transactions.StatusFailed {
+	if status == transactions.StatusFailed || status == transactions.StatusRejected {
 		if j, ok := agents.GiveBackJob(p.PlatformID, p.AgentID, p.TransactionID, now); ok {
 			recs.Jobs = append(recs.Jobs, j)
 		}

@@ -36,7 +36,7 @@ var outScenarios = []struct {
 	{"002 insufficient funds fails at once", "002", []step{{0, "FAILED", "ACCOUNT_CANNOT_RECEIVE"}}, false},
 	{"003 closed or invalid fails at once", "003", []step{{0, "FAILED", "ACCOUNT_INVALID"}}, false},
 	{"004 rejected by the bank", "004", []step{
-		{0, "PROCESSING", ""}, {9 * time.Second, "PROCESSING", ""}, {time.Second, "FAILED", "PAYOUT_RETURNED"}}, false},
+		{0, "PROCESSING", ""}, {9 * time.Second, "PROCESSING", ""}, {time.Second, "REJECTED", ""}}, false},
 	{"005 pending about 30 s then fails", "005", []step{
 		{0, "PROCESSING", ""}, {10 * time.Second, "PROCESSING", ""}, {19 * time.Second, "PROCESSING", ""},
 		{2 * time.Second, "FAILED", "COUNTERPARTY_POST_TX_FAILED"}}, false},
@@ -476,7 +476,7 @@ func TestHandlersAreIdempotent(t *testing.T) {
 	e.RunJobs()
 	e.Advance(10 * time.Second)
 	require.Equal(t, "COMPLETED", e.txn(pid, paid.ID).Status)
-	require.Equal(t, "FAILED", e.txn(pid, failed.ID).Status)
+	require.Equal(t, "REJECTED", e.txn(pid, failed.ID).Status)
 	require.Equal(t, "COMPLETED", e.txn(pid, in.ID).Status)
 	require.GreaterOrEqual(t, len(seen), 6)
 	wantTx := []ports.Transaction{e.txn(pid, paid.ID), e.txn(pid, failed.ID), e.txn(pid, in.ID)}

@@ -224,16 +224,19 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 		}
 		vreq.Header[k] = vs
 	}
-	resp := &http.Response{StatusCode: status, Header: header.Clone(), Body: io.NopCloser(bytes.NewReader(referenceBody(body))), Request: vreq}
-	for brand, ref := range headerNames {
-		if v := resp.Header.Values(brand); len(v) > 0 {
-			resp.Header[ref] = v
-			resp.Header.Del(brand)
+	validate := func(body []byte) (bool, []*verrors.ValidationError) {
+		resp := &http.Response{StatusCode: status, Header: header.Clone(), Body: io.NopCloser(bytes.NewReader(referenceBody(body))), Request: vreq}
+		for brand, ref := range headerNames {
+			if v := resp.Header.Values(brand); len(v) > 0 {
+				resp.Header[ref] = v
+				resp.Header.Del(brand)
+			}
 		}
+		validating.Lock()
+		defer validating.Unlock()
+		return c.v.ValidateHttpResponse(vreq, resp)
 	}
-	validating.Lock()
-	ok, errs := c.v.ValidateHttpResponse(vreq, resp)
-	validating.Unlock()
+	ok, errs := validate(body)
 	if !ok && undocumented(errs) {
 		// A method the reference lacks on that path (405), or a status it
 		// does not list for the operation: the spec's own answers (409
@@ -248,6 +251,11 @@ func (c *Checker) Check(req *http.Request, status int, header http.Header, body 
 	c.mu.Unlock()
 	if ok || specCode(errs, body) {
 		return nil
+	}
+	if alt, changed := referenceStatuses(body); changed {
+		if ok, _ := validate(alt); ok {
+			return nil
+		}
 	}
 	var out []string
 	for _, e := range errs {
@@ -370,6 +378,45 @@ func specCode(errs []*verrors.ValidationError, body []byte) bool {
 		}
 	}
 	return true
+}
+
+// referenceStatuses is body with each transaction's (an object whose type
+// is INCOMING or OUTGOING) status among SpecStatuses made FAILED, a status
+// both of the reference's variants have, so that a response whose only
+// departure is the spec's status conforms; changed is false when there
+// was none.
+func referenceStatuses(body []byte) (out []byte, changed bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return body, false
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if st, _ := x["status"].(string); SpecStatuses[st] != "" && (x["type"] == "INCOMING" || x["type"] == "OUTGOING") {
+				x["status"], changed = "FAILED", true
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	if !changed {
+		return body, false
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return body, false
+	}
+	return out, true
 }
 
 // bodyNames maps the spec's neutral field names to the reference's

@@ -32,6 +32,8 @@ func TestCheckerCatchesViolations(t *testing.T) {
 	assert.NotEmpty(t, c.Check(get, 404, json, bad404), "NOT_FOUND is not among the reference's 404 codes")
 	assert.Empty(t, c.Check(get, 404, json, good404))
 	assert.NotEmpty(t, c.Check(get, 200, json, []byte(`{"id":5}`)), "a transaction without its required fields")
+	assert.NotEmpty(t, c.Check(get, 200, json, []byte(`{"id":"Transaction:1","type":"OUTGOING","status":"REJECTED"}`)),
+		"the spec's REJECTED is allowed as a status, not as a licence for the rest")
 
 	// The spec's own answers the reference does not list are not checked.
 	post := httptest.NewRequest("POST", "http://corridor.test"+apischema.BasePath+"/transfer-out", nil)

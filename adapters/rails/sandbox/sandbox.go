@@ -5,7 +5,8 @@
 //
 //	002  FAILED at once (payout: ACCOUNT_CANNOT_RECEIVE; pull: insufficient funds)
 //	003  FAILED at once (payout: ACCOUNT_INVALID; pull: account closed or invalid)
-//	004  PENDING, then FAILED at the rail's settlement time (rejected by the bank)
+//	004  PENDING, then at the rail's settlement time REJECTED (payout:
+//	     rejected by the bank) or FAILED (pull)
 //	005  PENDING, then FAILED once 30 s have passed since submission
 //	     other: PENDING, then SUCCEEDED at submission + the spec's SettlementDelay
 //
@@ -191,7 +192,10 @@ func (r *Rail) outcome(req ports.RailRequest, submitted, now time.Time, atSubmit
 		if atSubmit || now.Before(settles) {
 			return pending(settles)
 		}
-		return failed("PAYOUT_RETURNED", "rejected by the bank")
+		if pull {
+			return failed("", "rejected by the bank")
+		}
+		return ports.RailResult{State: ports.RailRejected, FailureDetail: "rejected by the bank", ExternalRef: ref}
 	case "005":
 		at := submitted.Add(PendingThenFailAfter)
 		if atSubmit || now.Before(at) {

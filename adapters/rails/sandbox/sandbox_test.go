@@ -72,14 +72,14 @@ func TestSandboxSuffixTable(t *testing.T) {
 		{"004 payout pending until settlement, then rejected", ach, ports.RailPayout, "123456004", []step{
 			{state: ports.RailPending, checkAt: achDelay},
 			{after: achDelay - time.Nanosecond, state: ports.RailPending, checkAt: achDelay},
-			{after: time.Nanosecond, state: ports.RailFailed, reason: "PAYOUT_RETURNED"},
-			{after: time.Hour, state: ports.RailFailed, reason: "PAYOUT_RETURNED"}}},
+			{after: time.Nanosecond, state: ports.RailRejected},
+			{after: time.Hour, state: ports.RailRejected}}},
 		{"004 pull rejected at settlement", ach, ports.RailPull, "123456004", []step{
 			{state: ports.RailPending, checkAt: achDelay},
 			{after: achDelay, state: ports.RailFailed, reason: "COLLECTION_FAILED"}}},
 		{"004 instant payout rejected at the next check", rtp, ports.RailPayout, "123456004", []step{
 			{state: ports.RailPending, checkAt: 0},
-			{state: ports.RailFailed, reason: "PAYOUT_RETURNED"}}},
+			{state: ports.RailRejected}}},
 		{"005 payout pending 30 s then fails", rtp, ports.RailPayout, "123456005", []step{
 			{state: ports.RailPending, checkAt: 30 * time.Second},
 			{state: ports.RailPending, checkAt: 30 * time.Second},

@@ -544,6 +544,38 @@ func TestHoldWithoutActionIsGivenBack(t *testing.T) {
 	})
 }
 
+// usdExternal is a USD bank account of the customer whose number (its
+// last three digits) picks the sandbox outcome.
+func (e *env) usdExternal(number string) ports.ExternalAccount {
+	return e.External(e.platform, e.customer.ID, "USD", ports.AccountInfo{
+		AccountType: "USD_ACCOUNT", AccountNumber: number, RoutingNumber: "021000021", BankAccountType: "CHECKING",
+		BankName: "Test Bank", Beneficiary: &ports.Beneficiary{BeneficiaryType: "INDIVIDUAL", FullName: "Ada Lovelace"}})
+}
+
+// A transfer-out its receiving bank rejects (REJECTED) gives the agent's
+// usage back and fails its action, as a failed one does.
+func TestRejectedTransferGivesUsageBack(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a := e.agent(policy.Auto, nil)
+		rejecting := e.usdExternal("12345678004")
+		act, err := e.spend.TransferOut(ctx, a, transfers.OutRequest{SourceAccountID: e.usd.ID, DestinationAccountID: rejecting.ID, Amount: 2_000})
+		require.NoError(t, err)
+		assert.Equal(t, int64(2_000), e.usage(a).DailySpend)
+		e.RunJobs()
+		e.Advance(time.Minute)
+		txn, err := e.Store.Read().Transactions().Get(ctx, e.platform, act.TransactionID)
+		require.NoError(t, err)
+		require.Equal(t, transactions.StatusRejected, txn.Status)
+		assert.Empty(t, txn.FailureReason)
+		e.RunJobs()
+		assert.Equal(t, int64(0), e.usage(a).DailySpend, "given back")
+		assert.Equal(t, agents.StatusFailed, e.action(act.ID).Status)
+		assert.Equal(t, int64(100_000), e.available())
+		e.Verify()
+	})
+}
+
 // A payment an agent made that does not go through gives its usage back:
 // a transfer-out the rail fails, a quote whose payout fails, a transfer
 // the platform cancels; one on its way keeps counting, and so does one
@@ -552,9 +584,7 @@ func TestFailedPaymentsGiveUsageBack(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		a := e.agent(policy.Auto, nil)
-		failing := e.External(e.platform, e.customer.ID, "USD", ports.AccountInfo{
-			AccountType: "USD_ACCOUNT", AccountNumber: "12345678002", RoutingNumber: "021000021", BankAccountType: "CHECKING",
-			BankName: "Test Bank", Beneficiary: &ports.Beneficiary{BeneficiaryType: "INDIVIDUAL", FullName: "Ada Lovelace"}})
+		failing := e.usdExternal("12345678002")
 		failingEUR := e.External(e.platform, e.customer.ID, "EUR", ports.AccountInfo{
 			AccountType: "EUR_ACCOUNT", IBAN: "DE89370400440532013002", SwiftCode: "COBADEFFXXX",
 			Beneficiary: &ports.Beneficiary{BeneficiaryType: "INDIVIDUAL", FullName: "Ada Lovelace"}})
