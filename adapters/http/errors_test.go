@@ -29,6 +29,16 @@ func TestRouteErrors(t *testing.T) {
 	r = h.send(request{method: http.MethodGet, path: fundPath("InternalAccount:x"), auth: &tn})
 	requireError(t, r, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED")
 	assert.Contains(t, r.header.Get("Allow"), "POST")
+
+	// A path with an empty, "." or ".." segment is no route's: a JSON 404,
+	// not the mux's bodiless redirect to its clean form.
+	for _, p := range []string{"/customers//internal-accounts", "/./customers", "/customers/../tokens", "/transactions/"} {
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			r = h.send(request{method: m, path: p, body: "{}", auth: &tn})
+			requireError(t, r, http.StatusNotFound, "NOT_FOUND")
+			assert.Empty(t, r.header.Get("Location"), "%s %s", m, p)
+		}
+	}
 }
 
 func TestBodyErrors(t *testing.T) {

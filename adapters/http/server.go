@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -428,6 +429,12 @@ func requestBody(r *http.Request, limit int64) ([]byte, error) {
 // route dispatches to the API, answering unknown routes and methods with
 // the error body, and running POSTs under their Idempotency-Key.
 func (s *server) route(w http.ResponseWriter, r *http.Request) {
+	if !canonicalPath(r.URL.Path) {
+		// The mux would answer a redirect with no body (and a client
+		// would re-send a POST it may not mean): no route has such a path.
+		writeError(w, r, statusError(http.StatusNotFound, "no such route: "+r.URL.Path))
+		return
+	}
 	_, pattern := s.mux.Handler(r)
 	if pattern == "" {
 		s.routeError(w, r)
@@ -450,6 +457,16 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// canonicalPath reports whether p is already in the form the mux routes
+// (no empty, "." or ".." segment), a trailing slash allowed.
+func canonicalPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 // routeError answers a request no operation matches: 404, or 405 with the
