@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	railsandbox "github.com/corridorpay/corridor/adapters/rails/sandbox"
+	"github.com/corridorpay/corridor/core/accounts"
 	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
@@ -252,4 +254,37 @@ func TestUsageResetDates(t *testing.T) {
 	e.Clock.Set(time.Date(2026, 12, 15, 0, 0, 0, 0, time.UTC))
 	u, _ = e.svc.Usage(context.Background(), ports.Agent{})
 	assert.Equal(t, "2027-01", u.MonthlyResetMonth)
+}
+
+// A policy names only internal accounts of the agent's customer: another
+// customer's, or one that does not exist, is 400 naming the field, on
+// creation and on a policy change alike.
+func TestPolicyNamesOnlyTheCustomersAccounts(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	other, err := e.Customers.Create(ctx, e.platform, customers.Input{CustomerType: "INDIVIDUAL"})
+	require.NoError(t, err)
+	own := e.InternalAccount(ports.InternalAccountFilter{PlatformID: e.platform, CustomerID: e.customer, Currency: "USD", Type: accounts.TypeInternalFiat})
+	theirs := e.InternalAccount(ports.InternalAccountFilter{PlatformID: e.platform, CustomerID: other.ID, Currency: "USD", Type: accounts.TypeInternalFiat})
+	allowed := func(ids ...string) []byte {
+		b, err := json.Marshal(map[string]any{"accountRestrictions": map[string]any{"allowedAccountIds": ids}})
+		require.NoError(t, err)
+		return b
+	}
+	_, err = e.svc.Create(ctx, e.platform, agents.CreateInput{Name: "a", CustomerID: e.customer, Policy: allowed(own.ID, theirs.ID)})
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "policy.accountRestrictions.allowedAccountIds[1]")
+
+	// The reference's id form names the same account.
+	refForm := "Account:" + strings.TrimPrefix(own.ID, "InternalAccount:")
+	c, err := e.svc.Create(ctx, e.platform, agents.CreateInput{Name: "a", CustomerID: e.customer, Policy: allowed(refForm)})
+	require.NoError(t, err)
+
+	rules := []byte(`{"accountRestrictions":{"accountRules":[{"accountId":"` + theirs.ID + `"},` +
+		`{"accountId":"InternalAccount:00000000-0000-4000-8000-000000000000"}]}}`)
+	_, err = e.svc.SetPolicy(ctx, e.platform, c.Agent.ID, func([]byte) ([]byte, error) { return rules, nil })
+	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT",
+		"policy.accountRestrictions.accountRules[0].accountId", "policy.accountRestrictions.accountRules[1].accountId")
+	got, err := e.svc.Get(ctx, e.platform, c.Agent.ID)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(allowed(refForm)), string(got.Policy), "the refused change left the policy as it was")
 }

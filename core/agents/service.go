@@ -10,6 +10,7 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/corridorpay/corridor/core/agents/policy"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/jobs"
 	"github.com/corridorpay/corridor/ports"
@@ -172,6 +174,9 @@ func (s *Service) Create(ctx context.Context, platformID string, in CreateInput)
 	if err != nil {
 		return Created{}, fmt.Errorf("agents: customer %s: %w", in.CustomerID, err)
 	}
+	if err := policyAccounts(ctx, s.store.Read(), platformID, c.ID, in.Policy); err != nil {
+		return Created{}, err
+	}
 	now := s.clock.Now().UTC()
 	a := ports.Agent{ID: s.ids.New(agentType), PlatformID: platformID, CustomerID: c.ID, Name: name,
 		Policy: in.Policy, CreatedAt: now, UpdatedAt: now}
@@ -322,9 +327,36 @@ func (s *Service) SetPolicy(ctx context.Context, platformID, id string, merge fu
 		if err != nil {
 			return err
 		}
+		if err := policyAccounts(ctx, s.store.Read(), platformID, a.CustomerID, p); err != nil {
+			return err
+		}
 		a.Policy = p
 		return nil
 	})
+}
+
+// policyAccounts refuses a policy document naming an internal account that
+// is not one of customerID's (400 naming each such field): the agent could
+// never use it, so the platform meant another.
+func policyAccounts(ctx context.Context, r ports.Tx, platformID, customerID string, doc []byte) error {
+	var p policy.Policy
+	if len(doc) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(doc, &p); err != nil {
+		return fmt.Errorf("agents: policy: %w", err)
+	}
+	var bad fault.Collector
+	for _, ref := range p.Accounts("policy") {
+		acct, err := r.InternalAccounts().Get(ctx, platformID, ref.AccountID)
+		switch {
+		case errors.Is(err, ports.ErrNotFound) || err == nil && acct.CustomerID != customerID:
+			bad.Add(ref.Field, "is not an internal account of the agent's customer")
+		case err != nil:
+			return fmt.Errorf("agents: policy account %s: %w", ref.AccountID, err)
+		}
+	}
+	return bad.Err()
 }
 
 // change applies fn to the agent under its row lock and stores it.

@@ -280,6 +280,33 @@ func checkAmount(c *fault.Collector, field string, v *int64) {
 	}
 }
 
+// AccountRef is an internal account a policy names, by its service id
+// (InternalAccount:<uuid>), and the field that names it.
+type AccountRef struct{ Field, AccountID string }
+
+// Accounts lists the internal accounts p names (allowedAccountIds, then
+// accountRules), each with its field under prefix, leaving out a malformed
+// id (Validate's to report).
+func (p Policy) Accounts(prefix string) []AccountRef {
+	r := p.AccountRestrictions
+	if r == nil {
+		return nil
+	}
+	var out []AccountRef
+	add := func(field, id string) {
+		if u, ok := accountUUID(id); ok {
+			out = append(out, AccountRef{Field: field, AccountID: accountPrefixes[0] + u})
+		}
+	}
+	for i, id := range r.AllowedAccountIDs {
+		add(fmt.Sprintf("%s.accountRestrictions.allowedAccountIds[%d]", prefix, i), id)
+	}
+	for i, rule := range r.AccountRules {
+		add(fmt.Sprintf("%s.accountRestrictions.accountRules[%d].accountId", prefix, i), rule.AccountID)
+	}
+	return out
+}
+
 // The account id forms a policy may name: the service's own
 // (InternalAccount:<uuid>) and the reference's (Account:<uuid>), which name
 // the same account when their uuids are equal.
