@@ -28,8 +28,9 @@ const (
 
 // Idempotency-Key failures.
 var (
-	errKeyReused = fault.New(fault.KindUnprocessable, "IDEMPOTENCY_KEY_REUSED",
-		"the Idempotency-Key was already used with a different request")
+	errKeyReused = &fault.Error{Kind: fault.KindUnprocessable, Code: "IDEMPOTENCY_KEY_REUSED",
+		Message: "the Idempotency-Key was already used with a different request",
+		Fields:  []fault.FieldError{{Field: "Idempotency-Key", Message: "was already used with a different request"}}}
 	errKeyInUse = fault.Conflict("IDEMPOTENCY_KEY_IN_USE",
 		"a request with this Idempotency-Key is still in progress; retry later")
 )

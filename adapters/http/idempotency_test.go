@@ -44,7 +44,7 @@ func TestIdempotentReplay(t *testing.T) {
 	}
 	for _, body := range []string{`{"amount":1600}`, `{"amount":1500.0}`, `{"amount":15e2}`} {
 		r := h.post(tn, path, body, "Idempotency-Key", "k-1")
-		requireError(t, r, http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED")
+		requireError(t, r, http.StatusUnprocessableEntity, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key")
 	}
 	// ...and so is the same key and body with another query.
 	r := h.post(tn, path+"?x=1", `{"amount":1500}`, "Idempotency-Key", "k-1")
