@@ -375,8 +375,8 @@ func checkRequest(r CreateRequest) error {
 		switch id := r.Destination.AccountID; {
 		case strings.HasPrefix(id, internalPrefix):
 			if r.Source.Type != SourceRealtimeFunding {
-				errs.Add("destination.accountId", "an internal account receives through a quote from a REALTIME_FUNDING source only "+
-					"(between internal accounts, use a transfer)")
+				errs.Add("destination.accountId", "an internal account receives through a quote from a REALTIME_FUNDING source only: "+
+					"no operation moves money between two internal accounts")
 			}
 			if r.Destination.PaymentRail != "" {
 				errs.Add("destination.paymentRail", "applies to external account destinations only")
