@@ -33,6 +33,12 @@ func TestSignAndVerify(t *testing.T) {
 	require.Error(t, webhooks.Verify(s.PublicKeyPEM(), append(body, ' '), sig), "one byte more")
 	other, _ := webhooks.GenerateSigner()
 	require.Error(t, webhooks.Verify(other.PublicKeyPEM(), body, sig), "another key")
+	again, err := s.Sign(body)
+	require.NoError(t, err)
+	require.Equal(t, sig, again, "RFC 6979: the nonce comes from the key and the digest")
+	next, err := s.Sign(append(body, ' '))
+	require.NoError(t, err)
+	require.NotEqual(t, sig, next)
 }
 
 func TestNewSignerWantsP256(t *testing.T) {
