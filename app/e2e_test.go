@@ -185,6 +185,16 @@ func TestEndToEndInMemory(t *testing.T) {
 	require.NotEmpty(t, body["reason"])
 
 	customerStory(t, p)
+
+	// A path with an empty segment is the API's JSON 404, not a redirect
+	// from the listener's own routing; /metrics answers beside the API.
+	code, notFound := p.call(t, "GET", "/customers//internal-accounts", nil)
+	require.Equal(t, 404, code, "%v", notFound)
+	require.Equal(t, "NOT_FOUND", notFound["code"])
+	resp, err = http.Get(p.base + "/metrics")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
 	p.stop(t)
 }
 

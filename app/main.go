@@ -161,11 +161,17 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) 
 	handler := newHandler(b, s, cfg, clock, log)
 	if cfg.MetricsAddr == "" {
 		// /metrics beside the API on the main listener (no API credential:
-		// firewall it, or give it its own address).
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", b.metrics.Handler())
-		mux.Handle("/", handler)
-		handler = mux
+		// firewall it, or give it its own address). Not through a
+		// ServeMux, which would answer a path it finds unclean with a
+		// bodiless redirect before the API could answer it.
+		api, metrics := handler, b.metrics.Handler()
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+				metrics.ServeHTTP(w, r)
+				return
+			}
+			api.ServeHTTP(w, r)
+		})
 	} else {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
 		if err != nil {
