@@ -134,6 +134,20 @@ type Deliverer struct {
 	// the lock (sentSince), and no event is sent twice by one instance.
 	sent      map[string]sentState
 	sentOrder []sentMark
+	// failed holds this instance's failed attempts of the last
+	// recentlySent (oldest first in failedOrder): a delivery that read an
+	// earlier event of its resource before such an attempt was recorded
+	// counts it (fresh), rather than try that event again before the wait
+	// the attempt earned.
+	failed      map[string]failedAttempt
+	failedOrder []sentMark
+}
+
+// failedAttempt is a failed attempt in Deliverer.failed: the event's
+// attempts with it, and when it was made.
+type failedAttempt struct {
+	attempts int
+	at       time.Time
 }
 
 // slowState is a platform marked slow: until when, its bound on
@@ -177,7 +191,7 @@ func NewDeliverer(store ports.Store, clock ports.Clock, sender Sender, signer Si
 	}
 	return &Deliverer{store: store, clock: clock, sender: sender, signer: signer, render: render, endpoints: endpoints,
 		log: log, jitter: rand.Float64, inFlight: map[string]int{}, slow: map[string]*slowState{}, resources: map[string]*resourceLock{},
-		sent: map[string]sentState{}}
+		sent: map[string]sentState{}, failed: map[string]failedAttempt{}}
 }
 
 // SetApprovals passes the answers to INCOMING_PAYMENT.PENDING events to r
@@ -347,6 +361,9 @@ func (d *Deliverer) handleEvent(ctx context.Context, platformID, eventID, jobID 
 		// Another delivery of this instance sent it while this one
 		// waited for the resource: it records the attempt.
 		return nil
+	}
+	if err := d.triedSince(e); err != nil {
+		return err
 	}
 	// Events of the resource still pending before e go first, in order
 	// (a later event never overtakes an earlier one); their own jobs then
@@ -727,7 +744,7 @@ func (d *Deliverer) earlierToSend(ctx context.Context, first ports.Event, ids []
 	}
 	now := d.clock.Now()
 	for _, e := range rows {
-		if d.mayDecide(e) || now.Before(dueAt(e)) {
+		if d.mayDecide(e) || now.Before(dueAt(d.fresh(e))) {
 			// Handle's way: it decides the payment, or it waits out a
 			// failure, and the group with it (deliverEarlier).
 			return nil, nil, false
@@ -816,6 +833,45 @@ func (d *Deliverer) markRecorded(es ...ports.Event) {
 	d.sentOrder = slices.Delete(d.sentOrder, 0, k)
 }
 
+// markFailed notes a failed attempt at e (as read before it) made at at,
+// and forgets those made more than recentlySent ago.
+func (d *Deliverer) markFailed(e ports.Event, at time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.failed[e.ID] = failedAttempt{attempts: e.Attempts + 1, at: at}
+	d.failedOrder = append(d.failedOrder, sentMark{id: e.ID, at: at})
+	k := 0
+	for ; k < len(d.failedOrder) && at.Sub(d.failedOrder[k].at) > recentlySent; k++ {
+		m := d.failedOrder[k]
+		if f, ok := d.failed[m.id]; ok && f.at.Equal(m.at) {
+			delete(d.failed, m.id)
+		}
+	}
+	d.failedOrder = slices.Delete(d.failedOrder, 0, k)
+}
+
+// fresh is e with this instance's failed attempt at it made after e was
+// read, if there is one: what dueAt must count.
+func (d *Deliverer) fresh(e ports.Event) ports.Event {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f, ok := d.failed[e.ID]; ok && f.attempts > e.Attempts {
+		e.Attempts, e.LastAttemptAt = f.attempts, &f.at
+	}
+	return e
+}
+
+// triedSince is a retry at the event's due time when e, about to go by
+// its own job, was tried and failed since that job was scheduled (a later
+// event's delivery sent it first): it then waits the retry that attempt
+// earned rather than spend another. Nil when e is due.
+func (d *Deliverer) triedSince(e ports.Event) error {
+	if due := dueAt(d.fresh(e)); d.clock.Now().Before(due) {
+		return jobs.RetryAt(due, fmt.Errorf("%w: %s failed again since its retry was scheduled", errWaiting, e.ID))
+	}
+	return nil
+}
+
 // forgetSent forgets deliveries whose recording failed.
 func (d *Deliverer) forgetSent(es []ports.Event) {
 	d.mu.Lock()
@@ -836,6 +892,13 @@ func (d *Deliverer) sendLocked(ctx context.Context, g []batchItem, url string, r
 		now := d.clock.Now()
 		if d.sentSince(it.e) {
 			continue // another delivery of this instance sent it since it was read
+		}
+		if it.slot != noSlot {
+			if err := d.triedSince(it.e); err != nil {
+				setResult(res, it.slot, err)
+				waitInOrder(g[k+1:], res, now)
+				return out
+			}
 		}
 		if err := late(ctx, now); err != nil {
 			setResults(res, g[k:], err)
@@ -905,7 +968,7 @@ func (d *Deliverer) deliverEarlier(ctx context.Context, e ports.Event, url strin
 			continue // delivered by a batch of this instance, being recorded
 		}
 		now := d.clock.Now()
-		if due := dueAt(prev); now.Before(due) {
+		if due := dueAt(d.fresh(prev)); now.Before(due) {
 			// Waiting out a failure: e waits with it, and is not the
 			// reason it is tried again before its time.
 			return due, false, nil
@@ -1059,6 +1122,9 @@ func (d *Deliverer) attempt(ctx context.Context, e ports.Event, url string) (por
 		a.Error = err.Error()
 	case ans.StatusCode < 200 || ans.StatusCode > 299:
 		a.Error = fmt.Sprintf("the endpoint answered %d", ans.StatusCode)
+	}
+	if a.Error != "" {
+		d.markFailed(e, start)
 	}
 	return a, ans, nil
 }

@@ -461,6 +461,30 @@ func TestBurstWaitsOutAnEarlierFailure(t *testing.T) {
 	})
 }
 
+// A delivery that read an earlier event of its resource before this
+// instance's failed attempt at it was recorded (a later event's delivery,
+// waiting for the resource's lock meanwhile) counts that attempt: the
+// event is not due again before the wait the attempt earned, where the
+// stale read alone would send it again at once.
+func TestFreshCountsThisInstancesFailedAttempts(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		ev := e.record("VERIFICATION.APPROVED", "Verification:stale")
+		stale, _ := e.event(ev.ID)
+		e.recv.mu.Lock()
+		e.recv.failing = map[string]int{ev.ID: 1}
+		e.recv.mu.Unlock()
+		e.run()
+		e.b.Clock.Advance(time.Second)
+		now := e.b.Clock.Now()
+		assert.False(t, now.Before(dueAt(stale)), "read before the attempt, the event looks due")
+		got := e.svc.deliver.fresh(stale)
+		assert.Equal(t, 1, got.Attempts)
+		assert.True(t, now.Before(dueAt(got)), "with the attempt counted it waits its Schedule")
+		recorded, _ := e.event(ev.ID)
+		assert.Equal(t, dueAt(recorded), dueAt(got), "as the recorded attempt says")
+	})
+}
+
 // Events about one resource are delivered in order: a later one is never
 // taken before an earlier one is (it sends the earlier first, or waits
 // while the earlier fails); another resource's does not wait.
