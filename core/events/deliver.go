@@ -823,14 +823,21 @@ func (d *Deliverer) markRecorded(es ...ports.Event) {
 		d.sent[e.ID] = sentState{attempts: e.Attempts + 1, recorded: now}
 		d.sentOrder = append(d.sentOrder, sentMark{id: e.ID, at: now})
 	}
-	k := 0
-	for ; k < len(d.sentOrder) && now.Sub(d.sentOrder[k].at) > recentlySent; k++ {
-		m := d.sentOrder[k]
+	d.sentOrder = expire(d.sentOrder, now, func(m sentMark) {
 		if st, ok := d.sent[m.id]; ok && st.recorded.Equal(m.at) {
 			delete(d.sent, m.id)
 		}
+	})
+}
+
+// expire drops from order (oldest first) the marks made more than
+// recentlySent before now, passing each to drop.
+func expire(order []sentMark, now time.Time, drop func(sentMark)) []sentMark {
+	k := 0
+	for ; k < len(order) && now.Sub(order[k].at) > recentlySent; k++ {
+		drop(order[k])
 	}
-	d.sentOrder = slices.Delete(d.sentOrder, 0, k)
+	return slices.Delete(order, 0, k)
 }
 
 // markFailed notes a failed attempt at e (as read before it) made at at,
@@ -840,14 +847,11 @@ func (d *Deliverer) markFailed(e ports.Event, at time.Time) {
 	defer d.mu.Unlock()
 	d.failed[e.ID] = failedAttempt{attempts: e.Attempts + 1, at: at}
 	d.failedOrder = append(d.failedOrder, sentMark{id: e.ID, at: at})
-	k := 0
-	for ; k < len(d.failedOrder) && at.Sub(d.failedOrder[k].at) > recentlySent; k++ {
-		m := d.failedOrder[k]
+	d.failedOrder = expire(d.failedOrder, at, func(m sentMark) {
 		if f, ok := d.failed[m.id]; ok && f.at.Equal(m.at) {
 			delete(d.failed, m.id)
 		}
-	}
-	d.failedOrder = slices.Delete(d.failedOrder, 0, k)
+	})
 }
 
 // fresh is e with this instance's failed attempt at it made after e was
