@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +215,9 @@ func TestOAuthMalformedAndSandboxTokens(t *testing.T) {
 	pub := walletauth.CompressedHex(clientKey(t).PublicKey())
 	for _, token := range []string{walletauth.SandboxOIDCLiteral, "a.b", "not-a-jwt", "e30.e30.", "e30.e30.c2ln",
 		oidctest.DummySigned(with(e.claims(), map[string]any{"iat": "yesterday"})),
+		// A NumericDate written as a string, however plausible.
+		oidctest.DummySigned(with(e.claims(), map[string]any{"iat": strconv.FormatInt(e.Env.Clock.Now().Unix(), 10), "nonce": walletauth.Nonce(pub)})),
+		oidctest.DummySigned(with(e.claims(), map[string]any{"exp": strconv.FormatInt(e.Env.Clock.Now().Add(time.Hour).Unix(), 10), "nonce": walletauth.Nonce(pub)})),
 		// Claims that are not text: a NUL, and bytes that are not UTF-8
 		// (the payload's e-mail ends in 0xff).
 		oidctest.DummySigned(with(e.claims(), map[string]any{"email": "a\x00b@example.com", "nonce": walletauth.Nonce(pub)})),

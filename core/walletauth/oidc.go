@@ -152,8 +152,10 @@ func claimsOf(raw map[string]json.RawMessage) (Claims, error) {
 }
 
 func numericDate(raw map[string]json.RawMessage, name string) (time.Time, error) {
+	// A JSON number, not a string: encoding/json would take "1795866084"
+	// into a json.Number too.
 	var n json.Number
-	if json.Unmarshal(raw[name], &n) != nil {
+	if v := bytes.TrimSpace(raw[name]); len(v) == 0 || v[0] == '"' || json.Unmarshal(v, &n) != nil {
 		return time.Time{}, errJWT("claim " + name + " must be a number")
 	}
 	f, err := n.Float64()
