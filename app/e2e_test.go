@@ -47,6 +47,16 @@ func corridorBinary(t *testing.T) string {
 	return buildOnce.path
 }
 
+// TestMain removes the binary the end-to-end tests built, once every test
+// of the package has run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildOnce.path != "" {
+		_ = os.RemoveAll(filepath.Dir(buildOnce.path))
+	}
+	os.Exit(code)
+}
+
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
