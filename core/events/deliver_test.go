@@ -461,6 +461,37 @@ func TestBurstWaitsOutAnEarlierFailure(t *testing.T) {
 	})
 }
 
+// Redelivering an event whose failures hold up its resource's later
+// events sends those too, at once, not at the retry they were given.
+func TestRedeliverWakesTheResourcesLaterEvents(t *testing.T) {
+	onBoth(t, func(t *testing.T, e *env) {
+		first := e.record("VERIFICATION.APPROVED", "Verification:wake")
+		e.recv.mu.Lock()
+		e.recv.failing = map[string]int{first.ID: 2}
+		e.recv.mu.Unlock()
+		e.run()
+		e.advance(300 * time.Millisecond)
+		later := e.record("VERIFICATION.APPROVED", "Verification:wake")
+		e.run()
+		e.advance(Schedule[0])
+		e.advance(OrderWait)
+		ev, _ := e.event(first.ID)
+		require.Equal(t, ports.EventPending, ev.Status)
+		require.Equal(t, 2, ev.Attempts, "two failures: it now waits %s", Schedule[1])
+		got, _ := e.event(later.ID)
+		require.Equal(t, ports.EventPending, got.Status)
+		require.Equal(t, 0, got.Attempts, "waiting behind it")
+
+		_, err := e.svc.Redeliver(context.Background(), e.pid, first.ID)
+		require.NoError(t, err)
+		e.run()
+		for _, id := range []string{first.ID, later.ID} {
+			got, _ := e.event(id)
+			assert.Equal(t, ports.EventDelivered, got.Status, id)
+		}
+	})
+}
+
 // A delivery that read an earlier event of its resource before this
 // instance's failed attempt at it was recorded (a later event's delivery,
 // waiting for the resource's lock meanwhile) counts that attempt: the

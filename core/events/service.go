@@ -108,9 +108,34 @@ func (s *Service) Get(ctx context.Context, platformID, id string) (ports.Event, 
 }
 
 // Redeliver sends an event again from now (its schedule starts over for
-// a FAILED one): PENDING again, delivered by the job queue.
+// a FAILED one): PENDING again, delivered by the job queue, and with it
+// the other pending events of its resource, which wait for it in order.
 func (s *Service) Redeliver(ctx context.Context, platformID, id string) (ports.Event, error) {
-	err := s.store.InTx(ctx, func(tx ports.Tx) error { return tx.Events().Requeue(ctx, platformID, id, s.clock.Now()) })
+	err := s.store.InTx(ctx, func(tx ports.Tx) error {
+		now := s.clock.Now()
+		if err := tx.Events().Requeue(ctx, platformID, id, now); err != nil {
+			return err
+		}
+		// The resource's other pending events, which wait for it in
+		// order, go now too rather than at the retry they were given.
+		e, err := tx.Events().Get(ctx, platformID, id)
+		if err != nil {
+			return err
+		}
+		heads, err := tx.Events().PendingHeads(ctx, []ports.Event{e}, chainMax)
+		if err != nil {
+			return err
+		}
+		for _, other := range heads[ports.ResourceKey(platformID, e.ResourceID)] {
+			if other == id {
+				continue
+			}
+			if err := tx.Events().Requeue(ctx, platformID, other, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if errors.Is(err, ports.ErrNotFound) {
 		return ports.Event{}, fault.NotFound("NOT_FOUND", "webhook event "+id+" not found")
 	}
