@@ -161,6 +161,14 @@ func (e *env) resume() int {
 	return n
 }
 
+// failNext has the receiver answer 500 to the next n attempts of event
+// id.
+func (e *env) failNext(id string, n int) {
+	e.recv.mu.Lock()
+	defer e.recv.mu.Unlock()
+	e.recv.failing = map[string]int{id: n}
+}
+
 func (e *env) run() {
 	e.t.Helper()
 	_, err := e.runner.RunAll(context.Background(), 100)
@@ -381,9 +389,7 @@ func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
 		e.advance(100 * time.Hour)
 		assert.Equal(t, 10, e.recv.answers, "a FAILED event is not retried")
 
-		e.recv.mu.Lock()
-		e.recv.failing = map[string]int{ev.ID: 1}
-		e.recv.mu.Unlock()
+		e.failNext(ev.ID, 1)
 		_, err := e.svc.Redeliver(context.Background(), e.pid, ev.ID)
 		require.NoError(t, err)
 		e.run()
@@ -399,9 +405,7 @@ func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
 		assert.Equal(t, 12, stored.Attempts)
 
 		// Redelivering a delivered event starts the Schedule over too.
-		e.recv.mu.Lock()
-		e.recv.failing = map[string]int{ev.ID: 2}
-		e.recv.mu.Unlock()
+		e.failNext(ev.ID, 2)
 		_, err = e.svc.Redeliver(context.Background(), e.pid, ev.ID)
 		require.NoError(t, err)
 		e.run()
@@ -424,9 +428,7 @@ func TestRetryScheduleThenFailedThenRedeliver(t *testing.T) {
 func TestBurstWaitsOutAnEarlierFailure(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
 		first := e.record("VERIFICATION.APPROVED", "Verification:burst")
-		e.recv.mu.Lock()
-		e.recv.failing = map[string]int{first.ID: 1}
-		e.recv.mu.Unlock()
+		e.failNext(first.ID, 1)
 		e.run()
 		later := make([]ports.Event, 6)
 		for i := range later {
@@ -466,9 +468,7 @@ func TestBurstWaitsOutAnEarlierFailure(t *testing.T) {
 func TestRedeliverWakesTheResourcesLaterEvents(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
 		first := e.record("VERIFICATION.APPROVED", "Verification:wake")
-		e.recv.mu.Lock()
-		e.recv.failing = map[string]int{first.ID: 2}
-		e.recv.mu.Unlock()
+		e.failNext(first.ID, 2)
 		e.run()
 		e.advance(300 * time.Millisecond)
 		later := e.record("VERIFICATION.APPROVED", "Verification:wake")
@@ -501,9 +501,7 @@ func TestFreshCountsThisInstancesFailedAttempts(t *testing.T) {
 	onBoth(t, func(t *testing.T, e *env) {
 		ev := e.record("VERIFICATION.APPROVED", "Verification:stale")
 		stale, _ := e.event(ev.ID)
-		e.recv.mu.Lock()
-		e.recv.failing = map[string]int{ev.ID: 1}
-		e.recv.mu.Unlock()
+		e.failNext(ev.ID, 1)
 		e.run()
 		e.b.Clock.Advance(time.Second)
 		now := e.b.Clock.Now()
