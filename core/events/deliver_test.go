@@ -169,6 +169,15 @@ func (e *env) failNext(id string, n int) {
 	e.recv.failing = map[string]int{id: n}
 }
 
+// assertDelivered checks that each of the events is DELIVERED.
+func (e *env) assertDelivered(ids ...string) {
+	e.t.Helper()
+	for _, id := range ids {
+		got, _ := e.event(id)
+		assert.Equal(e.t, ports.EventDelivered, got.Status, id)
+	}
+}
+
 func (e *env) run() {
 	e.t.Helper()
 	_, err := e.runner.RunAll(context.Background(), 100)
@@ -485,10 +494,7 @@ func TestRedeliverWakesTheResourcesLaterEvents(t *testing.T) {
 		_, err := e.svc.Redeliver(context.Background(), e.pid, first.ID)
 		require.NoError(t, err)
 		e.run()
-		for _, id := range []string{first.ID, later.ID} {
-			got, _ := e.event(id)
-			assert.Equal(t, ports.EventDelivered, got.Status, id)
-		}
+		e.assertDelivered(first.ID, later.ID)
 	})
 }
 
@@ -726,10 +732,7 @@ func TestNoEndpointThenResumeAnd410(t *testing.T) {
 		e.setEndpoint("https://hooks.example/newer")
 		e.resume()
 		e.run()
-		for _, id := range []string{a.ID, b.ID} {
-			stored, _ := e.event(id)
-			assert.Equal(t, ports.EventDelivered, stored.Status, id)
-		}
+		e.assertDelivered(a.ID, b.ID)
 	})
 }
 
