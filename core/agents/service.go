@@ -339,10 +339,10 @@ func (s *Service) SetPolicy(ctx context.Context, platformID, id string, merge fu
 // is not one of customerID's (400 naming each such field): the agent could
 // never use it, so the platform meant another.
 func policyAccounts(ctx context.Context, r ports.Tx, platformID, customerID string, doc []byte) error {
-	var p policy.Policy
 	if len(doc) == 0 {
 		return nil
 	}
+	var p policy.Policy
 	if err := json.Unmarshal(doc, &p); err != nil {
 		return fmt.Errorf("agents: policy: %w", err)
 	}

@@ -117,7 +117,8 @@ func (s *Service) Redeliver(ctx context.Context, platformID, id string) (ports.E
 			return err
 		}
 		// The resource's other pending events, which wait for it in
-		// order, go now too rather than at the retry they were given.
+		// order, go now too rather than at the retry they were given
+		// (their schedules start over with its own).
 		e, err := tx.Events().Get(ctx, platformID, id)
 		if err != nil {
 			return err

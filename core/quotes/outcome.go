@@ -421,8 +421,7 @@ func (s *Service) finish(ctx context.Context, q ports.Quote, o outcome) error {
 		// An agent's usage counts what left its customer's account: a
 		// payment whose funds come back gives it back; one whose refund
 		// failed (the funds held at the rail) does not.
-		if (o.txn == transactions.StatusFailed || o.txn == transactions.StatusRefunded || o.txn == transactions.StatusRejected) &&
-			o.refund != transactions.RefundFailed {
+		if transactions.NotPaid(o.txn) && o.refund != transactions.RefundFailed {
 			if j, ok := agents.GiveBackJob(t.PlatformID, t.AgentID, t.ID, now); ok {
 				then = append(then, j)
 			}

@@ -57,6 +57,18 @@ func Terminal(s string) bool {
 	return false
 }
 
+// NotPaid reports whether a payment that ended in status s did not pay
+// its receiver (FAILED, REJECTED, REFUNDED): what gives an agent's usage
+// back, unless its funds stayed at the rail (a failed refund, its
+// caller's to tell).
+func NotPaid(s Status) bool {
+	switch s {
+	case StatusFailed, StatusRejected, StatusRefunded:
+		return true
+	}
+	return false
+}
+
 // CanBecome reports whether the table lets s become to.
 func (s Status) CanBecome(to Status) bool { return transitions.Allows(s, to) }
 

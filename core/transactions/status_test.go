@@ -54,3 +54,12 @@ func TestCancelChange(t *testing.T) {
 		assert.Equal(t, want, transactions.Cancellable(s), s)
 	}
 }
+
+// The endings that did not pay the receiver are the ones that give an
+// agent's usage back; every other status, open or COMPLETED, did or may.
+func TestNotPaid(t *testing.T) {
+	for _, s := range transactions.Statuses {
+		want := s == transactions.StatusFailed || s == transactions.StatusRejected || s == transactions.StatusRefunded
+		assert.Equal(t, want, transactions.NotPaid(transactions.Status(s)), s)
+	}
+}

@@ -297,7 +297,7 @@ func (s *Service) finishRecords(p jobPayload, status transactions.Status, reason
 		c.FailureReason = failureReason(txType, reason)
 	}
 	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{c}}
-	if status == transactions.StatusFailed || status == transactions.StatusRejected {
+	if transactions.NotPaid(status) {
 		if j, ok := agents.GiveBackJob(p.PlatformID, p.AgentID, p.TransactionID, now); ok {
 			recs.Jobs = append(recs.Jobs, j)
 		}
