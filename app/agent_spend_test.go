@@ -43,19 +43,26 @@ func newAgentStory(t *testing.T, backend string) *agentStory {
 	s.payer = newPayer(t, s.platform, "agent-owner@example.com")
 	s.platform.created(t, "POST", "/sandbox/internal-accounts/"+s.payer.account+"/fund", `{"amount":100000}`)
 
-	// create agent -> redeem its device code
-	r := s.platform.do(t, 0, "POST", "/agents", fmt.Sprintf(`{"name":"Shopping assistant","customerId":%q,"policy":{
+	s.agentID, s.agent = s.connectAgent(t, "Shopping assistant")
+	return s
+}
+
+// connectAgent creates an agent of the payer (the story's policy) and
+// redeems its device code: the agent's id and its Bearer target.
+func (s *agentStory) connectAgent(t *testing.T, name string) (string, apiTarget) {
+	t.Helper()
+	r := s.platform.do(t, 0, "POST", "/agents", fmt.Sprintf(`{"name":%q,"customerId":%q,"policy":{
 		"permissions":["VIEW_TRANSACTIONS","CREATE_TRANSFERS","CREATE_QUOTES","EXECUTE_QUOTES"],
 		"defaultExecutionMode":"APPROVAL_REQUIRED",
-		"spendingLimits":{"currency":"USD","perTransactionLimit":50000,"dailyLimit":80000,"dailyTransactionLimit":10,"monthlyLimit":null}}}`, s.payer.customer))
+		"spendingLimits":{"currency":"USD","perTransactionLimit":50000,"dailyLimit":80000,"dailyTransactionLimit":10,"monthlyLimit":null}}}`,
+		name, s.payer.customer))
 	require.Equal(t, 201, r.status, "%s", r.body)
 	created := r.json(t)
-	s.agentID = created["agent"].(map[string]any)["id"].(string)
+	id := created["agent"].(map[string]any)["id"].(string)
 	code := created["deviceCode"].(map[string]any)["code"].(string)
 	r = apiTarget{bases: s.platform.bases}.do(t, 0, "POST", "/agents/device-codes/"+code+"/redeem", "")
 	require.Equal(t, 200, r.status, "%s", r.body)
-	s.agent = apiTarget{bases: s.platform.bases, auth: "Bearer " + r.json(t)["accessToken"].(string)}
-	return s
+	return id, apiTarget{bases: s.platform.bases, auth: "Bearer " + r.json(t)["accessToken"].(string)}
 }
 
 // quote creates a same-currency quote of amount from the payer's account
@@ -240,6 +247,24 @@ func TestAgentQuoteApprovalStory(t *testing.T) {
 				assert.Equal(t, 404, r.status, "%s", r.body)
 				r = a.do(t, 0, "POST", "/agents/me/quotes/"+otherQuote+"/execute", "")
 				assert.Equal(t, 404, r.status, "%s", r.body)
+
+				// So are the quotes of the same customer that the agent did
+				// not create: the platform's and another agent's.
+				quoteBody := fmt.Sprintf(`{"source":{"sourceType":"ACCOUNT","accountId":%q},
+					"destination":{"destinationType":"ACCOUNT","accountId":%q},"lockedCurrencySide":"SENDING","lockedCurrencyAmount":1000}`,
+					s.payer.account, s.payer.external)
+				platformQuote := p.created(t, "POST", "/quotes", quoteBody)
+				_, second := s.connectAgent(t, "Second assistant")
+				secondQuote := second.created(t, "POST", "/agents/me/quotes", quoteBody)
+				for _, id := range []string{platformQuote, secondQuote} {
+					r = a.do(t, 0, "GET", "/agents/me/quotes/"+id, "")
+					assert.Equal(t, 404, r.status, "%s", r.body)
+					assert.Equal(t, "QUOTE_NOT_FOUND", r.json(t)["code"])
+					r = a.do(t, 0, "POST", "/agents/me/quotes/"+id+"/execute", "")
+					assert.Equal(t, 404, r.status, "%s", r.body)
+				}
+				r = second.do(t, 0, "GET", "/agents/me/quotes/"+secondQuote, "")
+				assert.Equal(t, 200, r.status, "%s", r.body)
 
 				// A paused agent initiates nothing, and still reads.
 				require.Equal(t, 200, p.do(t, 0, "PATCH", "/agents/"+s.agentID, `{"isPaused":true}`).status)

@@ -67,7 +67,7 @@ func (h agentSpendAPI) createQuote(ctx context.Context, in *createQuoteInput) (*
 
 func (agentSpendAPI) getQuoteOp() huma.Operation {
 	return agentOp("agentGetQuote", http.MethodGet, "/agents/me/quotes/{quoteId}", "Get a quote as the agent",
-		"One of the agent's customer's quotes (any other is 404 QUOTE_NOT_FOUND).", http.StatusNotFound)
+		"A quote the agent created (any other, the platform's or another agent's, is 404 QUOTE_NOT_FOUND).", http.StatusNotFound)
 }
 
 func (h agentSpendAPI) getQuote(ctx context.Context, in *getQuoteInput) (*quoteOutput, error) {
@@ -84,7 +84,7 @@ func (h agentSpendAPI) getQuote(ctx context.Context, in *getQuoteInput) (*quoteO
 
 func (agentSpendAPI) executeQuoteOp() huma.Operation {
 	return agentOp("agentExecuteQuote", http.MethodPost, "/agents/me/quotes/{quoteId}/execute", "Execute a quote as the agent",
-		"Submits the execution of one of the customer's PENDING quotes as an EXECUTE_QUOTE action (needs EXECUTE_QUOTES); "+
+		"Submits the execution of one of the agent's own PENDING quotes as an EXECUTE_QUOTE action (needs EXECUTE_QUOTES); "+
 			"its amount is totalSendingAmount, counted in the policy currency at the quote's rate (or the current one)."+
 			actionOutcome+"A quote that expires before the platform decides makes the action FAILED. An EMBEDDED_WALLET "+
 			"source needs the Service-Wallet-Signature header, checked when the action is submitted. "+policyErrors,

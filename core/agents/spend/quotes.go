@@ -3,6 +3,7 @@ package spend
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/corridorpay/corridor/core/agents"
 	"github.com/corridorpay/corridor/core/agents/policy"
@@ -55,21 +56,34 @@ func (s *Service) CreateQuote(ctx context.Context, a ports.Agent, r quotes.Creat
 	return s.quotes.Create(ctx, a.PlatformID, r)
 }
 
-// GetQuote is GET /agents/me/quotes/{quoteId}: one of the agent's
-// customer's quotes (any other is 404 QUOTE_NOT_FOUND).
+// GetQuote is GET /agents/me/quotes/{quoteId}: a quote the agent created
+// (any other, the platform's or another agent's of the same customer
+// included, is 404 QUOTE_NOT_FOUND). The quote's transaction names the
+// agent that asked for it.
 func (s *Service) GetQuote(ctx context.Context, a ports.Agent, id string) (ports.Quote, error) {
 	q, err := s.quotes.Get(ctx, a.PlatformID, id)
 	if err != nil {
 		return ports.Quote{}, err
 	}
-	if q.CustomerID != a.CustomerID || q.CustomerID == "" {
-		return ports.Quote{}, fault.NotFound(quotes.CodeQuoteNotFound, "quote not found")
+	notFound := fault.NotFound(quotes.CodeQuoteNotFound, "quote not found")
+	if q.CustomerID != a.CustomerID || q.CustomerID == "" || q.TransactionID == "" {
+		return ports.Quote{}, notFound
+	}
+	t, err := s.store.Read().Transactions().Get(ctx, a.PlatformID, q.TransactionID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return ports.Quote{}, notFound
+	}
+	if err != nil {
+		return ports.Quote{}, fmt.Errorf("quote %s: transaction %s: %w", q.ID, q.TransactionID, err)
+	}
+	if t.AgentID != a.ID {
+		return ports.Quote{}, notFound
 	}
 	return q, nil
 }
 
 // ExecuteQuote is POST /agents/me/quotes/{quoteId}/execute: the
-// EXECUTE_QUOTE action of one of the customer's quotes. The quote must be
+// EXECUTE_QUOTE action of a quote the agent created. The quote must be
 // executable now (its source ACTIVE, an EMBEDDED_WALLET's signature
 // valid, PENDING and unexpired; as POST /quotes/{quoteId}/execute). Its
 // amount is totalSendingAmount, converted to the policy currency at the
