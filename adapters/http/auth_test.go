@@ -164,3 +164,22 @@ func TestOpenAPIDocument(t *testing.T) {
 	require.Equal(t, http.StatusOK, y.status)
 	assert.Contains(t, string(y.body), "openapi: 3.1")
 }
+
+// A device code or an invitation code in a path is a bearer value: the
+// request log shows the path without it.
+func TestBearerPathSegmentsAreNotLogged(t *testing.T) {
+	h := newHarness(t)
+	for _, rq := range []request{
+		{method: http.MethodGet, path: "/agents/device-codes/W4B3-TSJW-6AT2/status"},
+		{method: http.MethodGet, path: "/invitations/K7QX2M9P"},
+		{method: http.MethodPost, path: "/invitations/K7QX2M9P/claim", body: `{"inviteeUma":"$bob@example.com"}`, hasBody: true},
+	} {
+		r := h.send(rq)
+		assert.GreaterOrEqual(t, r.status, 400, rq.path)
+	}
+	logs := h.logs.String()
+	assert.Contains(t, logs, "/agents/device-codes/{redacted}/status")
+	assert.Contains(t, logs, "/invitations/{redacted}/claim")
+	assert.NotContains(t, logs, "W4B3-TSJW-6AT2")
+	assert.NotContains(t, logs, "K7QX2M9P")
+}

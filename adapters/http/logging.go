@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -94,7 +95,8 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // logRequests logs one line per request (method, path, status, duration,
 // request id, platform) and turns a panic into a 500. It never logs the
-// Authorization header, query strings or bodies.
+// Authorization header, query strings, bodies or the bearer values some
+// paths carry (loggedPath).
 func (s *server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -130,7 +132,7 @@ func (s *server) logLine(r *http.Request, ri *requestInfo, sw *statusWriter, d t
 	}
 	attrs := []slog.Attr{
 		slog.String("method", r.Method),
-		slog.String("path", r.URL.Path),
+		slog.String("path", loggedPath(r.URL.Path)),
 		slog.Int("status", status),
 		slog.Duration("duration", d),
 		slog.Int64("bytes", sw.bytes),
@@ -152,4 +154,29 @@ func (s *server) logLine(r *http.Request, ri *requestInfo, sw *statusWriter, d t
 		}
 	}
 	s.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// bearerSegments precede a path segment that is itself a bearer value:
+// an agent's device code redeems its access token, an invitation's code
+// claims it (and the inviter's platform pays the claimer).
+var bearerSegments = []string{"/agents/device-codes/", "/invitations/"}
+
+// loggedPath is the path as the request log shows it: the segment after
+// each of bearerSegments replaced by "{redacted}".
+func loggedPath(p string) string {
+	for _, pre := range bearerSegments {
+		i := strings.Index(p, pre)
+		if i < 0 {
+			continue
+		}
+		start := i + len(pre)
+		end := strings.IndexByte(p[start:], '/')
+		if end < 0 {
+			end = len(p) - start
+		}
+		if end > 0 {
+			p = p[:start] + "{redacted}" + p[start+end:]
+		}
+	}
+	return p
 }

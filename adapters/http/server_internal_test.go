@@ -199,3 +199,17 @@ func TestHumaErrorMapping(t *testing.T) {
 		assert.Equal(t, code, e.Code, status)
 	}
 }
+
+func TestLoggedPathRedactsBearerSegments(t *testing.T) {
+	for in, want := range map[string]string{
+		"/2025-10-13/agents/device-codes/W4B3-TSJW-6AT2/status": "/2025-10-13/agents/device-codes/{redacted}/status",
+		"/2025-10-13/agents/device-codes/W4B3-TSJW-6AT2/redeem": "/2025-10-13/agents/device-codes/{redacted}/redeem",
+		"/2025-10-13/invitations/K7QX2M9P":                      "/2025-10-13/invitations/{redacted}",
+		"/2025-10-13/invitations/K7QX2M9P/claim":                "/2025-10-13/invitations/{redacted}/claim",
+		"/2025-10-13/invitations":                               "/2025-10-13/invitations",
+		"/2025-10-13/agents/Agent:1/device-codes":               "/2025-10-13/agents/Agent:1/device-codes",
+		"/2025-10-13/customers/Customer:1":                      "/2025-10-13/customers/Customer:1",
+	} {
+		assert.Equal(t, want, loggedPath(in), in)
+	}
+}
