@@ -153,7 +153,7 @@ func TestEveryRouteEnforcesItsPermission(t *testing.T) {
 	ctx := context.Background()
 	tokens := map[string]string{}
 	for _, perm := range platforms.AllPermissions {
-		tok, err := e.env.svc.platforms.CreateToken(ctx, e.env.platformID, "only "+perm, []string{perm})
+		tok, err := e.env.svc.platforms.CreateToken(ctx, e.env.platformID, "only "+perm, []string{perm}, platforms.AllPermissions)
 		require.NoError(t, err)
 		tokens[perm] = basicAuth(tok.Token.ClientID, tok.Secret)
 	}

@@ -89,7 +89,7 @@ func (tokensAPI) createTokenOp() huma.Operation {
 		Method:        http.MethodPost,
 		Path:          "/tokens",
 		Summary:       "Create an API token",
-		Description:   "Issues a token of the platform with the given permissions. The answer carries clientSecret, the only time it is shown: only its SHA-256 is kept. Use clientId and clientSecret as the HTTP Basic user name and password.",
+		Description:   "Issues a token of the platform with the given permissions. The answer carries clientSecret, the only time it is shown: only its SHA-256 is kept. Use clientId and clientSecret as the HTTP Basic user name and password. A token grants only permissions it holds itself: asking for another is 403 FORBIDDEN naming permissions.",
 		Tags:          []string{tokensTag},
 		DefaultStatus: http.StatusCreated,
 		Errors:        []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden},
@@ -97,7 +97,7 @@ func (tokensAPI) createTokenOp() huma.Operation {
 }
 
 func (h tokensAPI) createToken(ctx context.Context, in *createTokenInput) (*tokenOutput, error) {
-	t, err := h.d.Platforms.CreateToken(ctx, principal(ctx).PlatformID, in.Body.Name, in.Body.Permissions)
+	t, err := h.d.Platforms.CreateToken(ctx, principal(ctx).PlatformID, in.Body.Name, in.Body.Permissions, principal(ctx).Permissions)
 	if err != nil {
 		return nil, apiError(err)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/corridorpay/corridor/core/platforms"
 )
 
 // tokenBody is an ApiToken as answered.
@@ -33,7 +35,7 @@ type tokenListBody struct {
 // tokenWith is a token of the tenant's platform with only perms.
 func (h *apiHarness) tokenWith(tn tenant, perms ...string) tenant {
 	h.t.Helper()
-	t, err := h.platforms.CreateToken(context.Background(), tn.platformID, "only "+strings.Join(perms, "+"), perms)
+	t, err := h.platforms.CreateToken(context.Background(), tn.platformID, "only "+strings.Join(perms, "+"), perms, platforms.AllPermissions)
 	require.NoError(h.t, err)
 	return tenant{platformID: tn.platformID, token: t.Token.ClientID, secret: t.Secret}
 }
@@ -48,6 +50,30 @@ func createToken(t *testing.T, h *apiHarness, tn tenant, body string) (tokenBody
 	require.NoError(t, json.Unmarshal(r.body, &tok))
 	require.NotNil(t, tok.ClientSecret)
 	return tok, tenant{platformID: tn.platformID, token: tok.ClientID, secret: *tok.ClientSecret}
+}
+
+// A token grants only permissions it holds: a MANAGE token cannot make
+// one that moves money (VIEW, which every permission includes, it may).
+func TestCreateTokenGrantsOnlyWhatItHolds(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant()
+	manager := h.tokenWith(tn, "MANAGE")
+	for _, body := range []string{
+		`{"name":"payer","permissions":["TRANSACT"]}`,
+		`{"name":"all","permissions":["VIEW","TRANSACT","MANAGE"]}`,
+	} {
+		r := h.post(manager, "/tokens", body)
+		m := requireError(t, r, http.StatusForbidden, "FORBIDDEN")
+		assert.Contains(t, m["message"], "lacks")
+		errs := m["details"].(map[string]any)["errors"].([]any)
+		assert.Equal(t, "permissions", errs[0].(map[string]any)["field"], body)
+	}
+	// What it holds it may grant.
+	createToken(t, h, manager, `{"name":"reader","permissions":["VIEW"]}`)
+	_, sub := createToken(t, h, manager, `{"name":"sub-manager","permissions":["VIEW","MANAGE"]}`)
+	r := h.post(sub, "/tokens", `{"name":"payer","permissions":["TRANSACT"]}`)
+	requireError(t, r, http.StatusForbidden, "FORBIDDEN")
+	createToken(t, h, tn, `{"name":"payer","permissions":["TRANSACT"]}`)
 }
 
 func TestCreateTokenShowsTheSecretOnce(t *testing.T) {

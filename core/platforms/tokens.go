@@ -55,8 +55,11 @@ type NewToken struct {
 
 // CreateToken issues a token for the platform with a name and a non-empty
 // set of permissions (duplicates are dropped; the order becomes VIEW,
-// TRANSACT, MANAGE).
-func (s *Service) CreateToken(ctx context.Context, platformID, name string, permissions []string) (NewToken, error) {
+// TRANSACT, MANAGE). granter holds the permissions of the token asking:
+// it grants none it does not hold (VIEW, which every permission includes,
+// aside: 403 FORBIDDEN naming permissions), so a MANAGE token cannot make
+// itself one that moves money.
+func (s *Service) CreateToken(ctx context.Context, platformID, name string, permissions, granter []string) (NewToken, error) {
 	var errs fault.Collector
 	name = strings.TrimSpace(name)
 	switch {
@@ -71,6 +74,13 @@ func (s *Service) CreateToken(ctx context.Context, platformID, name string, perm
 	}
 	if err := errs.Err(); err != nil {
 		return NewToken{}, err
+	}
+	for _, p := range perms {
+		if !Allows(granter, p) {
+			return NewToken{}, &fault.Error{Kind: fault.KindForbidden, Code: "FORBIDDEN",
+				Message: "a token grants only permissions it holds itself, and this one lacks " + p,
+				Fields:  []fault.FieldError{{Field: "permissions", Message: "includes " + p + ", which the calling token does not hold"}}}
+		}
 	}
 	c, secret, ierr := s.issue(ctx, platformID, name, perms)
 	if ierr != nil {

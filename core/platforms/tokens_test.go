@@ -46,7 +46,7 @@ func TestTokenLifecycle(t *testing.T) {
 	assert.True(t, strings.HasPrefix(c.ID, "Token:"), c.ID)
 
 	e.clock.Advance(time.Second)
-	nt, err := e.svc.CreateToken(ctx, p.ID, "  reports  ", []string{"MANAGE", "VIEW", "MANAGE"})
+	nt, err := e.svc.CreateToken(ctx, p.ID, "  reports  ", []string{"MANAGE", "VIEW", "MANAGE"}, platforms.AllPermissions)
 	require.NoError(t, err)
 	assert.Equal(t, "reports", nt.Token.Name)
 	assert.Equal(t, []string{"VIEW", "MANAGE"}, nt.Token.Permissions)
@@ -69,7 +69,7 @@ func TestTokenLifecycle(t *testing.T) {
 	testkit.RequireFault(t, err, fault.KindNotFound, "TOKEN_NOT_FOUND")
 
 	// The last MANAGE token stays.
-	_, err = e.svc.CreateToken(ctx, p.ID, "viewer", []string{"VIEW", "TRANSACT"})
+	_, err = e.svc.CreateToken(ctx, p.ID, "viewer", []string{"VIEW", "TRANSACT"}, platforms.AllPermissions)
 	require.NoError(t, err)
 	_, err = e.svc.DeleteToken(ctx, p.ID, nt.Token.ID)
 	f := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
@@ -107,11 +107,11 @@ func TestCreateTokenValidation(t *testing.T) {
 		{"x", "permissions", nil},
 		{"x", "permissions[1]", []string{"VIEW", "ADMIN"}},
 	} {
-		_, err := e.svc.CreateToken(ctx, p.ID, tc.name, tc.perms)
+		_, err := e.svc.CreateToken(ctx, p.ID, tc.name, tc.perms, platforms.AllPermissions)
 		f := testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT")
 		assert.Equal(t, tc.field, f.Fields[0].Field)
 	}
-	_, err = e.svc.CreateToken(ctx, "Platform:nope", "x", []string{"VIEW"})
+	_, err = e.svc.CreateToken(ctx, "Platform:nope", "x", []string{"VIEW"}, platforms.AllPermissions)
 	testkit.RequireFault(t, err, fault.KindNotFound, "NOT_FOUND")
 }
 
@@ -123,7 +123,7 @@ func TestAddCredentialAfterDeletion(t *testing.T) {
 	require.NoError(t, err)
 	const token, secret = "configured-token", "a-configured-secret-0123"
 	require.NoError(t, e.svc.AddCredential(ctx, p.ID, "configured", token, secret))
-	_, err = e.svc.CreateToken(ctx, p.ID, "manager", []string{"MANAGE"})
+	_, err = e.svc.CreateToken(ctx, p.ID, "manager", []string{"MANAGE"}, platforms.AllPermissions)
 	require.NoError(t, err)
 	c, err := e.svc.Authenticate(ctx, token, secret)
 	require.NoError(t, err)
