@@ -56,7 +56,11 @@ type retryRecord struct {
 	ExpiresAt   time.Time `json:"e"`
 }
 
-func retryKey(requestID string) string { return "walletauth:retry:" + requestID }
+// retryKey is where a request id's record is kept: under its platform, so
+// another platform's retry naming it finds nothing and cannot consume it.
+func retryKey(platformID, requestID string) string {
+	return "walletauth:retry:" + platformID + ":" + requestID
+}
 
 // allows reports whether sess may sign op (Signer, ExcludeCredential).
 func (op Operation) allows(sess ports.WalletSession) bool {
@@ -102,7 +106,7 @@ func (s *Service) BeginRetry(ctx context.Context, platformID string, op Operatio
 	}
 	c.PayloadToSign = payload
 	rec, _ := json.Marshal(retryRecord{Payload: payload, Fingerprint: op.fingerprint(), ExpiresAt: c.ExpiresAt})
-	if err := s.single.Put(ctx, retryKey(c.RequestID), rec, RetryLifetime); err != nil {
+	if err := s.single.Put(ctx, retryKey(platformID, c.RequestID), rec, RetryLifetime); err != nil {
 		return c, fmt.Errorf("signed retry: %w", err)
 	}
 	return c, nil
@@ -127,7 +131,7 @@ func (s *Service) CompleteRetry(ctx context.Context, platformID string, op Opera
 	case requestID == "":
 		return ports.WalletSession{}, unauthorized(CodeRequestIDMissing, "Service-Wallet-Signature was sent without Request-Id")
 	}
-	raw, ok, err := s.single.Consume(ctx, retryKey(requestID))
+	raw, ok, err := s.single.Consume(ctx, retryKey(platformID, requestID))
 	if err != nil {
 		return ports.WalletSession{}, fmt.Errorf("signed retry: %w", err)
 	}

@@ -69,6 +69,16 @@ func TestSignedRetry(t *testing.T) {
 		_, err = e.svc.CompleteRetry(ctx, e.pid, op, c.RequestID, stamp)
 		testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED") // consumed by the mismatched try
 
+		// Another platform naming the request id finds nothing, and does
+		// not use it up: the platform's own retry still passes.
+		c, err = e.svc.BeginRetry(ctx, e.pid, op)
+		require.NoError(t, err)
+		stamp = stampOf(t, key, c.PayloadToSign)
+		_, err = e.svc.CompleteRetry(ctx, "Platform:another", op, c.RequestID, stamp)
+		testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
+		_, err = e.svc.CompleteRetry(ctx, e.pid, op, c.RequestID, stamp)
+		require.NoError(t, err)
+
 		c, err = e.svc.BeginRetry(ctx, e.pid, op)
 		require.NoError(t, err)
 		stamp = stampOf(t, key, c.PayloadToSign)
