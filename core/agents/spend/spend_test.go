@@ -391,8 +391,13 @@ func TestRefusals(t *testing.T) {
 
 		// Without the permission.
 		noQuotes := e.agent(policy.Auto, func(p *policy.Policy) { p.Permissions = []policy.Permission{policy.CreateQuotes} })
-		_, err = e.spend.ExecuteQuote(ctx, noQuotes, q.ID, "")
+		_, err = e.spend.ExecuteQuote(ctx, noQuotes, e.quote(noQuotes, 500).ID, "")
 		assert.Equal(t, fault.KindForbidden, kind(t, err))
+		// Another agent of the same customer does not find the quote.
+		_, err = e.spend.GetQuote(ctx, noQuotes, q.ID)
+		assert.Equal(t, fault.KindNotFound, kind(t, err))
+		_, err = e.spend.ExecuteQuote(ctx, noQuotes, q.ID, "")
+		assert.Equal(t, fault.KindNotFound, kind(t, err))
 
 		// Not enough funds for the hold: 400, the usage given back.
 		pending := e.agent(policy.ApprovalRequired, func(p *policy.Policy) {
