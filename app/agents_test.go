@@ -211,7 +211,7 @@ func TestAgentDeviceCodeRedeemedOnceConcurrently(t *testing.T) {
 // The agent's token on its customer's data and nowhere else: its own
 // accounts, transactions and external accounts (another customer's id is
 // 404); a Basic credential on /agents/me and the token on platform routes
-// are 401; paused, it reads but writes nothing (403 AGENT_PAUSED); deleted,
+// are 401; paused, it reads but writes nothing (403 FORBIDDEN, AGENT_PAUSED); deleted,
 // its token is 401 at once.
 func TestAgentIsolation(t *testing.T) {
 	for _, backend := range []string{"memory", "postgres+redis"} {
@@ -278,12 +278,13 @@ func TestAgentIsolation(t *testing.T) {
 			r = a.do(t, 0, "PATCH", "/agents/"+w.agentID+"/policy", `{"permissions":["VIEW_TRANSACTIONS","MANAGE_EXTERNAL_ACCOUNTS"]}`)
 			require.Equal(t, 200, r.status, "%s", r.body)
 
-			// Paused: reads work, writes are 403 AGENT_PAUSED.
+			// Paused: reads work, writes are 403 FORBIDDEN (AGENT_PAUSED).
 			r = a.do(t, 0, "PATCH", "/agents/"+w.agentID, `{"isPaused":true}`)
 			require.Equal(t, 200, r.status, "%s", r.body)
 			r = me.do(t, 0, "POST", "/agents/me/external-accounts", externalBody("", "USD_ACCOUNT", "323"))
 			assert.Equal(t, 403, r.status, "%s", r.body)
-			assert.Equal(t, agents.CodePaused, r.json(t)["code"])
+			assert.Equal(t, "FORBIDDEN", r.json(t)["code"])
+			assert.Equal(t, agents.ReasonPaused, r.json(t)["details"].(map[string]any)["reason"])
 			r = me.do(t, 0, "DELETE", "/agents/me/external-accounts/"+w.ext, "")
 			assert.Equal(t, 403, r.status, "%s", r.body)
 			for _, path := range []string{"/agents/me", "/agents/me/transactions", "/agents/me/actions", "/agents/me/internal-accounts"} {

@@ -22,7 +22,7 @@ type Agent struct {
 	ID          string        `json:"id" doc:"Agent:<uuid>" example:"Agent:019542f5-b3e7-1d02-0000-000000000001"`
 	Name        string        `json:"name"`
 	CustomerID  string        `json:"customerId" doc:"The customer the agent acts for"`
-	IsPaused    bool          `json:"isPaused" doc:"A paused agent initiates nothing (403 AGENT_PAUSED) but still reads"`
+	IsPaused    bool          `json:"isPaused" doc:"A paused agent initiates nothing (403 FORBIDDEN, details.reason AGENT_PAUSED) but still reads"`
 	IsConnected bool          `json:"isConnected" doc:"Whether a device code of the agent was redeemed"`
 	Policy      policy.Policy `json:"policy"`
 	Usage       AgentUsage    `json:"usage"`
@@ -392,7 +392,7 @@ func (agentsAPI) updateAgentOp() huma.Operation {
 	return huma.Operation{
 		OperationID: "updateAgent", Method: http.MethodPatch, Path: "/agents/{agentId}",
 		Summary: "Update an agent",
-		Description: "Renames, pauses (isPaused true: the agent initiates nothing, 403 AGENT_PAUSED, but still reads) or resumes " +
+		Description: "Renames, pauses (isPaused true: the agent initiates nothing, 403 FORBIDDEN with details.reason AGENT_PAUSED, but still reads) or resumes " +
 			"an agent. At least one of name and isPaused, else 400.",
 		Tags: []string{agentsTag}, Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound},
 	}

@@ -146,7 +146,8 @@ func TestDeviceCodeLifecycle(t *testing.T) {
 	next, err := e.svc.RegenerateCode(ctx, e.platform, c.Agent.ID)
 	require.NoError(t, err)
 	_, err = e.svc.Redeem(ctx, c.Code.Code)
-	testkit.RequireFault(t, err, fault.KindNotFound, agents.CodeAgentNotFound)
+	f := testkit.RequireFault(t, err, fault.KindNotFound, "REFERENCE_NOT_FOUND")
+	assert.Equal(t, agents.ReasonDeviceCodeNotFound, f.Details["reason"])
 	e.Clock.Set(next.ExpiresAt.Add(-time.Microsecond))
 	r, err := e.svc.Redeem(ctx, strings.ToLower(next.Code))
 	require.NoError(t, err)
@@ -187,9 +188,11 @@ func TestCreateAndUpdateRefuseBadInput(t *testing.T) {
 	paused := true
 	a, err := e.svc.Update(ctx, e.platform, c.Agent.ID, agents.UpdateInput{IsPaused: &paused})
 	require.NoError(t, err)
-	testkit.RequireFault(t, agents.Pausable(a), fault.KindForbidden, agents.CodePaused)
+	f := testkit.RequireFault(t, agents.Pausable(a), fault.KindForbidden, "FORBIDDEN")
+	assert.Equal(t, agents.ReasonPaused, f.Details["reason"])
 	_, err = e.svc.Update(ctx, other, c.Agent.ID, agents.UpdateInput{IsPaused: &paused})
-	testkit.RequireFault(t, err, fault.KindNotFound, agents.CodeAgentNotFound)
+	f = testkit.RequireFault(t, err, fault.KindNotFound, "REFERENCE_NOT_FOUND")
+	assert.Equal(t, agents.ReasonAgentNotFound, f.Details["reason"])
 }
 
 // Approve goes to the Executor; Reject moves the action and queues its
@@ -240,7 +243,8 @@ func TestDecisionsUseTheExecutor(t *testing.T) {
 	assert.Equal(t, agents.DefaultRejectionReason, got.RejectionReason, "set on every rejection, as the spec has it")
 
 	_, err = e.svc.Approve(ctx, e.platform, "Agent:other", submit().ID)
-	testkit.RequireFault(t, err, fault.KindNotFound, agents.CodeAgentNotFound)
+	f := testkit.RequireFault(t, err, fault.KindNotFound, "REFERENCE_NOT_FOUND")
+	assert.Equal(t, agents.ReasonAgentNotFound, f.Details["reason"])
 }
 
 // Without a UsageReader the counters are zero, and reset at the next UTC

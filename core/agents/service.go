@@ -24,14 +24,19 @@ import (
 	"github.com/corridorpay/corridor/ports"
 )
 
-// Error codes. The reference's 404 enum has none for agents, so they
-// have their own (testkit/apischema.SpecCodes); the rest are the
-// reference's.
+// Error codes, all the reference's. Its 404 and 403 enums are closed and
+// name no agent code, so an unknown agent, action or device code is
+// REFERENCE_NOT_FOUND and a paused agent's refusal FORBIDDEN, with
+// details.reason telling which (as a policy refusal's does).
 const (
-	CodeAgentNotFound  = "AGENT_NOT_FOUND"
-	CodeActionNotFound = "AGENT_ACTION_NOT_FOUND"
-	// CodePaused is a paused agent's refusal to initiate anything (403).
-	CodePaused = "AGENT_PAUSED"
+	CodeNotFound  = "REFERENCE_NOT_FOUND"
+	CodeForbidden = "FORBIDDEN"
+	// The reasons, in details.reason.
+	ReasonAgentNotFound      = "AGENT_NOT_FOUND"
+	ReasonActionNotFound     = "AGENT_ACTION_NOT_FOUND"
+	ReasonDeviceCodeNotFound = "DEVICE_CODE_NOT_FOUND"
+	// ReasonPaused is a paused agent's refusal to initiate anything (403).
+	ReasonPaused = "AGENT_PAUSED"
 	// CodeNotPending is approving or rejecting an action that is not
 	// PENDING_APPROVAL (409, the reference's code for a refused status
 	// change).
@@ -65,9 +70,9 @@ const EventPendingApproval = "AGENT_ACTION.PENDING_APPROVAL"
 const KindRelease = "agent.action.release"
 
 var (
-	errAgentNotFound  = fault.NotFound(CodeAgentNotFound, "agent not found")
-	errActionNotFound = fault.NotFound(CodeActionNotFound, "agent action not found")
-	errCodeNotFound   = fault.NotFound(CodeAgentNotFound, "no such device code")
+	errAgentNotFound  = notFound(ReasonAgentNotFound, "agent not found")
+	errActionNotFound = notFound(ReasonActionNotFound, "agent action not found")
+	errCodeNotFound   = notFound(ReasonDeviceCodeNotFound, "no such device code")
 )
 
 // Executor moves the money of an action the platform decided on
@@ -517,12 +522,22 @@ func (s *Service) Authenticate(ctx context.Context, token string) (ports.Agent, 
 	return a, nil
 }
 
-// Pausable refuses, with 403 AGENT_PAUSED, anything a paused agent would
-// initiate. Reads do not ask.
+// notFound is a 404 REFERENCE_NOT_FOUND whose details.reason names what
+// was not found.
+func notFound(reason, message string) *fault.Error {
+	e := fault.NotFound(CodeNotFound, message)
+	e.Details = map[string]any{"reason": reason}
+	return e
+}
+
+// Pausable refuses, with 403 FORBIDDEN (details.reason AGENT_PAUSED),
+// anything a paused agent would initiate. Reads do not ask.
 func Pausable(a ports.Agent) error {
 	if a.IsPaused {
-		return fault.New(fault.KindForbidden, CodePaused,
+		e := fault.New(fault.KindForbidden, CodeForbidden,
 			"the agent is paused: it can initiate nothing until the platform resumes it (PATCH /agents/{agentId} isPaused false)")
+		e.Details = map[string]any{"reason": ReasonPaused}
+		return e
 	}
 	return nil
 }

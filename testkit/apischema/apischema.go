@@ -58,11 +58,6 @@ var OwnRoutes = map[string]string{
 // violation is its code, and whose code is listed here, conforms.
 var SpecCodes = map[string]string{
 	"QUOTE_EXPIRED": "spec: executing an expired quote is 409 QUOTE_EXPIRED",
-	// The spec's agents (Agent, AgentAction, Agent pause) name conditions
-	// the reference's enums have no code for.
-	"AGENT_NOT_FOUND":        "spec Agent: an unknown, deleted or another platform's agent or device code (the 404 enum names none)",
-	"AGENT_ACTION_NOT_FOUND": "spec AgentAction: an unknown or another agent's action (the 404 enum names none)",
-	"AGENT_PAUSED":           "spec Agent pause: a paused agent initiates nothing (the 403 enum names no such code)",
 }
 
 // KeyCodes are the codes of the service's Idempotency-Key answers, which
