@@ -172,3 +172,26 @@ func TestNoServerErrorForUglyInput(t *testing.T) {
 		require.Lessf(t, r.status, 500, "GET %s -> %d %s", q, r.status, r.body)
 	}
 }
+
+// A query parameter that does not parse is refused, never dropped: a
+// broken percent-escape in a filter must not turn the list into one of
+// everything.
+func TestMalformedQueryIsRefused(t *testing.T) {
+	h := newHarness(t)
+	tn := h.tenant()
+	for path, field := range map[string]string{
+		"/customers/internal-accounts?type=INTERNAL_FIAT%zz":       "type",
+		"/customers/internal-accounts?customerId=C%zz":             "customerId",
+		"/customers/internal-accounts?limit=%zz":                   "limit",
+		"/customers/internal-accounts?%zz=1":                       "query",
+		"/customers/internal-accounts?currency=USD;limit=1":        "query",
+		"/platform/internal-accounts?limit=10&currency=USD%2":      "currency",
+		"/customers/internal-accounts?customerId=%E2%82%&limit=10": "customerId",
+	} {
+		r := h.get(tn, path)
+		requireError(t, r, http.StatusBadRequest, "INVALID_INPUT", field)
+	}
+	// Well-formed escapes pass.
+	r := h.get(tn, "/customers/internal-accounts?type=INTERNAL%5FFIAT&currency=USD&limit=5")
+	assert.Equal(t, http.StatusOK, r.status, string(r.body))
+}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -448,6 +450,10 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, e)
 		return
 	}
+	if e := queryError(r.URL.RawQuery); e != nil {
+		writeError(w, r, e)
+		return
+	}
 	if r.Method == http.MethodPost && !publicPaths[r.URL.Path] {
 		if s.unkeyed[operation] {
 			s.refuseKey(w, r, operation)
@@ -467,6 +473,33 @@ func canonicalPath(p string) bool {
 		c += "/"
 	}
 	return c == p
+}
+
+// queryError refuses a query string that does not parse: net/url drops a
+// parameter whose percent-encoding is broken, or a string with a ';', and
+// the operation would then run as if that filter had not been sent (a
+// list of everything instead of one customer's). 400 naming the
+// parameter.
+func queryError(raw string) *Error {
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" {
+			continue
+		}
+		if strings.Contains(pair, ";") {
+			return invalidFields(FieldError{Field: "query", Message: "parameters are separated by '&'; a ';' must be percent-encoded (%3B)"})
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			return invalidFields(FieldError{Field: "query", Message: "a parameter name has a malformed percent-encoding: " + strconv.Quote(k)})
+		}
+		if _, err := url.QueryUnescape(v); err != nil {
+			return invalidFields(FieldError{Field: key, Message: "malformed percent-encoding in the value"})
+		}
+	}
+	return nil
 }
 
 // routeError answers a request no operation matches: 404, or 405 with the
