@@ -78,6 +78,9 @@ func TestWalletAuthIsPlatformScoped(t *testing.T) {
 	requireError(t, h.post(other, "/auth/credentials/"+creds[0].ID+"/verify", `{"otp":"000000","clientPublicKey":"02f45f2a22c908b9ce09a7150e514afd24627c401c38a4afc164e1ea783adaaa31"}`),
 		http.StatusNotFound, "REFERENCE_NOT_FOUND")
 	requireError(t, h.get(f.tn, "/auth/sessions?accountId=Customer:1"), http.StatusBadRequest, "INVALID_INPUT", "accountId")
+	for _, list := range []string{"/auth/sessions", "/auth/credentials"} {
+		requireError(t, h.get(f.tn, list+"?accountId=InternalAccount:not-a-uuid"), http.StatusBadRequest, "INVALID_INPUT", "accountId")
+	}
 }
 
 // Revoking and refreshing sessions over HTTP, by signed retry: 202 with

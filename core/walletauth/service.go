@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-webauthn/webauthn/webauthn"
+	"github.com/google/uuid"
 
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/platforms"
@@ -465,12 +466,18 @@ func (s *Service) consumeOTP(ctx context.Context, credentialID, otp string) erro
 	return errBadOTP
 }
 
-// checkAccountID refuses an accountId that is not an internal account id
-// (400 naming accountId).
+// checkAccountID refuses an accountId that is not an internal account id,
+// InternalAccount:<uuid> (400 naming accountId, as the reference has it).
 func checkAccountID(id string) error {
 	var errs fault.Collector
 	transfers.CheckID(&errs, "accountId", id, "InternalAccount:")
-	return errs.Err()
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if rest := strings.TrimPrefix(id, "InternalAccount:"); len(rest) != 36 || uuid.Validate(rest) != nil {
+		return fault.Invalid("accountId", "must be InternalAccount:<uuid>")
+	}
+	return nil
 }
 
 // Credentials lists an account's credentials.
