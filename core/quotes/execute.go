@@ -450,9 +450,17 @@ func (s *Service) checkSource(ctx context.Context, q ports.Quote, ex execution) 
 		return nil, nil
 	}
 	if p.External.ID == "" {
-		return nil, fmt.Errorf("execute %s: destination %s: %w", q.ID, q.DestinationAccountID, ports.ErrNotFound)
+		return nil, errDestinationGone(q)
 	}
 	return &p.External, nil
+}
+
+// errDestinationGone refuses to execute a quote whose external account was
+// deleted after the quote was made (400 naming quoteId; nothing moves and
+// the quote stays PENDING until it expires).
+func errDestinationGone(q ports.Quote) error {
+	return fault.Invalid("quoteId", "the quote's destination external account "+q.DestinationAccountID+
+		" was deleted; create a new quote to another account")
 }
 
 // verifySignature checks an embedded wallet's Service-Wallet-Signature
@@ -583,6 +591,9 @@ func (s *Service) railRequest(ctx context.Context, q ports.Quote, dest *ports.Ex
 		req.Account = *dest
 	case q.DestinationAccountID != "":
 		a, err := s.store.Read().ExternalAccounts().Get(ctx, q.PlatformID, q.DestinationAccountID)
+		if errors.Is(err, ports.ErrNotFound) {
+			return req, errDestinationGone(q)
+		}
 		if err != nil {
 			return req, fmt.Errorf("execute %s: destination %s: %w", q.ID, q.DestinationAccountID, err)
 		}
