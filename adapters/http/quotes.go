@@ -41,7 +41,7 @@ type QuoteRequest struct {
 	Destination           QuoteDestination `json:"destination"`
 	LockedCurrencySide    string           `json:"lockedCurrencySide" enum:"SENDING,RECEIVING" doc:"The side whose amount is fixed; the other is computed"`
 	LockedCurrencyAmount  int64            `json:"lockedCurrencyAmount" format:"int64" exclusiveMinimum:"0" maximum:"9000000000000000" doc:"Amount of the locked side, in its currency's smallest unit" example:"10000"`
-	ImmediatelyExecute    bool             `json:"immediatelyExecute,omitempty" doc:"Execute on creation (internal-account sources; refused for EMBEDDED_WALLET sources, which execute with a signature)"`
+	ImmediatelyExecute    bool             `json:"immediatelyExecute,omitempty" doc:"Execute on creation (internal-account sources; refused for EMBEDDED_WALLET sources, which execute with a signature, and for REALTIME_FUNDING ones, which execute when their funds arrive)"`
 	Description           string           `json:"description,omitempty" maxLength:"1024" doc:"Memo of the payment"`
 	RemittanceInformation string           `json:"remittanceInformation,omitempty" maxLength:"80" doc:"Free text that travels with the payment on its rail"`
 	PurposeOfPayment      string           `json:"purposeOfPayment,omitempty" enum:"GIFT,SELF,GOODS_OR_SERVICES,EDUCATION,HEALTH_OR_MEDICAL,REAL_ESTATE_PURCHASE,TAX_PAYMENT,LOAN_PAYMENT,UTILITY_BILL,DONATION,TRAVEL,FAMILY_SUPPORT,SALARY_PAYMENT,OTHER" doc:"Why the payment is made"`

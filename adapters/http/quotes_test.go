@@ -207,6 +207,9 @@ func TestCreateQuoteErrors(t *testing.T) {
 		{"USDC funding without a network", fmt.Sprintf(`{"source":{"sourceType":"REALTIME_FUNDING","currency":"USDC"},`+
 			`"destination":{"destinationType":"ACCOUNT","accountId":%q},"lockedCurrencySide":"SENDING","lockedCurrencyAmount":100000000}`, f.dest.ID),
 			http.StatusBadRequest, "INVALID_INPUT", []string{"source.cryptoNetwork"}},
+		{"immediate execution of a REALTIME_FUNDING quote", fmt.Sprintf(`{"source":{"sourceType":"REALTIME_FUNDING","currency":"USD"},`+
+			`"destination":{"destinationType":"ACCOUNT","accountId":%q},"lockedCurrencySide":"SENDING","lockedCurrencyAmount":1000,"immediatelyExecute":true}`, f.dest.ID),
+			http.StatusBadRequest, "INVALID_INPUT", []string{"immediatelyExecute"}},
 		{"unknown field", quoteBody(f.acct.ID, f.dest.ID, `,"amount":1`), http.StatusBadRequest, "INVALID_INPUT", nil},
 	}
 	for _, c := range cases {

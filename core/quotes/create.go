@@ -359,6 +359,10 @@ func checkRequest(r CreateRequest) error {
 		if r.Source.AccountID != "" {
 			errs.Add("source.accountId", "applies to ACCOUNT sources only")
 		}
+		if r.ImmediatelyExecute {
+			errs.Add("immediatelyExecute", "applies to ACCOUNT sources only: a REALTIME_FUNDING quote executes when "+
+				"its funds arrive by its paymentInstructions")
+		}
 		if r.Source.Currency == "" {
 			errs.Add("source.currency", "is required")
 		} else if _, ok := money.Lookup(r.Source.Currency); !ok {
