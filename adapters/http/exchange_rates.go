@@ -25,7 +25,7 @@ type ExchangeRate struct {
 	SourceCurrency         Currency         `json:"sourceCurrency"`
 	SendingAmount          int64            `json:"sendingAmount" format:"int64" minimum:"0" doc:"The sending amount priced, in the smallest unit of the source currency (the request's, else 10000)" example:"10000"`
 	MinSendingAmount       int64            `json:"minSendingAmount" format:"int64" minimum:"0" doc:"Smallest sending amount the corridor takes (what delivers its minimum), in the smallest unit of the source currency" example:"100"`
-	MaxSendingAmount       int64            `json:"maxSendingAmount" format:"int64" minimum:"0" doc:"Largest sending amount the corridor takes (what delivers its maximum), in the smallest unit of the source currency" example:"10000000"`
+	MaxSendingAmount       int64            `json:"maxSendingAmount" format:"int64" minimum:"0" doc:"Largest sending amount a quote with the sending side locked takes (one unit more would deliver above the corridor maximum), in the smallest unit of the source currency" example:"10000000"`
 	DestinationCurrency    Currency         `json:"destinationCurrency"`
 	DestinationPaymentRail string           `json:"destinationPaymentRail" enum:"ACH,ACH_COLOMBIA,BANK_TRANSFER,BRE_B,CIPS,FAST,FASTER_PAYMENTS,FEDNOW,INSTAPAY,MOBILE_MONEY,NEFT,PAYNOW,PESONET,PIX,RTGS,RTP,SEPA,SEPA_INSTANT,SPEI,SWIFT,UNIONPAY,UPI,WIRE" doc:"The destination currency's default payout rail (bank rails only: corridors paid out on a chain are priced by /quotes)" example:"UPI"`
 	ReceivingAmount        int64            `json:"receivingAmount" format:"int64" minimum:"0" doc:"What sendingAmount delivers, in the smallest unit of the destination currency; 0 when sendingAmount is outside the corridor's limits" example:"812502"`

@@ -30,8 +30,8 @@ type Indication struct {
 	// ReceivingAmount is what SendingAmount delivers (Price, sending side
 	// locked), 0 when it is outside the corridor's limits.
 	ReceivingAmount int64
-	// MinSending and MaxSending are the sending amounts that deliver the
-	// corridor's Min and Max (Price, receiving side locked).
+	// MinSending and MaxSending are the least and greatest sending amounts
+	// a quote with the sending side locked takes (SendingLimits).
 	MinSending, MaxSending int64
 	// SendingPerReceiving is the reference's reading of this operation's
 	// exchangeRate (its schema and example agree: USD→INR shows 0.012121):
@@ -147,21 +147,10 @@ func (b *Board) indicate(ctx context.Context, sending, receiving, rail string, a
 	} else if !errors.Is(err, ErrAmount) {
 		return Indication{}, err
 	}
-	// The limits in sending terms; a bound beyond money.MaxAmount shows as
-	// money.MaxAmount (no request can send more).
-	for _, bound := range []struct {
-		recv int64
-		dst  *int64
-	}{{c.Min, &ind.MinSending}, {c.Max, &ind.MaxSending}} {
-		p, err := Price(c, rate, SideReceiving, bound.recv)
-		switch {
-		case err == nil:
-			*bound.dst = p.TotalSending
-		case errors.Is(err, ErrAmount):
-			*bound.dst = money.MaxAmount
-		default:
-			return Indication{}, err
-		}
+	// The limits in sending terms, as a quote with the sending side
+	// locked takes them.
+	if ind.MinSending, ind.MaxSending, err = SendingLimits(c, rate); err != nil {
+		return Indication{}, err
 	}
 	return ind, nil
 }

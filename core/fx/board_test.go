@@ -25,9 +25,45 @@ var t0 = time.Date(2025, 2, 5, 12, 0, 0, 0, time.UTC)
 
 func board(t *testing.T) *fx.Board {
 	t.Helper()
+	b, _ := boardRates(t)
+	return b
+}
+
+func boardRates(t *testing.T) (*fx.Board, ports.FXRates) {
+	t.Helper()
 	rates, err := static.New(testkit.NewFakeClock(t0), map[string]string{"EUR": "0.925", "INR": "82.5", "BTC": "0.0000165", "JPY": "149.5"})
 	require.NoError(t, err)
-	return fx.NewBoard(rates, specs(rails.DefaultSpecs()))
+	return fx.NewBoard(rates, specs(rails.DefaultSpecs())), rates
+}
+
+// Every row's minSendingAmount and maxSendingAmount are the bounds a
+// quote with the sending side locked takes: the bound is priced, one unit
+// beyond it is refused for its amount (unless it is money.MaxAmount).
+func TestBoardLimitsAreWhatQuotesTake(t *testing.T) {
+	ctx := context.Background()
+	b, rates := boardRates(t)
+	rows, err := b.List(ctx, fx.BoardQuery{})
+	require.NoError(t, err)
+	require.NotEmpty(t, rows)
+	for _, ind := range rows {
+		c, err := fx.Find(ind.Sending, ind.Receiving, ind.Rail)
+		require.NoError(t, err)
+		rate, err := rates.Rate(ctx, ind.Sending, ind.Receiving)
+		require.NoError(t, err)
+		pair := ind.Sending + "→" + ind.Receiving
+		_, err = fx.Price(c, rate, fx.SideSending, ind.MinSending)
+		require.NoError(t, err, "%s min %d", pair, ind.MinSending)
+		if ind.MinSending > 1 {
+			_, err = fx.Price(c, rate, fx.SideSending, ind.MinSending-1)
+			require.ErrorIs(t, err, fx.ErrAmount, "%s below min", pair)
+		}
+		_, err = fx.Price(c, rate, fx.SideSending, ind.MaxSending)
+		require.NoError(t, err, "%s max %d", pair, ind.MaxSending)
+		if ind.MaxSending < money.MaxAmount {
+			_, err = fx.Price(c, rate, fx.SideSending, ind.MaxSending+1)
+			require.ErrorIs(t, err, fx.ErrAmount, "%s above max %d", pair, ind.MaxSending)
+		}
+	}
 }
 
 func TestBoardIndication(t *testing.T) {

@@ -311,33 +311,18 @@ func Price(c Corridor, rate ports.Rate, side string, amount int64) (Pricing, err
 	if amount <= 0 || amount > money.MaxAmount {
 		return Pricing{}, amountErr(CodeInvalid, "must be between 1 and %d", money.MaxAmount)
 	}
-	fixed := decimal.NewFromInt(t.serviceFee + t.cpFee)
-	principal := func(s decimal.Decimal) decimal.Decimal {
-		return s.Sub(fixed).Sub(s.Mul(t.variable).Floor())
-	}
 	var sending, receiving decimal.Decimal
 	switch side {
 	case SideSending:
 		sending = decimal.NewFromInt(amount)
-		p := principal(sending)
+		p := t.principal(sending)
 		if !p.IsPositive() {
 			return Pricing{}, amountErr(CodeAmountOutOfRange, "%s does not cover the fees of %s", format(amount, c.Sending), format(sending.Sub(p).IntPart(), c.Sending))
 		}
 		receiving = p.Mul(t.applied).Floor()
 	case SideReceiving:
 		receiving = decimal.NewFromInt(amount)
-		need := ceilDiv(receiving, t.applied)
-		// principal() is nondecreasing in s with steps of 0 or 1 (v < 1), so
-		// it takes the value need at the smallest s reaching it; estimate s
-		// from the real solution and step to it.
-		s := ceilDiv(need.Add(fixed), one.Sub(t.variable))
-		for principal(s).LessThan(need) {
-			s = s.Add(one)
-		}
-		for s.GreaterThan(one) && principal(s.Sub(one)).GreaterThanOrEqual(need) {
-			s = s.Sub(one)
-		}
-		sending = s
+		sending = t.sendingFor(receiving)
 	}
 	if receiving.LessThan(decimal.NewFromInt(c.Min)) {
 		return Pricing{}, amountErr(CodeAmountOutOfRange, "the receiver would get %s, below the corridor minimum of %s", formatDec(receiving, c.Receiving), format(c.Min, c.Receiving))
@@ -366,6 +351,48 @@ func Price(c Corridor, rate ports.Rate, side string, amount int64) (Pricing, err
 			ServiceVariableFeeAmount: variableFee,
 		},
 	}, nil
+}
+
+// principal is what sending amount s converts once the fees are taken:
+// s − fixed fees − floor(s × variable rate).
+func (t terms) principal(s decimal.Decimal) decimal.Decimal {
+	return s.Sub(decimal.NewFromInt(t.serviceFee + t.cpFee)).Sub(s.Mul(t.variable).Floor())
+}
+
+// sendingFor is the smallest sending amount that delivers at least
+// receiving: its principal must reach ceil(receiving / applied rate).
+func (t terms) sendingFor(receiving decimal.Decimal) decimal.Decimal {
+	need := ceilDiv(receiving, t.applied)
+	// principal() is nondecreasing in s with steps of 0 or 1 (v < 1), so
+	// it takes the value need at the smallest s reaching it; estimate s
+	// from the real solution and step to it.
+	fixed := decimal.NewFromInt(t.serviceFee + t.cpFee)
+	s := ceilDiv(need.Add(fixed), one.Sub(t.variable))
+	for t.principal(s).LessThan(need) {
+		s = s.Add(one)
+	}
+	for s.GreaterThan(one) && t.principal(s.Sub(one)).GreaterThanOrEqual(need) {
+		s = s.Sub(one)
+	}
+	return s
+}
+
+// SendingLimits are the least and the greatest sending amount that Price
+// accepts with the sending side locked over c at rate: the least delivers
+// the corridor's Min, the greatest delivers at most its Max (one unit
+// more would deliver more than Max; where the rate turns one sending unit
+// into several receiving ones, the amount that buys exactly Max with the
+// receiving side locked may be above it). A bound beyond money.MaxAmount
+// is money.MaxAmount.
+func SendingLimits(c Corridor, rate ports.Rate) (least, greatest int64, err error) {
+	t, err := parse(c, rate)
+	if err != nil {
+		return 0, 0, err
+	}
+	limit := decimal.NewFromInt(money.MaxAmount)
+	least = decimal.Min(t.sendingFor(decimal.NewFromInt(c.Min)), limit).IntPart()
+	greatest = decimal.Min(t.sendingFor(decimal.NewFromInt(c.Max).Add(one)).Sub(one), limit).IntPart()
+	return least, greatest, nil
 }
 
 // floorDiv is floor(x / y) for x ≥ 0, y > 0, exactly (QuoRem at precision 0
