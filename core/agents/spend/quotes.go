@@ -9,6 +9,7 @@ import (
 	"github.com/corridorpay/corridor/core/agents/policy"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/quotes"
+	"github.com/corridorpay/corridor/core/transfers"
 	"github.com/corridorpay/corridor/ports"
 )
 
@@ -34,8 +35,9 @@ func (s *Service) CreateQuote(ctx context.Context, a ports.Agent, r quotes.Creat
 	if r.Source.Type != quotes.SourceAccount {
 		errs.Add("source.sourceType", "an agent pays from its customer's internal accounts: ACCOUNT")
 	}
-	if r.Source.AccountID == "" {
-		errs.Add("source.accountId", "is required")
+	transfers.CheckID(&errs, "source.accountId", r.Source.AccountID, "InternalAccount:")
+	if r.Destination.AccountID != "" {
+		transfers.CheckID(&errs, "destination.accountId", r.Destination.AccountID, "ExternalAccount:")
 	}
 	if err := errs.Err(); err != nil {
 		return ports.Quote{}, err

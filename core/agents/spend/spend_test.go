@@ -29,6 +29,7 @@ import (
 	"github.com/corridorpay/corridor/core/walletauth"
 	"github.com/corridorpay/corridor/ledger"
 	"github.com/corridorpay/corridor/ports"
+	"github.com/corridorpay/corridor/testkit"
 	"github.com/corridorpay/corridor/testkit/coretest"
 	"github.com/corridorpay/corridor/testkit/pgtest"
 )
@@ -380,6 +381,17 @@ func TestRefusals(t *testing.T) {
 		assert.Equal(t, fault.KindNotFound, kind(t, err))
 		_, err = e.spend.ExecuteQuote(ctx, otherAgent, q.ID, "")
 		assert.Equal(t, fault.KindNotFound, kind(t, err))
+
+		// An id of the wrong kind is 400 naming its field, as on the
+		// platform's operations.
+		_, err = e.spend.TransferOut(ctx, a, transfers.OutRequest{SourceAccountID: e.usdDest.ID, DestinationAccountID: e.usd.ID, Amount: 1})
+		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId", "destination.accountId")
+		_, err = e.spend.TransferIn(ctx, a, transfers.InRequest{SourceAccountID: e.usd.ID, DestinationAccountID: "zzz", Amount: 1})
+		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId", "destination.accountId")
+		_, err = e.spend.CreateQuote(ctx, a, quotes.CreateRequest{
+			Source:      quotes.Source{Type: quotes.SourceAccount, AccountID: e.usdDest.ID},
+			Destination: quotes.Destination{Type: "ACCOUNT", AccountID: e.usd.ID}, LockedSide: "SENDING", LockedAmount: 1})
+		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "source.accountId", "destination.accountId")
 
 		// A paused agent initiates nothing.
 		paused := a

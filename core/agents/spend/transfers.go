@@ -17,7 +17,7 @@ import (
 // external accounts, in the accounts' currency (converted to the policy
 // currency at the current rate).
 func (s *Service) TransferOut(ctx context.Context, a ports.Agent, r transfers.OutRequest) (ports.AgentAction, error) {
-	if err := checkTransfer(r.SourceAccountID, r.DestinationAccountID, r.Amount); err != nil {
+	if err := checkTransfer(r.SourceAccountID, "InternalAccount:", r.DestinationAccountID, "ExternalAccount:", r.Amount); err != nil {
 		return ports.AgentAction{}, err
 	}
 	src, err := s.ownInternal(ctx, a, "source.accountId", r.SourceAccountID)
@@ -62,7 +62,7 @@ func (s *Service) TransferOut(ctx context.Context, a ports.Agent, r transfers.Ou
 // internal accounts. Nothing is held while it waits for approval: the
 // money is not in the ledger until the pull succeeds.
 func (s *Service) TransferIn(ctx context.Context, a ports.Agent, r transfers.InRequest) (ports.AgentAction, error) {
-	if err := checkTransfer(r.SourceAccountID, r.DestinationAccountID, r.Amount); err != nil {
+	if err := checkTransfer(r.SourceAccountID, "ExternalAccount:", r.DestinationAccountID, "InternalAccount:", r.Amount); err != nil {
 		return ports.AgentAction{}, err
 	}
 	if _, err := s.ownExternal(ctx, a, "source.accountId", r.SourceAccountID); err != nil {
@@ -93,14 +93,13 @@ func (s *Service) TransferIn(ctx context.Context, a ports.Agent, r transfers.InR
 	})
 }
 
-func checkTransfer(source, destination string, amount int64) error {
+// checkTransfer refuses, as the platform's transfer operations do (400
+// naming the field), a missing account id or one of the wrong kind
+// (sourcePrefix, destinationPrefix), and an amount out of range.
+func checkTransfer(source, sourcePrefix, destination, destinationPrefix string, amount int64) error {
 	var errs fault.Collector
-	if source == "" {
-		errs.Add("source.accountId", "is required")
-	}
-	if destination == "" {
-		errs.Add("destination.accountId", "is required")
-	}
+	transfers.CheckID(&errs, "source.accountId", source, sourcePrefix)
+	transfers.CheckID(&errs, "destination.accountId", destination, destinationPrefix)
 	transfers.CheckAmount(&errs, amount)
 	return errs.Err()
 }
