@@ -349,6 +349,10 @@ func optBool(s string) *bool {
 }
 
 func (h agentsAPI) listAgents(ctx context.Context, in *listAgentsInput) (*agentListOutput, error) {
+	if err := checkWindows(window{"createdAfter", in.CreatedAfter, "createdBefore", in.CreatedBefore},
+		window{"updatedAfter", in.UpdatedAfter, "updatedBefore", in.UpdatedBefore}); err != nil {
+		return nil, err
+	}
 	cursors := cursorsOf(h.d, "agents")
 	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
@@ -527,6 +531,9 @@ func (agentsAPI) listApprovalsOp() huma.Operation {
 }
 
 func (h agentsAPI) listApprovals(ctx context.Context, in *listApprovalsInput) (*agentActionListOutput, error) {
+	if err := checkWindows(window{"startDate", in.StartDate, "endDate", in.EndDate}); err != nil {
+		return nil, err
+	}
 	order := cmp.Or(in.SortOrder, "desc")
 	cursors := cursorsOf(h.d, "agent-approvals", order)
 	page, err := cursors.page(in.Limit, in.Cursor)

@@ -100,3 +100,27 @@ func (c listCursors) next(hasMore bool, next *ports.Position) string {
 	}
 	return c.encode(*next)
 }
+
+// window is a pair of inclusive time bounds of a list's query.
+type window struct {
+	fromName string
+	from     time.Time
+	toName   string
+	to       time.Time
+}
+
+// checkWindows refuses a window whose lower bound is after its upper one
+// (400 naming the lower bound), as GET /transactions does, rather than
+// answering an empty list that looks like "nothing happened".
+func checkWindows(ws ...window) error {
+	var errs fault.Collector
+	for _, w := range ws {
+		if !w.from.IsZero() && !w.to.IsZero() && w.from.After(w.to) {
+			errs.Add(w.fromName, "must not be after "+w.toName)
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return apiError(err)
+	}
+	return nil
+}

@@ -409,6 +409,10 @@ func (customersAPI) listCustomersOp() huma.Operation {
 }
 
 func (h customersAPI) listCustomers(ctx context.Context, in *listCustomersInput) (*customerListOutput, error) {
+	if err := checkWindows(window{"createdAfter", in.CreatedAfter, "createdBefore", in.CreatedBefore},
+		window{"updatedAfter", in.UpdatedAfter, "updatedBefore", in.UpdatedBefore}); err != nil {
+		return nil, err
+	}
 	d := h.d
 	cursors := cursorsOf(d, "customers")
 	q := customers.ListQuery{

@@ -119,6 +119,10 @@ func (tokensAPI) listTokensOp() huma.Operation {
 }
 
 func (h tokensAPI) listTokens(ctx context.Context, in *listTokensInput) (*tokenListOutput, error) {
+	if err := checkWindows(window{"createdAfter", in.CreatedAfter, "createdBefore", in.CreatedBefore},
+		window{"updatedAfter", in.UpdatedAfter, "updatedBefore", in.UpdatedBefore}); err != nil {
+		return nil, err
+	}
 	cursors := cursorsOf(h.d, "tokens")
 	page, err := cursors.page(in.Limit, in.Cursor)
 	if err != nil {
