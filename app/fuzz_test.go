@@ -246,6 +246,8 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 	// A transfer-out on a batch rail, unsettled: cancellable.
 	cancellable := e.create("POST", "/transfer-out", transfer(acct, ext))
 	agent, code, action := e.agentFixture(be, cust)
+	// An agent executes only the quotes it created.
+	agentQuote := e.create("POST", "/agents/me/quotes", quoteBody)
 	ct := "application/json"
 	return []fuzzOp{
 		{"POST", "/agents", "/agents", ct, []string{agentBody(cust)}, ""},
@@ -256,7 +258,7 @@ func (e *fuzzEnv) fixtures(be *backend, platformID string) []fuzzOp {
 		{"POST", "/agents/{agentId}/device-codes", "/agents/" + agent + "/device-codes", ct, []string{""}, ""},
 		{"POST", "/agents/me/external-accounts", "/agents/me/external-accounts", ct, []string{extBody("", "USD_ACCOUNT", "460")}, ""},
 		{"POST", "/agents/me/quotes", "/agents/me/quotes", ct, []string{quoteBody}, ""},
-		{"POST", "/agents/me/quotes/{quoteId}/execute", "/agents/me/quotes/" + quote + "/execute", ct, []string{""}, ""},
+		{"POST", "/agents/me/quotes/{quoteId}/execute", "/agents/me/quotes/" + agentQuote + "/execute", ct, []string{""}, ""},
 		{"POST", "/agents/me/transfer-in", "/agents/me/transfer-in", ct, []string{transfer(ext, acct)}, ""},
 		{"POST", "/agents/me/transfer-out", "/agents/me/transfer-out", ct, []string{transfer(acct, ext)}, ""},
 		{"POST", "/agents/{agentId}/actions/{actionId}/approve", "/agents/" + agent + "/actions/" + action + "/approve", ct, []string{""}, ""},

@@ -184,6 +184,7 @@ func TestMalformedQueryIsRefused(t *testing.T) {
 		"/customers/internal-accounts?customerId=C%zz":             "customerId",
 		"/customers/internal-accounts?limit=%zz":                   "limit",
 		"/customers/internal-accounts?%zz=1":                       "query",
+		"/customers/internal-accounts?&=%":                         "query",
 		"/customers/internal-accounts?currency=USD;limit=1":        "query",
 		"/platform/internal-accounts?limit=10&currency=USD%2":      "currency",
 		"/customers/internal-accounts?customerId=%E2%82%&limit=10": "customerId",

@@ -496,6 +496,9 @@ func queryError(raw string) *Error {
 			return invalidFields(FieldError{Field: "query", Message: "a parameter name has a malformed percent-encoding: " + strconv.Quote(k)})
 		}
 		if _, err := url.QueryUnescape(v); err != nil {
+			if key == "" {
+				return invalidFields(FieldError{Field: "query", Message: "a parameter with no name has a malformed percent-encoding"})
+			}
 			return invalidFields(FieldError{Field: key, Message: "malformed percent-encoding in the value"})
 		}
 	}
