@@ -214,8 +214,13 @@ type CounterpartyField struct {
 // EmbeddedWalletConfig is a platform's embedded-wallet settings; a zero
 // field is unset (the service's default applies).
 type EmbeddedWalletConfig struct {
-	OTPLength   int           // digits of an EMAIL_OTP code
+	OTPLength   int           // symbols of an EMAIL_OTP code
 	OTPLifetime time.Duration // how long a code lives (whole seconds)
+	// Alphanumeric codes draw upper-case letters as well as digits.
+	Alphanumeric bool
+	// The OTP e-mail's branding: the app name it shows, its sender's
+	// address and display name, its reply-to address and a logo URL.
+	AppName, SenderAddress, SenderName, ReplyTo, LogoURL string
 }
 
 // APICredential is a platform's API token: its Basic credential and what

@@ -23,17 +23,30 @@ type PlatformCurrencyConfig struct {
 	EnabledTransactionTypes    []string                      `json:"enabledTransactionTypes" maxItems:"2" enum:"INCOMING,OUTGOING" doc:"Transaction types enabled in the currency: without OUTGOING a transfer-out or quote sending it is 400; without INCOMING a transfer-in or UMA receive in it is 400"`
 }
 
-// EmbeddedWalletConfig is the platform's embedded-wallet OTP settings.
+// EmbeddedWalletConfig is the platform's embedded-wallet settings: the
+// EMAIL_OTP codes and the e-mail that carries them.
 type EmbeddedWalletConfig struct {
-	OTPLength         int `json:"otpLength" doc:"Digits of an EMAIL_OTP code"`
-	ExpirationSeconds int `json:"expirationSeconds" doc:"How long an EMAIL_OTP code is valid, in seconds"`
+	OTPLength               int    `json:"otpLength" doc:"Symbols of an EMAIL_OTP code"`
+	ExpirationSeconds       int    `json:"expirationSeconds" doc:"How long an EMAIL_OTP code is valid, in seconds"`
+	Alphanumeric            bool   `json:"alphanumeric" doc:"Whether codes hold upper-case letters as well as digits"`
+	AppName                 string `json:"appName,omitempty" doc:"App name the OTP e-mail shows; omitted when unset"`
+	SendFromEmailAddress    string `json:"sendFromEmailAddress,omitempty" doc:"Sender address of the OTP e-mail; omitted when unset (the deployment's sender)"`
+	SendFromEmailSenderName string `json:"sendFromEmailSenderName" doc:"Sender display name of the OTP e-mail (Notifications until set)"`
+	ReplyToEmailAddress     string `json:"replyToEmailAddress,omitempty" doc:"Reply-to address of the OTP e-mail; omitted when unset"`
+	LogoURL                 string `json:"logoUrl,omitempty" doc:"Logo shown at the top of the OTP e-mail; omitted when unset"`
 }
 
-// EmbeddedWalletConfigUpdate changes the OTP settings; an omitted field is
-// left as it is.
+// EmbeddedWalletConfigUpdate changes the embedded-wallet settings; an
+// omitted field is left as it is, an empty text one is unset.
 type EmbeddedWalletConfigUpdate struct {
-	OTPLength         *int `json:"otpLength,omitempty" minimum:"4" maximum:"12" doc:"Digits of an EMAIL_OTP code (4-12; 6 until set)" example:"6"`
-	ExpirationSeconds *int `json:"expirationSeconds,omitempty" minimum:"1" maximum:"86400" doc:"How long an EMAIL_OTP code is valid, in seconds (1-86400; 300 until set)" example:"300"`
+	OTPLength               *int    `json:"otpLength,omitempty" minimum:"4" maximum:"12" doc:"Symbols of an EMAIL_OTP code (4-12; 6 until set)" example:"6"`
+	ExpirationSeconds       *int    `json:"expirationSeconds,omitempty" minimum:"1" maximum:"86400" doc:"How long an EMAIL_OTP code is valid, in seconds (1-86400; 300 until set)" example:"300"`
+	Alphanumeric            *bool   `json:"alphanumeric,omitempty" doc:"Codes of upper-case letters and digits (without 0, 1, I, L, O) instead of digits only (false until set); a code is compared without regard to case"`
+	AppName                 *string `json:"appName,omitempty" maxLength:"255" doc:"App name in the OTP e-mail's subject and heading; empty unsets" example:"Acme Wallet"`
+	SendFromEmailAddress    *string `json:"sendFromEmailAddress,omitempty" maxLength:"255" doc:"Sender (From) address of the OTP e-mail, which the deployment's mail relay must accept; empty unsets" example:"noreply@acme.example"`
+	SendFromEmailSenderName *string `json:"sendFromEmailSenderName,omitempty" maxLength:"255" doc:"Sender display name of the OTP e-mail (Notifications until set); empty unsets" example:"Acme Notifications"`
+	ReplyToEmailAddress     *string `json:"replyToEmailAddress,omitempty" maxLength:"255" doc:"Reply-To address of the OTP e-mail; empty unsets" example:"support@acme.example"`
+	LogoURL                 *string `json:"logoUrl,omitempty" maxLength:"512" doc:"An absolute http(s) URL of a PNG logo for the OTP e-mail's HTML part (shown at 340×124); empty unsets" example:"https://acme.example/logo.png"`
 }
 
 // PlatformConfig is the platform's configuration.
@@ -42,7 +55,7 @@ type PlatformConfig struct {
 	UmaDomain            string                   `json:"umaDomain,omitempty" doc:"Domain of the platform's customers' generated UMA addresses; omitted when the platform has none (the deployment's default domain is used)"`
 	WebhookEndpoint      string                   `json:"webhookEndpoint,omitempty" doc:"Where the platform's webhook events are sent; omitted when none is set"`
 	SupportedCurrencies  []PlatformCurrencyConfig `json:"supportedCurrencies" doc:"The platform's currencies"`
-	EmbeddedWalletConfig EmbeddedWalletConfig     `json:"embeddedWalletConfig" doc:"Embedded-wallet OTP settings in effect"`
+	EmbeddedWalletConfig EmbeddedWalletConfig     `json:"embeddedWalletConfig" doc:"Embedded-wallet settings in effect"`
 	CreatedAt            time.Time                `json:"createdAt"`
 	UpdatedAt            time.Time                `json:"updatedAt"`
 }
@@ -52,7 +65,7 @@ type PlatformConfigUpdateRequest struct {
 	UmaDomain            *string                     `json:"umaDomain,omitempty" maxLength:"253" doc:"Domain of generated customer UMA addresses (a DNS name)" example:"pay.example.com"`
 	WebhookEndpoint      *string                     `json:"webhookEndpoint,omitempty" maxLength:"2048" doc:"An absolute https URL without user information (plain http only to a loopback host, in the sandbox); empty removes it. A new endpoint is sent a TEST event." example:"https://hooks.example.com/corridor"`
 	SupportedCurrencies  []PlatformCurrencyConfig    `json:"supportedCurrencies,omitempty" maxItems:"64" doc:"Replaces the platform's currencies and their settings; a new currency gets its platform internal account, a removed one keeps its account"`
-	EmbeddedWalletConfig *EmbeddedWalletConfigUpdate `json:"embeddedWalletConfig,omitempty" doc:"OTP settings of the platform's embedded wallets; omitted fields are left as they are"`
+	EmbeddedWalletConfig *EmbeddedWalletConfigUpdate `json:"embeddedWalletConfig,omitempty" doc:"Embedded-wallet settings (the EMAIL_OTP codes and their e-mail); omitted fields are left as they are"`
 }
 
 type configOutput struct{ Body PlatformConfig }
@@ -81,7 +94,9 @@ func (r *PlatformConfigUpdateRequest) update() platforms.ConfigUpdate {
 		}
 	}
 	if w := r.EmbeddedWalletConfig; w != nil {
-		u.OTPLength, u.OTPExpirationSeconds = w.OTPLength, w.ExpirationSeconds
+		u.OTPLength, u.OTPExpirationSeconds, u.OTPAlphanumeric = w.OTPLength, w.ExpirationSeconds, w.Alphanumeric
+		u.AppName, u.SenderAddress, u.SenderName, u.ReplyTo, u.LogoURL = w.AppName, w.SendFromEmailAddress,
+			w.SendFromEmailSenderName, w.ReplyToEmailAddress, w.LogoURL
 	}
 	return u
 }
@@ -91,9 +106,12 @@ func configOut(c platforms.Config) PlatformConfig {
 	out := PlatformConfig{
 		ID:        "PlatformConfig:" + strings.TrimPrefix(p.ID, "Platform:"),
 		UmaDomain: p.UmaDomain, WebhookEndpoint: p.WebhookEndpoint,
-		SupportedCurrencies:  make([]PlatformCurrencyConfig, len(c.Currencies)),
-		EmbeddedWalletConfig: EmbeddedWalletConfig{OTPLength: c.OTPLength, ExpirationSeconds: int(c.OTPLifetime / time.Second)},
-		CreatedAt:            p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		SupportedCurrencies: make([]PlatformCurrencyConfig, len(c.Currencies)),
+		EmbeddedWalletConfig: EmbeddedWalletConfig{OTPLength: c.OTPLength, ExpirationSeconds: int(c.OTPLifetime / time.Second),
+			Alphanumeric: p.EmbeddedWallet.Alphanumeric, AppName: p.EmbeddedWallet.AppName,
+			SendFromEmailAddress: p.EmbeddedWallet.SenderAddress, SendFromEmailSenderName: c.SenderName,
+			ReplyToEmailAddress: p.EmbeddedWallet.ReplyTo, LogoURL: p.EmbeddedWallet.LogoURL},
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
 	for i, s := range c.Currencies {
 		fields := make([]CounterpartyFieldDefinition, len(s.RequiredCounterpartyFields))

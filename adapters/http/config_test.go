@@ -19,7 +19,8 @@ func TestGetConfig(t *testing.T) {
 	assert.Equal(t, "PlatformConfig:"+strings.TrimPrefix(tn.platformID, "Platform:"), c.ID)
 	assert.Equal(t, "example.test", c.UmaDomain)
 	assert.Empty(t, c.WebhookEndpoint)
-	assert.Equal(t, httpapi.EmbeddedWalletConfig{OTPLength: 6, ExpirationSeconds: 300}, c.EmbeddedWalletConfig)
+	assert.Equal(t, httpapi.EmbeddedWalletConfig{OTPLength: 6, ExpirationSeconds: 300, SendFromEmailSenderName: "Notifications"},
+		c.EmbeddedWalletConfig)
 	require.Len(t, c.SupportedCurrencies, 2)
 	assert.Equal(t, "USD", c.SupportedCurrencies[0].CurrencyCode)
 	assert.Equal(t, []string{"INCOMING", "OUTGOING"}, c.SupportedCurrencies[1].EnabledTransactionTypes)
@@ -52,9 +53,21 @@ func TestPatchConfigFields(t *testing.T) {
 
 	h.clock.Advance(time.Minute)
 	c = decode[httpapi.PlatformConfig](t, h.patch(tn, "/config", `{"embeddedWalletConfig":{"otpLength":8}}`))
-	assert.Equal(t, httpapi.EmbeddedWalletConfig{OTPLength: 8, ExpirationSeconds: 300}, c.EmbeddedWalletConfig)
+	assert.Equal(t, httpapi.EmbeddedWalletConfig{OTPLength: 8, ExpirationSeconds: 300, SendFromEmailSenderName: "Notifications"},
+		c.EmbeddedWalletConfig)
 	c = decode[httpapi.PlatformConfig](t, h.patch(tn, "/config", `{"embeddedWalletConfig":{"expirationSeconds":600}}`))
-	assert.Equal(t, httpapi.EmbeddedWalletConfig{OTPLength: 8, ExpirationSeconds: 600}, c.EmbeddedWalletConfig)
+	assert.Equal(t, httpapi.EmbeddedWalletConfig{OTPLength: 8, ExpirationSeconds: 600, SendFromEmailSenderName: "Notifications"},
+		c.EmbeddedWalletConfig)
+	branded := httpapi.EmbeddedWalletConfig{OTPLength: 8, ExpirationSeconds: 600, Alphanumeric: true, AppName: "Acme Wallet",
+		SendFromEmailAddress: "noreply@acme.example", SendFromEmailSenderName: "Acme Notifications",
+		ReplyToEmailAddress: "support@acme.example", LogoURL: "https://acme.example/logo.png"}
+	c = decode[httpapi.PlatformConfig](t, h.patch(tn, "/config", `{"embeddedWalletConfig":{"alphanumeric":true,"appName":"Acme Wallet",
+		"sendFromEmailAddress":"noreply@acme.example","sendFromEmailSenderName":"Acme Notifications",
+		"replyToEmailAddress":"support@acme.example","logoUrl":"https://acme.example/logo.png"}}`))
+	assert.Equal(t, branded, c.EmbeddedWalletConfig)
+	c = decode[httpapi.PlatformConfig](t, h.patch(tn, "/config", `{"embeddedWalletConfig":{"replyToEmailAddress":""}}`))
+	branded.ReplyToEmailAddress = ""
+	assert.Equal(t, branded, c.EmbeddedWalletConfig, "an empty text unsets it alone")
 
 	h.clock.Advance(time.Minute)
 	c = decode[httpapi.PlatformConfig](t, h.patch(tn, "/config", `{"supportedCurrencies":[
@@ -114,7 +127,16 @@ func TestPatchConfigInvalid(t *testing.T) {
 		{"otp type", `{"embeddedWalletConfig":{"otpLength":"8"}}`, "embeddedWalletConfig.otpLength", false},
 		{"otp fraction", `{"embeddedWalletConfig":{"otpLength":6.5}}`, "embeddedWalletConfig.otpLength", false},
 		{"unknown field", `{"webhookUrl":"https://hooks.example.com/"}`, "webhookUrl", false},
-		{"unknown nested field", `{"embeddedWalletConfig":{"appName":"Acme"}}`, "embeddedWalletConfig.appName", false},
+		{"unknown nested field", `{"embeddedWalletConfig":{"appTitle":"Acme"}}`, "embeddedWalletConfig.appTitle", false},
+		{"app name too long", `{"embeddedWalletConfig":{"appName":"` + strings.Repeat("é", 256) + `"}}`, "embeddedWalletConfig.appName", false},
+		{"sender name line break", `{"embeddedWalletConfig":{"sendFromEmailSenderName":"Acme\r\nBcc: x@y.z"}}`, "embeddedWalletConfig.sendFromEmailSenderName", false},
+		{"sender address", `{"embeddedWalletConfig":{"sendFromEmailAddress":"not an address"}}`, "embeddedWalletConfig.sendFromEmailAddress", false},
+		{"sender address with name", `{"embeddedWalletConfig":{"sendFromEmailAddress":"Acme <noreply@acme.example>"}}`, "embeddedWalletConfig.sendFromEmailAddress", false},
+		{"reply-to", `{"embeddedWalletConfig":{"replyToEmailAddress":"support@"}}`, "embeddedWalletConfig.replyToEmailAddress", false},
+		{"logo scheme", `{"embeddedWalletConfig":{"logoUrl":"javascript:alert(1)"}}`, "embeddedWalletConfig.logoUrl", false},
+		{"logo relative", `{"embeddedWalletConfig":{"logoUrl":"/logo.png"}}`, "embeddedWalletConfig.logoUrl", false},
+		{"logo too long", `{"embeddedWalletConfig":{"logoUrl":"https://acme.example/` + strings.Repeat("a", 512) + `"}}`, "embeddedWalletConfig.logoUrl", false},
+		{"alphanumeric type", `{"embeddedWalletConfig":{"alphanumeric":"yes"}}`, "embeddedWalletConfig.alphanumeric", false},
 		{"read-only field", `{"id":"PlatformConfig:x"}`, "id", false},
 		{"uma domain", `{"umaDomain":"not a domain"}`, "umaDomain", false},
 		{"uma domain NUL", `{"umaDomain":"acme\u0000.example"}`, "umaDomain", false},

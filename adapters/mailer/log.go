@@ -7,16 +7,20 @@ package mailer
 import (
 	"context"
 	"log/slog"
-	"time"
+
+	"github.com/corridorpay/corridor/core/walletauth"
 )
 
 // Log writes each one-time password to the log, at WARN so it stands out,
-// saying where it would have gone.
+// saying where it would have gone and under which app name.
 type Log struct{ Logger *slog.Logger }
 
 // SendOTP logs the code.
-func (l Log) SendOTP(ctx context.Context, to, code string, expiresAt time.Time) error {
-	l.Logger.WarnContext(ctx, "one-time password (no mailer configured: delivered to the log)",
-		"to", to, "code", code, "expires_at", expiresAt)
+func (l Log) SendOTP(ctx context.Context, o walletauth.OTPMail) error {
+	attrs := []any{"to", o.To, "code", o.Code, "expires_at", o.ExpiresAt}
+	if o.AppName != "" {
+		attrs = append(attrs, "app_name", o.AppName)
+	}
+	l.Logger.WarnContext(ctx, "one-time password (no mailer configured: delivered to the log)", attrs...)
 	return nil
 }

@@ -25,8 +25,19 @@ type storePlatformRow struct {
 	WebhookEndpoint      string                 `bun:"webhook_endpoint"`
 	OTPLength            int                    `bun:"otp_length"`
 	OTPExpirationSeconds int                    `bun:"otp_expiration_seconds"`
+	OTPAlphanumeric      bool                   `bun:"otp_alphanumeric"`
+	OTPEmail             *storeOTPEmail         `bun:"otp_email,type:jsonb"`
 	CreatedAt            time.Time              `bun:"created_at"`
 	UpdatedAt            time.Time              `bun:"updated_at"`
+}
+
+// storeOTPEmail is the OTP e-mail's branding in otp_email (nil: none set).
+type storeOTPEmail struct {
+	AppName       string `json:"appName,omitempty"`
+	SenderAddress string `json:"senderAddress,omitempty"`
+	SenderName    string `json:"senderName,omitempty"`
+	ReplyTo       string `json:"replyTo,omitempty"`
+	LogoURL       string `json:"logoUrl,omitempty"`
 }
 
 // storeCurrencySetting mirrors ports.CurrencySetting in currency_settings.
@@ -48,7 +59,13 @@ func storePlatformToRow(p ports.Platform) storePlatformRow {
 		ID: p.ID, Name: p.Name, UmaDomain: p.UmaDomain, Currencies: p.Currencies,
 		WebhookEndpoint: p.WebhookEndpoint, OTPLength: p.EmbeddedWallet.OTPLength,
 		OTPExpirationSeconds: int(p.EmbeddedWallet.OTPLifetime / time.Second),
+		OTPAlphanumeric:      p.EmbeddedWallet.Alphanumeric,
 		CreatedAt:            ports.Stored(p.CreatedAt), UpdatedAt: ports.Stored(p.UpdatedAt),
+	}
+	w := p.EmbeddedWallet
+	if mail := (storeOTPEmail{AppName: w.AppName, SenderAddress: w.SenderAddress, SenderName: w.SenderName,
+		ReplyTo: w.ReplyTo, LogoURL: w.LogoURL}); mail != (storeOTPEmail{}) {
+		row.OTPEmail = &mail
 	}
 	if p.CurrencySettings != nil {
 		row.CurrencySettings = make([]storeCurrencySetting, len(p.CurrencySettings))
@@ -69,8 +86,12 @@ func (r storePlatformRow) toPort() ports.Platform {
 		ID: r.ID, Name: r.Name, UmaDomain: r.UmaDomain, Currencies: r.Currencies,
 		WebhookEndpoint: r.WebhookEndpoint,
 		EmbeddedWallet: ports.EmbeddedWalletConfig{OTPLength: r.OTPLength,
-			OTPLifetime: time.Duration(r.OTPExpirationSeconds) * time.Second},
+			OTPLifetime: time.Duration(r.OTPExpirationSeconds) * time.Second, Alphanumeric: r.OTPAlphanumeric},
 		CreatedAt: ports.Stored(r.CreatedAt), UpdatedAt: ports.Stored(r.UpdatedAt),
+	}
+	if m := r.OTPEmail; m != nil {
+		w := &p.EmbeddedWallet
+		w.AppName, w.SenderAddress, w.SenderName, w.ReplyTo, w.LogoURL = m.AppName, m.SenderAddress, m.SenderName, m.ReplyTo, m.LogoURL
 	}
 	if r.CurrencySettings != nil {
 		p.CurrencySettings = make([]ports.CurrencySetting, len(r.CurrencySettings))

@@ -1,15 +1,19 @@
 package platforms
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"net/mail"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/money"
@@ -84,6 +88,8 @@ type Config struct {
 	Currencies  []ports.CurrencySetting
 	OTPLength   int
 	OTPLifetime time.Duration
+	// SenderName is the OTP e-mail's sender name in effect.
+	SenderName string
 }
 
 // DefaultCurrencySetting is a currency's setting until the platform sets
@@ -162,6 +168,7 @@ func configOf(p ports.Platform) Config {
 		}
 	}
 	c.OTPLength, c.OTPLifetime = OTPSettings(p)
+	c.SenderName = cmp.Or(p.EmbeddedWallet.SenderName, DefaultSenderName)
 	return c
 }
 
@@ -185,7 +192,19 @@ type ConfigUpdate struct {
 	OTPLength           *int
 	// OTPExpirationSeconds is the OTP lifetime in seconds.
 	OTPExpirationSeconds *int
+	OTPAlphanumeric      *bool
+	// The OTP e-mail's branding (ports.EmbeddedWalletConfig); "" unsets.
+	AppName, SenderAddress, SenderName, ReplyTo, LogoURL *string
 }
+
+// The reference's bounds of the OTP e-mail's branding, in characters.
+const (
+	MaxBrandingText = 255
+	MaxLogoURL      = 512
+)
+
+// DefaultSenderName is the OTP e-mail's sender name until one is set.
+const DefaultSenderName = "Notifications"
 
 // UpdateConfig applies u to the platform's configuration and moves its
 // updatedAt; every bad field is named in one 400. A currency that is new to
@@ -228,6 +247,19 @@ func (s *Service) UpdateConfig(ctx context.Context, platformID string, u ConfigU
 		}
 		if u.OTPExpirationSeconds != nil {
 			p.EmbeddedWallet.OTPLifetime = time.Duration(*u.OTPExpirationSeconds) * time.Second
+		}
+		if u.OTPAlphanumeric != nil {
+			p.EmbeddedWallet.Alphanumeric = *u.OTPAlphanumeric
+		}
+		w := &p.EmbeddedWallet
+		for _, f := range []struct {
+			to   *string
+			from *string
+		}{{&w.AppName, u.AppName}, {&w.SenderAddress, u.SenderAddress}, {&w.SenderName, u.SenderName},
+			{&w.ReplyTo, u.ReplyTo}, {&w.LogoURL, u.LogoURL}} {
+			if f.from != nil {
+				*f.to = *f.from
+			}
 		}
 		if u.SupportedCurrencies != nil {
 			p.Currencies = make([]string, len(u.SupportedCurrencies))
@@ -302,7 +334,52 @@ func (s *Service) checkUpdate(u ConfigUpdate) error {
 		errs.Add("embeddedWalletConfig.expirationSeconds", fmt.Sprintf("must be between %d and %d",
 			int(MinOTPLifetime/time.Second), int(MaxOTPLifetime/time.Second)))
 	}
+	checkBranding(&errs, u)
 	return errs.Err()
+}
+
+// checkBranding names each bad branding field of u: text of at most
+// MaxBrandingText characters without control characters (they would
+// break the e-mail's headers), bare e-mail addresses, an absolute http(s)
+// logo URL of at most MaxLogoURL characters. "" (unset) is always fine.
+func checkBranding(errs *fault.Collector, u ConfigUpdate) {
+	// text checks a set value and reports whether it passed.
+	text := func(field string, v *string, limit int) bool {
+		switch {
+		case v == nil || *v == "":
+			return false
+		case utf8.RuneCountInString(*v) > limit:
+			errs.Add("embeddedWalletConfig."+field, fmt.Sprintf("must be at most %d characters", limit))
+		case strings.ContainsFunc(*v, unicode.IsControl):
+			errs.Add("embeddedWalletConfig."+field, "must not contain control characters")
+		default:
+			return true
+		}
+		return false
+	}
+	text("appName", u.AppName, MaxBrandingText)
+	text("sendFromEmailSenderName", u.SenderName, MaxBrandingText)
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"sendFromEmailAddress", u.SenderAddress}, {"replyToEmailAddress", u.ReplyTo}} {
+		if text(f.name, f.v, MaxBrandingText) && !bareAddress(*f.v) {
+			errs.Add("embeddedWalletConfig."+f.name, "must be an e-mail address (name@example.com, without a display name)")
+		}
+	}
+	if text("logoUrl", u.LogoURL, MaxLogoURL) {
+		l, err := url.Parse(*u.LogoURL)
+		if err != nil || (l.Scheme != "https" && l.Scheme != "http") || l.Host == "" || l.User != nil ||
+			strings.ContainsFunc(*u.LogoURL, unicode.IsSpace) {
+			errs.Add("embeddedWalletConfig.logoUrl", "must be an absolute http or https URL with a host and no user information")
+		}
+	}
+}
+
+// bareAddress reports whether v is an e-mail address and nothing more.
+func bareAddress(v string) bool {
+	a, err := mail.ParseAddress(v)
+	return err == nil && a.Name == "" && a.Address == v
 }
 
 // checkEndpoint says what is wrong with a webhook endpoint ("" when

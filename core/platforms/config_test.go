@@ -3,6 +3,7 @@ package platforms_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,6 +163,10 @@ func TestUpdateConfigInvalid(t *testing.T) {
 			[]string{"embeddedWalletConfig.otpLength", "embeddedWalletConfig.expirationSeconds"}},
 		{"otp high", false, platforms.ConfigUpdate{OTPLength: ptr(13), OTPExpirationSeconds: ptr(0)},
 			[]string{"embeddedWalletConfig.otpLength", "embeddedWalletConfig.expirationSeconds"}},
+		{"branding", false, platforms.ConfigUpdate{AppName: ptr(strings.Repeat("x", 256)), SenderAddress: ptr("Acme <a@b.example>"),
+			SenderName: ptr("Acme\nBcc: x@y.z"), ReplyTo: ptr("nobody"), LogoURL: ptr("ftp://acme.example/logo.png")}, []string{
+			"embeddedWalletConfig.appName", "embeddedWalletConfig.sendFromEmailAddress", "embeddedWalletConfig.sendFromEmailSenderName",
+			"embeddedWalletConfig.replyToEmailAddress", "embeddedWalletConfig.logoUrl"}},
 		{"no currencies", false, platforms.ConfigUpdate{SupportedCurrencies: []ports.CurrencySetting{}}, []string{"supportedCurrencies"}},
 		{"currencies", false, platforms.ConfigUpdate{SupportedCurrencies: []ports.CurrencySetting{
 			{Code: "XYZ", MaxAmount: 1},

@@ -1,6 +1,7 @@
 package walletauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -18,6 +19,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 
+	"github.com/corridorpay/corridor/core/codes"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/core/platforms"
 	"github.com/corridorpay/corridor/core/transfers"
@@ -55,7 +57,17 @@ const (
 
 // Mailer delivers one-time passwords (an SMTP adapter, or the log).
 type Mailer interface {
-	SendOTP(ctx context.Context, to, code string, expiresAt time.Time) error
+	SendOTP(ctx context.Context, m OTPMail) error
+}
+
+// OTPMail is one EMAIL_OTP code to deliver, with its platform's e-mail
+// branding (ports.EmbeddedWalletConfig; "" where the platform set none,
+// but SenderName, which has a default).
+type OTPMail struct {
+	To                                                   string
+	Code                                                 string
+	ExpiresAt                                            time.Time
+	AppName, SenderAddress, SenderName, ReplyTo, LogoURL string
 }
 
 // Options configure a Service.
@@ -253,8 +265,12 @@ func (s *Service) Challenge(ctx context.Context, platformID, id, clientPublicKey
 	if err != nil {
 		return Challenged{}, fmt.Errorf("challenge %s: read platform: %w", m.ID, err)
 	}
-	digits, lifetime := platforms.OTPSettings(p)
-	code, err := randomDigits(digits)
+	length, lifetime := platforms.OTPSettings(p)
+	w := p.EmbeddedWallet
+	code, err := randomDigits(length)
+	if w.Alphanumeric {
+		code, err = codes.New(length)
+	}
 	if err != nil {
 		return Challenged{}, err
 	}
@@ -267,7 +283,9 @@ func (s *Service) Challenge(ctx context.Context, platformID, id, clientPublicKey
 	if s.opts.Sandbox {
 		return Challenged{Method: m}, nil
 	}
-	if err := s.mailer.SendOTP(ctx, m.Nickname, code, expires); err != nil {
+	mail := OTPMail{To: m.Nickname, Code: code, ExpiresAt: expires, AppName: w.AppName, SenderAddress: w.SenderAddress,
+		SenderName: cmp.Or(w.SenderName, platforms.DefaultSenderName), ReplyTo: w.ReplyTo, LogoURL: w.LogoURL}
+	if err := s.mailer.SendOTP(ctx, mail); err != nil {
 		return Challenged{}, fmt.Errorf("challenge %s: send: %w", m.ID, err)
 	}
 	return Challenged{Method: m}, nil
@@ -452,7 +470,8 @@ func (s *Service) consumeOTP(ctx context.Context, credentialID, otp string) erro
 	if !ok || json.Unmarshal(raw, &rec) != nil || !s.now().Before(rec.ExpiresAt) {
 		return errBadOTP
 	}
-	got := sha256.Sum256([]byte(otp))
+	// An alphanumeric code is upper case; a typed one may not be.
+	got := sha256.Sum256([]byte(strings.ToUpper(otp)))
 	if subtle.ConstantTimeCompare(got[:], rec.Hash) == 1 {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/hex"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,20 +29,26 @@ import (
 // outbox is a Mailer that keeps what it was asked to send.
 type outbox struct {
 	mu    sync.Mutex
-	codes map[string]string // address -> last code
+	mails map[string]walletauth.OTPMail // address -> last mail
 }
 
-func (o *outbox) SendOTP(_ context.Context, to, code string, _ time.Time) error {
+func (o *outbox) SendOTP(_ context.Context, m walletauth.OTPMail) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.codes[to] = code
+	if o.mails == nil {
+		o.mails = map[string]walletauth.OTPMail{}
+	}
+	o.mails[m.To] = m
 	return nil
 }
 
-func (o *outbox) last(to string) string {
+// last is the last code sent to to.
+func (o *outbox) last(to string) string { return o.lastMail(to).Code }
+
+func (o *outbox) lastMail(to string) walletauth.OTPMail {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.codes[to]
+	return o.mails[to]
 }
 
 type authEnv struct {
@@ -64,7 +71,7 @@ func newAuthEnv(t *testing.T, b coretest.Backend, sandbox bool) *authEnv {
 func newAuthEnvWith(t *testing.T, b coretest.Backend, opts walletauth.Options) *authEnv {
 	t.Helper()
 	e := coretest.New(t, b, railsandbox.Factory(b.Clock))
-	mail := &outbox{codes: map[string]string{}}
+	mail := &outbox{}
 	svc := walletauth.New(e.Store, memory.NewSingleUse(b.Clock), memory.NewFailureCounter(b.Clock), mail, b.Clock, e.IDs, opts)
 	pid := e.Platform("USD")
 	c, err := e.Customers.Create(context.Background(), pid, customers.Input{CustomerType: customers.TypeIndividual, Email: ptr("ada@example.com")})
@@ -246,6 +253,49 @@ func TestEmailOTPFollowsPlatformConfig(t *testing.T) {
 		e.Clock.Advance(walletauth.DefaultOTPLifetime)
 		_, err = e.svc.VerifyEmailOTP(ctx, other.PlatformID, other.ID, code, pub)
 		testkit.RequireFault(t, err, fault.KindUnauthorized, "UNAUTHORIZED")
+	})
+}
+
+// A platform's alphanumeric setting makes codes of letters and digits
+// (typed in any case), and its branding reaches the e-mail; stored on
+// both stores. A platform without them gets digits, no branding and the
+// default sender name.
+func TestEmailOTPBrandingAndAlphanumeric(t *testing.T) {
+	onBothStores(t, func(t *testing.T, b coretest.Backend) {
+		ctx := context.Background()
+		e := newAuthEnv(t, b, false)
+		_, err := e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
+		require.NoError(t, err)
+		plain := e.mail.lastMail("ada@example.com")
+		assert.Regexp(t, `^[0-9]{6}$`, plain.Code)
+		assert.Equal(t, walletauth.OTPMail{To: "ada@example.com", Code: plain.Code, ExpiresAt: plain.ExpiresAt,
+			SenderName: platforms.DefaultSenderName}, plain)
+
+		_, err = e.Platforms.UpdateConfig(ctx, e.pid, platforms.ConfigUpdate{OTPLength: ptr(8), OTPAlphanumeric: ptr(true),
+			AppName: ptr("Acme Wallet"), SenderAddress: ptr("noreply@acme.example"), SenderName: ptr("Acme"),
+			ReplyTo: ptr("support@acme.example"), LogoURL: ptr("https://acme.example/logo.png")})
+		require.NoError(t, err)
+		_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
+		require.NoError(t, err)
+		m := e.mail.lastMail("ada@example.com")
+		assert.Regexp(t, `^[2-9A-HJKMNP-Z]{8}$`, m.Code)
+		assert.Equal(t, walletauth.OTPMail{To: "ada@example.com", Code: m.Code, ExpiresAt: m.ExpiresAt, AppName: "Acme Wallet",
+			SenderAddress: "noreply@acme.example", SenderName: "Acme", ReplyTo: "support@acme.example",
+			LogoURL: "https://acme.example/logo.png"}, m)
+		pub := hex.EncodeToString(clientKey(t).PublicKey().Bytes())
+		_, err = e.svc.VerifyEmailOTP(ctx, e.pid, e.cred.ID, strings.ToLower(m.Code), pub)
+		require.NoError(t, err, "a code is compared without regard to case")
+
+		// Unset again: "" clears a text setting.
+		_, err = e.Platforms.UpdateConfig(ctx, e.pid, platforms.ConfigUpdate{OTPAlphanumeric: ptr(false), AppName: ptr(""),
+			SenderAddress: ptr(""), SenderName: ptr(""), ReplyTo: ptr(""), LogoURL: ptr("")})
+		require.NoError(t, err)
+		_, err = e.svc.Challenge(ctx, e.pid, e.cred.ID, "")
+		require.NoError(t, err)
+		m = e.mail.lastMail("ada@example.com")
+		assert.Regexp(t, `^[0-9]{8}$`, m.Code)
+		assert.Equal(t, platforms.DefaultSenderName, m.SenderName)
+		assert.Empty(t, m.AppName+m.SenderAddress+m.ReplyTo+m.LogoURL)
 	})
 }
 
