@@ -329,6 +329,7 @@ func (s *staging) applyNew(t Transfer, now time.Time) (Transfer, *Error) {
 	if cr.Flags&CreditsMustNotExceedDebits != 0 && cr.CreditsPending+cr.CreditsPosted+t.Amount > cr.DebitsPosted {
 		return t, &Error{Code: CodeExceedsDebits, AccountID: cr.ID}
 	}
+	dr.UpdatedAt, cr.UpdatedAt = now, now
 	if t.Kind == Single {
 		dr.DebitsPosted += t.Amount
 		cr.CreditsPosted += t.Amount
@@ -388,6 +389,7 @@ func (s *staging) resolve(t Transfer, now time.Time) (Transfer, *Error) {
 	}
 	dr.DebitsPending -= p.Amount
 	cr.CreditsPending -= p.Amount
+	dr.UpdatedAt, cr.UpdatedAt = now, now
 	switch {
 	case t.Kind == PostPending:
 		dr.DebitsPosted += amount

@@ -39,6 +39,10 @@ type Account struct {
 	CreditsPosted  int64
 
 	CreatedAt time.Time
+	// UpdatedAt is when a transfer last changed the account's counters
+	// (zero until one does): the Book sets it as it applies an entry; the
+	// stores read it back from the account's last posting.
+	UpdatedAt time.Time
 }
 
 // Available is what a credit-normal account may spend: credits posted minus

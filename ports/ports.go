@@ -427,6 +427,9 @@ type InternalAccountBalance struct {
 
 // WithBalance is a with the balances of its ledger account la.
 func WithBalance(a InternalAccount, la ledger.Account) InternalAccountBalance {
+	if changed := Stored(la.UpdatedAt); changed.After(a.UpdatedAt) {
+		a.UpdatedAt = changed // a balance change updates the account
+	}
 	return InternalAccountBalance{InternalAccount: a, Balance: la.Available(), TotalBalance: la.Total()}
 }
 

@@ -412,7 +412,8 @@ po AS (
 {{balances}}bev AS (
 	INSERT INTO events (id, platform_id, type, resource_id, data, data_format, created_at)
 	SELECT 'Webhook:' || gen_random_uuid(), ia.platform_id, '` + ports.BalanceUpdated + `', ia.id,
-		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total), '` + storeEventBalanceData + `',
+		to_jsonb(ia) || jsonb_build_object('balance', x.balance, 'total_balance', x.total,
+			'updated_at', greatest(ia.updated_at, ?1::timestamptz)), '` + storeEventBalanceData + `',
 		?1::timestamptz
 	FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS x(id, balance, total)
 	JOIN internal_accounts AS ia ON ia.id = x.id AND ia.id = ANY(?48::text[])

@@ -91,7 +91,7 @@ func (l *Ledger) CreateAccounts(ctx context.Context, accts ...ledger.Account) er
 
 // Account returns one account or ports.ErrNotFound.
 func (l *Ledger) Account(ctx context.Context, id string) (ledger.Account, error) {
-	accts, err := queryAccounts(ctx, l.db, `SELECT `+accountCols+` FROM ledger_accounts WHERE id = ?`, id)
+	accts, err := queryAccountsUpdated(ctx, l.db, `WHERE a.id = ?`, id)
 	if err != nil {
 		return ledger.Account{}, fmt.Errorf("postgres ledger: account %s: %w", id, err)
 	}
@@ -106,7 +106,7 @@ func (l *Ledger) Accounts(ctx context.Context, ids ...string) ([]ledger.Account,
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	accts, err := queryAccounts(ctx, l.db, `SELECT `+accountCols+` FROM ledger_accounts WHERE id = ANY(?::text[])`, pgdialect.Array(ids))
+	accts, err := queryAccountsUpdated(ctx, l.db, `WHERE a.id = ANY(?::text[])`, pgdialect.Array(ids))
 	if err != nil {
 		return nil, fmt.Errorf("postgres ledger: accounts: %w", err)
 	}
@@ -252,6 +252,37 @@ func queryAccounts(ctx context.Context, db bun.IDB, query string, args ...any) (
 		}
 		a.Flags = ledger.AccountFlags(flags)
 		a.CreatedAt = a.CreatedAt.UTC()
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// queryAccountsUpdated reads the accounts ledger_accounts a matches by
+// where, each with UpdatedAt: the time of its last posting (every change
+// of its counters writes one), through ledger_postings_time.
+func queryAccountsUpdated(ctx context.Context, db bun.IDB, where string, args ...any) ([]ledger.Account, error) {
+	rows, err := db.QueryContext(ctx, `SELECT a.id, a.currency, a.kind, a.platform_id, a.flags, a.debits_pending, a.debits_posted,
+		a.credits_pending, a.credits_posted, a.created_at,
+		(SELECT p.posted_at FROM ledger_postings p WHERE p.account_id = a.id ORDER BY p.posted_at DESC, p.id DESC LIMIT 1)
+		FROM ledger_accounts a `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.Account
+	for rows.Next() {
+		var a ledger.Account
+		var flags int64
+		var updated sql.NullTime
+		if err := rows.Scan(&a.ID, &a.Currency, &a.Kind, &a.PlatformID, &flags,
+			&a.DebitsPending, &a.DebitsPosted, &a.CreditsPending, &a.CreditsPosted, &a.CreatedAt, &updated); err != nil {
+			return nil, err
+		}
+		a.Flags = ledger.AccountFlags(flags)
+		a.CreatedAt = a.CreatedAt.UTC()
+		if updated.Valid {
+			a.UpdatedAt = updated.Time.UTC()
+		}
 		out = append(out, a)
 	}
 	return out, rows.Err()
