@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"time"
@@ -37,8 +39,9 @@ var (
 
 // requestHash identifies a request for Idempotency-Key reuse checks: the
 // method, path, query and body, a JSON body in a canonical form (object
-// keys sorted, insignificant whitespace dropped, numbers as written), so a
-// retry that serialises the same request anew is the same request.
+// keys sorted, insignificant whitespace dropped, numbers as written) and a
+// multipart one without its boundary (canonicalMultipart), so a retry that
+// serialises the same request anew is the same request.
 // Records stored before the canonical form hold the hash of the exact
 // bytes, which a request matches too (computed only when the canonical
 // hash does not match).
@@ -51,9 +54,49 @@ type requestHash struct {
 func hashOf(r *http.Request, body []byte) requestHash {
 	c, ok := canonicalJSON(body)
 	if !ok {
+		c, ok = canonicalMultipart(r.Header.Get("Content-Type"), body)
+	}
+	if !ok {
 		c = body
 	}
 	return requestHash{canonical: hashParts(r, c), r: r, body: body}
+}
+
+// canonicalMultipart is a multipart/form-data body without what a client
+// draws anew for each send, its boundary: each part's form name, file
+// name, content type and bytes, in order. False when the body is not such
+// a form (it is then compared as it is).
+func canonicalMultipart(contentType string, body []byte) ([]byte, bool) {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return nil, false
+	}
+	var b bytes.Buffer
+	b.WriteString("multipart/form-data\x00")
+	field := func(v []byte) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(v)))
+		b.Write(n[:])
+		b.Write(v)
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	for {
+		part, err := mr.NextRawPart()
+		if err == io.EOF {
+			return b.Bytes(), true
+		}
+		if err != nil {
+			return nil, false
+		}
+		content, err := io.ReadAll(part)
+		if err != nil {
+			return nil, false
+		}
+		for _, v := range []string{part.FormName(), part.FileName(), part.Header.Get("Content-Type")} {
+			field([]byte(v))
+		}
+		field(content)
+	}
 }
 
 // matches reports whether a stored RequestHash is this request's.

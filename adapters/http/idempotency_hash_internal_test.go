@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A request's hash reads a JSON body in its canonical form, and still
@@ -35,6 +38,34 @@ func TestRequestHashCanonicalAndRaw(t *testing.T) {
 	// Another path or query is another request.
 	q := httptest.NewRequest("POST", "/2025-10-13/transfer-out?x=1", nil)
 	assert.False(t, hashOf(q, []byte(`{"amount":5}`)).matches(hash(`{"amount":5}`).canonical))
+}
+
+// A multipart form is the same request whatever boundary the client drew
+// for it; another field value, file name or file content is another one.
+func TestRequestHashMultipartIgnoresTheBoundary(t *testing.T) {
+	form := func(boundary, holder, filename, content string) requestHash {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		require.NoError(t, mw.SetBoundary(boundary))
+		require.NoError(t, mw.WriteField("documentHolder", holder))
+		require.NoError(t, mw.WriteField("documentType", "PASSPORT"))
+		fw, err := mw.CreateFormFile("file", filename)
+		require.NoError(t, err)
+		_, _ = fw.Write([]byte(content))
+		require.NoError(t, mw.Close())
+		r := httptest.NewRequest("POST", "/2025-10-13/documents", nil)
+		r.Header.Set("Content-Type", mw.FormDataContentType())
+		return hashOf(r, b.Bytes())
+	}
+	first := form("aaaaaaaaaaaaaaaa", "Customer:1", "p.pdf", "%PDF-1.4 a")
+	assert.True(t, form("bbbbbbbbbbbbbbbbbbbb", "Customer:1", "p.pdf", "%PDF-1.4 a").matches(first.canonical), "another boundary")
+	for _, other := range []requestHash{
+		form("bbbbbbbbbbbbbbbb", "Customer:2", "p.pdf", "%PDF-1.4 a"),
+		form("bbbbbbbbbbbbbbbb", "Customer:1", "q.pdf", "%PDF-1.4 a"),
+		form("bbbbbbbbbbbbbbbb", "Customer:1", "p.pdf", "%PDF-1.4 b"),
+	} {
+		assert.False(t, other.matches(first.canonical))
+	}
 }
 
 // What the canonical form adds to a keyed request: a transfer-out's body
