@@ -342,7 +342,11 @@ func (s *Service) Delete(ctx context.Context, platformID, id string, scope Scope
 		a.IsDeleted = true
 		a.DefaultUmaDepositAccount = false
 		a.UpdatedAt = now
-		if err := tx.ExternalAccounts().Update(ctx, a); err != nil {
+		err = tx.ExternalAccounts().Update(ctx, a)
+		if errors.Is(err, ports.ErrNotFound) {
+			return errNotFound(id) // a concurrent delete won
+		}
+		if err != nil {
 			return fmt.Errorf("delete external account %s: %w", id, err)
 		}
 		if moved {

@@ -222,17 +222,30 @@ func (s *Service) ReplaceDocument(ctx context.Context, platformID, id string, in
 	return out, nil
 }
 
-// document reads a document and locks its customer.
+// document reads a document and locks its customer, then reads the
+// document again under that lock: the changes of one customer's documents
+// are serialised by it, so a request that lost a race to a delete finds no
+// document (404), not a row gone between its read and its write.
 func (s *Service) document(ctx context.Context, tx kycTx, platformID, id string) (ports.Document, ports.Customer, error) {
-	d, err := tx.Documents().Get(ctx, platformID, id)
-	if errors.Is(err, ports.ErrNotFound) {
-		return ports.Document{}, ports.Customer{}, errDocumentNotFound(id)
+	read := func() (ports.Document, error) {
+		d, err := tx.Documents().Get(ctx, platformID, id)
+		if errors.Is(err, ports.ErrNotFound) {
+			return ports.Document{}, errDocumentNotFound(id)
+		}
+		if err != nil {
+			return ports.Document{}, fmt.Errorf("read document %s: %w", id, err)
+		}
+		return d, nil
 	}
+	d, err := read()
 	if err != nil {
-		return ports.Document{}, ports.Customer{}, fmt.Errorf("read document %s: %w", id, err)
+		return ports.Document{}, ports.Customer{}, err
 	}
 	c, err := customer(ctx, tx, platformID, d.CustomerID, true)
 	if err != nil {
+		return ports.Document{}, ports.Customer{}, err
+	}
+	if d, err = read(); err != nil {
 		return ports.Document{}, ports.Customer{}, err
 	}
 	return d, c, nil
