@@ -285,7 +285,7 @@ func newServices(b *backend, cfg Config, clock ports.Clock) services {
 		// A new webhook endpoint gets a TEST event and the backlog.
 		platforms: platforms.New(b.store, b.ledger, clock, ids, platforms.Sandbox(cfg.Sandbox),
 			platforms.OnEndpointChange(hook)),
-		customers: customers.New(b.store, b.ledger, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain}),
+		customers: customers.New(b.store, b.ledger, clock, ids, customers.Options{UmaDomain: cfg.SandboxUmaDomain, Directory: b.uma}),
 		accounts:  accounts.New(b.store, b.ledger, clock, ids, cfg.Sandbox),
 		// Webhook deliveries have their own runner (a slow endpoint never
 		// holds the rail jobs' handlers).

@@ -46,6 +46,9 @@ func (s *Service) Create(ctx context.Context, platformID string, in Input) (port
 	if err := chk.Err(); err != nil {
 		return ports.Customer{}, err
 	}
+	if err := s.checkDirectory(ctx, c.UmaAddress); err != nil {
+		return ports.Customer{}, err
+	}
 
 	c.ID = s.ids.New("Customer")
 	if c.PlatformCustomerID == "" {

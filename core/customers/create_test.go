@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corridorpay/corridor/adapters/system"
+	umasandbox "github.com/corridorpay/corridor/adapters/uma/sandbox"
 	"github.com/corridorpay/corridor/core/customers"
 	"github.com/corridorpay/corridor/core/fault"
 	"github.com/corridorpay/corridor/ledger"
@@ -540,4 +541,30 @@ func TestCustomerCreateTextLines(t *testing.T) {
 	in.Business.LegalName = ptr("Acme\nCorp")
 	_, err := e.svc.Create(context.Background(), e.platform, in)
 	requireInvalid(t, err, "businessInfo.legalName")
+}
+
+// An address the UMA directory answers for (the sandbox receivers) is
+// taken: no customer may have it, on creation or by an update, whatever
+// its letter case; other addresses at that domain are free.
+func TestUmaAddressOfTheDirectoryIsTaken(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, "", customers.Options{Directory: umasandbox.New("")})
+	for _, addr := range []string{"$success.eur@sandbox.local", "$fail.compliance.usd@SANDBOX.local"} {
+		in := individual()
+		in.UmaAddress = ptr(addr)
+		_, err := e.svc.Create(ctx, e.platform, in)
+		fe := testkit.RequireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
+		assert.Equal(t, "umaAddress", fe.Fields[0].Field)
+	}
+	c := e.create(t, individual())
+	_, err := e.svc.Update(ctx, e.platform, c.ID, customers.Input{CustomerType: customers.TypeIndividual,
+		UmaAddress: ptr("$pending.long.usd@sandbox.local")})
+	testkit.RequireFault(t, err, fault.KindConflict, "UMA_ADDRESS_EXISTS")
+
+	free := individual()
+	free.UmaAddress = ptr("$success.eur.not@sandbox.local")
+	assert.Equal(t, "$success.eur.not@sandbox.local", e.create(t, free).UmaAddress)
+	_, err = e.svc.Update(ctx, e.platform, c.ID, customers.Input{CustomerType: customers.TypeIndividual,
+		UmaAddress: ptr("$success.usd@other.example")})
+	require.NoError(t, err, "the directory's names at another domain are free")
 }

@@ -25,6 +25,10 @@ type Options struct {
 	// UmaDomain is the domain of generated UMA addresses ($user@domain)
 	// for platforms that have no UmaDomain of their own.
 	UmaDomain string
+	// Directory, when set, is the UMA directory lookups and quotes reach
+	// (the sandbox receivers): an address it answers for is taken, so no
+	// customer may have it (one address would route two ways).
+	Directory ports.UmaDirectory
 }
 
 // Service runs the customer use cases.
@@ -91,6 +95,24 @@ func load(ctx context.Context, tx customerTx, platformID, id string) (ports.Cust
 		return ports.Customer{}, errDeleted(id)
 	}
 	return c, nil
+}
+
+// checkDirectory refuses an explicit umaAddress that the UMA directory
+// already answers for (409 UMA_ADDRESS_EXISTS, as a customer's would be).
+func (s *Service) checkDirectory(ctx context.Context, address string) error {
+	if s.opts.Directory == nil || address == "" {
+		return nil
+	}
+	_, err := s.opts.Directory.Receiver(ctx, address)
+	switch {
+	case errors.Is(err, ports.ErrNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("uma directory: %s: %w", address, err)
+	}
+	e := fault.Conflict(CodeUmaAddressExists, "UMA address "+address+" is taken: it is a receiver of the UMA directory")
+	e.Fields = []fault.FieldError{{Field: "umaAddress", Message: "is taken by a receiver of the UMA directory"}}
+	return e
 }
 
 // storeConflict turns a store uniqueness violation into the reference's 409.

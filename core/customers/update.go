@@ -37,7 +37,7 @@ func (s *Service) Update(ctx context.Context, platformID, id string, in Input) (
 		if err != nil {
 			return err
 		}
-		oldEmail, oldCurrencies := c.Email, slices.Clone(c.Currencies)
+		oldEmail, oldCurrencies, oldUma := c.Email, slices.Clone(c.Currencies), c.UmaAddress
 
 		chk := &checker{now: now}
 		if in.PlatformCustomerID != nil {
@@ -58,6 +58,11 @@ func (s *Service) Update(ctx context.Context, platformID, id string, in Input) (
 		}
 		if err := chk.Err(); err != nil {
 			return err
+		}
+		if c.UmaAddress != oldUma {
+			if err := s.checkDirectory(ctx, c.UmaAddress); err != nil {
+				return err
+			}
 		}
 
 		c.UpdatedAt = now
