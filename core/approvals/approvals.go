@@ -218,13 +218,16 @@ func hasFields(body []byte, requested []ports.CounterpartyField) bool {
 	return infoHolds(reply.ReceiverCustomerInfo, requested)
 }
 
+// infoHolds reports whether info gives every mandatory field of requested
+// as text that is not blank (a number, an object, true or "  " tells the
+// sender nothing).
 func infoHolds(info map[string]any, requested []ports.CounterpartyField) bool {
 	for _, f := range requested {
 		if !f.Mandatory {
 			continue
 		}
-		v, ok := info[f.Name]
-		if !ok || v == nil || v == "" {
+		v, ok := info[f.Name].(string)
+		if !ok || strings.TrimSpace(v) == "" {
 			return false
 		}
 	}
@@ -245,7 +248,7 @@ func (s *Service) Approve(ctx context.Context, platformID, id string, info map[s
 		}
 	}
 	if len(missingFields) > 0 {
-		return t, fault.Invalid("receiverCustomerInfo", "must hold "+strings.Join(missingFields, ", "))
+		return t, fault.Invalid("receiverCustomerInfo", "must hold "+strings.Join(missingFields, ", ")+" as text that is not blank")
 	}
 	return s.decideOr409(ctx, t, approved)
 }

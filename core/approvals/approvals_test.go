@@ -167,6 +167,10 @@ func TestWebhookReplies(t *testing.T) {
 			transactions.StatusFailed, transactions.ReasonMissingPayeeData},
 		{"200 with an empty required field", []ports.CounterpartyField{fullName}, 200, `{"receiverCustomerInfo":{"FULL_NAME":""}}`,
 			transactions.StatusFailed, transactions.ReasonMissingPayeeData},
+		{"200 with a blank required field", []ports.CounterpartyField{fullName}, 200, `{"receiverCustomerInfo":{"FULL_NAME":" \t"}}`,
+			transactions.StatusFailed, transactions.ReasonMissingPayeeData},
+		{"200 with a required field that is not text", []ports.CounterpartyField{fullName}, 200, `{"receiverCustomerInfo":{"FULL_NAME":{"a":1}}}`,
+			transactions.StatusFailed, transactions.ReasonMissingPayeeData},
 		{"200 with no body when info is required", []ports.CounterpartyField{fullName}, 200, ``,
 			transactions.StatusFailed, transactions.ReasonMissingPayeeData},
 		{"200 without an optional field approves", []ports.CounterpartyField{{Name: "EMAIL"}}, 200, `{}`,
@@ -201,6 +205,10 @@ func TestDeferredThenApprove(t *testing.T) {
 
 	_, err := e.approvals.Approve(ctx, e.platform, tx.ID, nil)
 	testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "receiverCustomerInfo")
+	for _, bad := range []any{"   ", true, 123, map[string]any{}, []any{"Ana"}} {
+		_, err = e.approvals.Approve(ctx, e.platform, tx.ID, map[string]any{"FULL_NAME": bad})
+		testkit.RequireFault(t, err, fault.KindInvalid, "INVALID_INPUT", "receiverCustomerInfo")
+	}
 	got, err := e.approvals.Approve(ctx, e.platform, tx.ID, map[string]any{"FULL_NAME": "Ana Lima"})
 	require.NoError(t, err)
 	assert.Equal(t, transactions.StatusCompleted, got.Status)
