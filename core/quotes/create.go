@@ -587,19 +587,22 @@ func (s *Service) resolveCredit(ctx context.Context, read quoteTx, platformID st
 }
 
 // checkPayerData: every mandatory payer field the lookup names must be in
-// senderCustomerInfo (a 400 naming each missing one).
+// senderCustomerInfo as text that is not blank, and an optional one given
+// must be text (a 400 naming each bad one). Other keys are the caller's
+// (the reference allows any).
 func checkPayerData(r CreateRequest, l *ports.Lookup) error {
 	if l == nil {
 		return nil
 	}
 	var errs fault.Collector
 	for _, f := range l.RequiredPayerData {
-		if !f.Mandatory {
-			continue
-		}
-		v, ok := r.SenderCustomerInfo[f.Name]
-		if !ok || v == nil || v == "" {
-			errs.Add("senderCustomerInfo."+f.Name, "is required by the receiver (see the lookup's requiredPayerDataFields)")
+		v, given := r.SenderCustomerInfo[f.Name]
+		text, isText := v.(string)
+		switch {
+		case f.Mandatory && (!isText || strings.TrimSpace(text) == ""):
+			errs.Add("senderCustomerInfo."+f.Name, "is required by the receiver (see the lookup's requiredPayerDataFields), as text that is not blank")
+		case given && v != nil && !isText:
+			errs.Add("senderCustomerInfo."+f.Name, "must be text")
 		}
 	}
 	return errs.Err()
