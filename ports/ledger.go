@@ -106,7 +106,10 @@ type TransactionStatusChange struct {
 	// that did not complete.
 	Approval *Approval
 	Refund   *Refund
-	Required bool
+	// RequestKey, when not empty, is written into the details
+	// (TransactionDetails.RequestKey).
+	RequestKey string
+	Required   bool
 }
 
 // Holds reports whether c may move a quote whose stored status and expiry

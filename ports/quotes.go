@@ -120,6 +120,11 @@ type TransactionDetails struct {
 	// Approval is set on an incoming payment that waits for (or waited
 	// for) the platform's decision (core/approvals).
 	Approval *Approval
+	// RequestKey is the Idempotency-Key of the platform request that
+	// cancelled the transaction or executed its quote: a retry of that
+	// request, after a crash lost its stored response, finds its own work
+	// done and answers as the first attempt would have.
+	RequestKey string
 }
 
 // Approval is an incoming payment's approval by the platform: the ledger

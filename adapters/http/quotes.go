@@ -259,7 +259,7 @@ func (quotesAPI) executeQuoteOp() huma.Operation {
 }
 
 func (h quotesAPI) executeQuote(ctx context.Context, in *executeQuoteInput) (*quoteOutput, error) {
-	q, err := h.d.Quotes.Execute(ctx, principal(ctx).PlatformID, in.QuoteID, in.WalletSignature)
+	q, err := h.d.Quotes.ExecuteKeyed(ctx, principal(ctx).PlatformID, in.QuoteID, in.WalletSignature, in.IdempotencyKey)
 	if err != nil {
 		return nil, apiError(err)
 	}

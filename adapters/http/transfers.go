@@ -143,8 +143,9 @@ type CancelTransactionRequest struct {
 }
 
 type cancelTransactionInput struct {
-	TransactionID string `path:"transactionId" maxLength:"255" doc:"The transfer to cancel"`
-	Body          *CancelTransactionRequest
+	TransactionID  string `path:"transactionId" maxLength:"255" doc:"The transfer to cancel"`
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255"`
+	Body           *CancelTransactionRequest
 }
 
 func (transfersAPI) cancelOp() huma.Operation {
@@ -167,7 +168,7 @@ func (h transfersAPI) cancel(ctx context.Context, in *cancelTransactionInput) (*
 		reason = in.Body.Reason
 	}
 	pid := principal(ctx).PlatformID
-	t, err := h.d.Transfers.Cancel(ctx, pid, in.TransactionID, reason)
+	t, err := h.d.Transfers.Cancel(ctx, pid, in.TransactionID, reason, in.IdempotencyKey)
 	if err != nil {
 		return nil, apiError(err)
 	}

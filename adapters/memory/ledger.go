@@ -252,6 +252,9 @@ func ledgerChangeStatus(ctx context.Context, tx ports.Tx, c ports.TransactionSta
 		r := *c.Refund
 		t.Details.Refund = &r
 	}
+	if c.RequestKey != "" {
+		t.Details.RequestKey = c.RequestKey
+	}
 	return tx.Transactions().Update(ctx, t)
 }
 

@@ -74,6 +74,7 @@ type storeDetails struct {
 	TransactionHash       string             `json:"transactionHash,omitempty"`
 	ExpectedSettlementAt  *time.Time         `json:"expectedSettlementAt,omitempty"`
 	Approval              *storeApproval     `json:"approval,omitempty"`
+	RequestKey            string             `json:"requestKey,omitempty"`
 }
 
 // storeApproval is an incoming payment's approval (ports.Approval).
@@ -117,7 +118,8 @@ func detailsToStore(d ports.TransactionDetails) storeDetails {
 	out := storeDetails{SourceType: d.SourceType, DestinationType: d.DestinationType,
 		SourceUmaAddress: d.SourceUmaAddress, DestinationUmaAddress: d.DestinationUmaAddress,
 		CounterpartyInfo: d.CounterpartyInfo, TransactionHash: d.TransactionHash,
-		ExpectedSettlementAt: ports.StoredPtr(d.ExpectedSettlementAt), Approval: approvalToStore(d.Approval)}
+		ExpectedSettlementAt: ports.StoredPtr(d.ExpectedSettlementAt), Approval: approvalToStore(d.Approval),
+		RequestKey: d.RequestKey}
 	if d.RateDetails != nil {
 		rd := rateDetailsToStore(*d.RateDetails)
 		out.RateDetails = &rd
@@ -137,7 +139,8 @@ func (d storeDetails) toPort() ports.TransactionDetails {
 		SourceUmaAddress: d.SourceUmaAddress, DestinationUmaAddress: d.DestinationUmaAddress,
 		CounterpartyInfo: d.CounterpartyInfo, TransactionHash: d.TransactionHash,
 		PaymentInstructions:  instructionsFromStore(d.PaymentInstructions),
-		ExpectedSettlementAt: ports.StoredPtr(d.ExpectedSettlementAt), Approval: d.Approval.toPort()}
+		ExpectedSettlementAt: ports.StoredPtr(d.ExpectedSettlementAt), Approval: d.Approval.toPort(),
+		RequestKey: d.RequestKey}
 	if d.RateDetails != nil {
 		rd := d.RateDetails.toPort()
 		out.RateDetails = &rd

@@ -138,13 +138,13 @@ func appendStatusRound(gen schema.QueryGen, b []byte, changes []ports.Transactio
 }
 
 // detailsPatch is the part of the details document status change c
-// writes (its approval and refund), as a JSON object merged into the
-// stored one, or "" for none.
+// writes (its approval, refund and request key), as a JSON object merged
+// into the stored one, or "" for none.
 func detailsPatch(c ports.TransactionStatusChange) string {
-	if c.Approval == nil && c.Refund == nil {
+	if c.Approval == nil && c.Refund == nil && c.RequestKey == "" {
 		return ""
 	}
-	b, err := json.Marshal(detailsToStore(ports.TransactionDetails{Approval: c.Approval, Refund: c.Refund}))
+	b, err := json.Marshal(detailsToStore(ports.TransactionDetails{Approval: c.Approval, Refund: c.Refund, RequestKey: c.RequestKey}))
 	if err != nil {
 		panic("details patch: " + err.Error()) // plain strings, times and slices: cannot fail
 	}

@@ -144,6 +144,14 @@ func (s *Service) Execute(ctx context.Context, platformID, quoteID, signature st
 	return s.execute(ctx, platformID, quoteID, execution{account: true, signature: signature})
 }
 
+// ExecuteKeyed is Execute for a request with Idempotency-Key key: the key
+// is recorded with the execution, and a quote this key executed already
+// (the first attempt committed, then its stored response was lost to a
+// crash) is answered as it is now, not refused as no longer PENDING.
+func (s *Service) ExecuteKeyed(ctx context.Context, platformID, quoteID, signature, key string) (ports.Quote, error) {
+	return s.execute(ctx, platformID, quoteID, execution{account: true, signature: signature, key: key})
+}
+
 // CheckExecutable checks what Execute checks before it moves money (the
 // source account ACTIVE and allowed to send, an EMBEDDED_WALLET's
 // signature, the quote PENDING and unexpired, with Execute's errors) and
@@ -190,6 +198,8 @@ type execution struct {
 	authorized bool
 	// release is an open hold voided in the holds' entry (ExecuteAuthorized).
 	release string
+	// key is the request's Idempotency-Key (ExecuteKeyed).
+	key string
 	// quote, when set, is the quote as the caller just read or created
 	// it; otherwise execute reads it.
 	quote *ports.Quote
@@ -213,6 +223,15 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	q, err := s.readExecution(ctx, platformID, quoteID, &ex)
 	if err != nil {
 		return ports.Quote{}, err
+	}
+	if ex.key != "" && q.Status != StatusPending {
+		done, err := s.executedWith(ctx, q, ex.key)
+		if err != nil || done {
+			if err == nil {
+				err = ports.AwaitClaim(ctx)
+			}
+			return q, err
+		}
 	}
 	var dest *ports.ExternalAccount
 	if ex.account {
@@ -257,6 +276,7 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 		StatusChanges: []ports.TransactionStatusChange{transactions.StatusChange(q.PlatformID, q.TransactionID, transactions.StatusProcessing, now)},
 		Jobs:          []ports.Job{submit},
 	}
+	recs.StatusChanges[0].RequestKey = ex.key
 	if err := s.executed(ctx, q, holdEntry(q, ex.release), recs, now); err != nil {
 		return ports.Quote{}, err
 	}
@@ -266,6 +286,19 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	q.ExecutedAt = &now
 	s.log.InfoContext(ctx, "quote executed", "quote", q.ID, "transaction", q.TransactionID)
 	return q, nil
+}
+
+// executedWith reports whether q's execution was the request with
+// Idempotency-Key key (its transaction records the key).
+func (s *Service) executedWith(ctx context.Context, q ports.Quote, key string) (bool, error) {
+	t, err := s.store.Read().Transactions().Get(ctx, q.PlatformID, q.TransactionID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("execute %s: read transaction: %w", q.ID, err)
+	}
+	return t.Details.RequestKey == key, nil
 }
 
 // executed posts e, the entry that executes q, with recs (whose quote

@@ -489,3 +489,31 @@ func TestExecuteFollowsKYCStatus(t *testing.T) {
 	}
 	e.Verify()
 }
+
+// A keyed execution retried after its first attempt committed (a crash lost
+// the stored response, so the retry runs again) is answered with the quote
+// as it is now, even once settled; another key, or none, is still 409; the
+// money moved once. On both stores.
+func TestExecuteRetriedWithItsKey(t *testing.T) {
+	onBothStores(t, func(t *testing.T, e *env) {
+		f := e.fixture("789")
+		ctx := context.Background()
+		q, err := e.quotes.Create(ctx, f.pid, usdToEUR(f.acct.ID, f.dest.ID))
+		require.NoError(t, err)
+		first, err := e.quotes.ExecuteKeyed(ctx, f.pid, q.ID, "", "pay-1")
+		require.NoError(t, err)
+		require.Equal(t, quotes.StatusProcessing, first.Status)
+		again, err := e.quotes.ExecuteKeyed(ctx, f.pid, q.ID, "", "pay-1")
+		require.NoError(t, err, "the same key finds its own execution")
+		assert.Equal(t, quotes.StatusProcessing, again.Status)
+		e.RunJobs()
+		settled, err := e.quotes.ExecuteKeyed(ctx, f.pid, q.ID, "", "pay-1")
+		require.NoError(t, err)
+		assert.Equal(t, quotes.StatusCompleted, settled.Status, "answered as the quote is now")
+		_, err = e.quotes.ExecuteKeyed(ctx, f.pid, q.ID, "", "pay-2")
+		testkit.RequireFault(t, err, fault.KindConflict, "CONFLICT")
+		_, err = e.quotes.Execute(ctx, f.pid, q.ID, "")
+		testkit.RequireFault(t, err, fault.KindConflict, "CONFLICT")
+		assert.Equal(t, funded-q.TotalSendingAmount, e.LedgerAccount(f.acct.ID).Available(), "paid once")
+	})
+}

@@ -41,8 +41,11 @@ func notCancellable(id, why string) error {
 // transfer-in's credit requires the transaction still open). Any other
 // transaction (settled, cancelled, failed, a quote's payment, an instant
 // rail's or a UMA payment) is 409; another platform's is 404. reason is
-// logged only.
-func (s *Service) Cancel(ctx context.Context, platformID, id, reason string) (ports.Transaction, error) {
+// logged only. key is the request's Idempotency-Key (may be empty): it is
+// recorded with the cancel, and a transaction this key cancelled already
+// (the first attempt committed, then a crash lost its stored response) is
+// answered as it is, not refused as no longer cancellable.
+func (s *Service) Cancel(ctx context.Context, platformID, id, reason, key string) (ports.Transaction, error) {
 	t, err := s.store.Read().Transactions().Get(ctx, platformID, id)
 	if errors.Is(err, ports.ErrNotFound) {
 		return t, transactions.ErrNotFound
@@ -50,11 +53,16 @@ func (s *Service) Cancel(ctx context.Context, platformID, id, reason string) (po
 	if err != nil {
 		return t, fmt.Errorf("cancel %s: %w", id, err)
 	}
+	if key != "" && t.Status == transactions.StatusFailed && t.Details.RequestKey == key {
+		return t, ports.AwaitClaim(ctx)
+	}
 	if why := s.uncancellable(t); why != "" {
 		return t, notCancellable(id, why)
 	}
 	now := s.clock.Now().UTC()
-	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{transactions.CancelChange(platformID, id, now)}}
+	change := transactions.CancelChange(platformID, id, now)
+	change.RequestKey = key
+	recs := ports.Records{StatusChanges: []ports.TransactionStatusChange{change}}
 	if j, ok := agents.GiveBackJob(t.PlatformID, t.AgentID, t.ID, now); ok {
 		recs.Jobs = append(recs.Jobs, j)
 	}

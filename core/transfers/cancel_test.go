@@ -48,7 +48,7 @@ func TestCancelTransferOut(t *testing.T) {
 
 		pending, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 3_000})
 		require.NoError(t, err)
-		got, err := e.transfers.Cancel(ctx, pid, pending.ID, "REQUESTED_AFTER_HOURS")
+		got, err := e.transfers.Cancel(ctx, pid, pending.ID, "REQUESTED_AFTER_HOURS", "")
 		require.NoError(t, err)
 		assert.Equal(t, "FAILED", got.Status)
 		assert.Nil(t, got.SettledAt)
@@ -59,7 +59,7 @@ func TestCancelTransferOut(t *testing.T) {
 		e.RunJobs()
 		require.Equal(t, "PROCESSING", e.txn(pid, processing.ID).Status)
 		assert.Equal(t, int64(7_500), e.available(acct.ID))
-		got, err = e.transfers.Cancel(ctx, pid, processing.ID, "")
+		got, err = e.transfers.Cancel(ctx, pid, processing.ID, "", "")
 		require.NoError(t, err)
 		assert.Equal(t, "FAILED", got.Status)
 		assert.Equal(t, int64(10_000), e.available(acct.ID))
@@ -69,7 +69,7 @@ func TestCancelTransferOut(t *testing.T) {
 		e.Advance(time.Hour)
 		for _, id := range []string{pending.ID, processing.ID} {
 			assert.Equal(t, "FAILED", e.txn(pid, id).Status)
-			_, err = e.transfers.Cancel(ctx, pid, id, "")
+			_, err = e.transfers.Cancel(ctx, pid, id, "", "")
 			requireNotCancellable(t, err)
 		}
 		for _, id := range []string{pending.ID, processing.ID} {
@@ -94,7 +94,7 @@ func TestCancelTransferIn(t *testing.T) {
 		require.NoError(t, err)
 		e.RunJobs()
 		require.Equal(t, "PROCESSING", e.txn(pid, tx.ID).Status)
-		got, err := e.transfers.Cancel(ctx, pid, tx.ID, "")
+		got, err := e.transfers.Cancel(ctx, pid, tx.ID, "", "")
 		require.NoError(t, err)
 		assert.Equal(t, "FAILED", got.Status)
 		e.Advance(time.Minute)
@@ -122,7 +122,7 @@ func TestCancelRefusals(t *testing.T) {
 	e.Advance(0)
 	e.Advance(10 * time.Second)
 	require.Equal(t, "COMPLETED", e.txn(pid, settled.ID).Status)
-	_, err = e.transfers.Cancel(ctx, pid, settled.ID, "")
+	_, err = e.transfers.Cancel(ctx, pid, settled.ID, "", "")
 	requireNotCancellable(t, err)
 
 	failed, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID,
@@ -130,13 +130,13 @@ func TestCancelRefusals(t *testing.T) {
 	require.NoError(t, err)
 	e.RunJobs()
 	require.Equal(t, "FAILED", e.txn(pid, failed.ID).Status)
-	_, err = e.transfers.Cancel(ctx, pid, failed.ID, "")
+	_, err = e.transfers.Cancel(ctx, pid, failed.ID, "", "")
 	requireNotCancellable(t, err)
 
 	instant, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID,
 		PaymentRail: "RTP", Amount: 100})
 	require.NoError(t, err)
-	_, err = e.transfers.Cancel(ctx, pid, instant.ID, "")
+	_, err = e.transfers.Cancel(ctx, pid, instant.ID, "", "")
 	requireNotCancellable(t, err)
 	assert.Equal(t, "PENDING", e.txn(pid, instant.ID).Status, "a refused cancel changes nothing")
 
@@ -144,7 +144,7 @@ func TestCancelRefusals(t *testing.T) {
 	require.NoError(t, err)
 	other := e.platform()
 	for _, tc := range []struct{ platform, id string }{{other, open.ID}, {pid, "Transaction:unknown"}} {
-		_, err = e.transfers.Cancel(ctx, tc.platform, tc.id, "")
+		_, err = e.transfers.Cancel(ctx, tc.platform, tc.id, "", "")
 		f, ok := fault.As(err)
 		require.True(t, ok, "%v", err)
 		assert.Equal(t, fault.KindNotFound, f.Kind)
@@ -188,7 +188,7 @@ func TestCancelRacesSettlement(t *testing.T) {
 		for i, tx := range all {
 			go func() {
 				defer wg.Done()
-				_, errs[i] = e.transfers.Cancel(ctx, pid, tx.ID, "")
+				_, errs[i] = e.transfers.Cancel(ctx, pid, tx.ID, "", "")
 			}()
 		}
 		wg.Wait()
@@ -235,4 +235,34 @@ func (e *env) events(platformID, id string) map[string]int {
 		out[ev.Type]++
 	}
 	return out
+}
+
+// A keyed cancel retried after its first attempt committed (a crash lost
+// the stored response, so the retry runs again) is answered with the
+// cancelled transaction; another key, or none, is still 409; the hold was
+// released once. Transfer-out and transfer-in, on both stores.
+func TestCancelRetriedWithItsKey(t *testing.T) {
+	onBackends(t, func(t *testing.T, e *env, pid string, c ports.Customer, acct ports.InternalAccount) {
+		ctx := context.Background()
+		dest := e.external(pid, c.ID, usdAccount("789"))
+		e.Fund(pid, acct.ID, 10_000)
+		out, err := e.transfers.TransferOut(ctx, pid, transfers.OutRequest{SourceAccountID: acct.ID, DestinationAccountID: dest.ID, Amount: 3_000})
+		require.NoError(t, err)
+		in, err := e.transfers.TransferIn(ctx, pid, transfers.InRequest{SourceAccountID: dest.ID, DestinationAccountID: acct.ID, Amount: 500})
+		require.NoError(t, err)
+		for _, id := range []string{out.ID, in.ID} {
+			first, err := e.transfers.Cancel(ctx, pid, id, "", "cancel-"+id)
+			require.NoError(t, err)
+			require.Equal(t, "FAILED", first.Status)
+			again, err := e.transfers.Cancel(ctx, pid, id, "", "cancel-"+id)
+			require.NoError(t, err, "the same key finds its own cancel")
+			assert.Equal(t, "FAILED", again.Status)
+			assert.Equal(t, first.UpdatedAt, again.UpdatedAt, "nothing changed again")
+			for _, other := range []string{"another-key", ""} {
+				_, err = e.transfers.Cancel(ctx, pid, id, "", other)
+				requireNotCancellable(t, err)
+			}
+		}
+		assert.Equal(t, int64(10_000), e.available(acct.ID), "the hold was released once")
+	})
 }

@@ -661,7 +661,7 @@ func TestFailedPaymentsGiveUsageBack(t *testing.T) {
 		assert.Equal(t, agents.StatusApproved, e.action(ok.ID).Status, "on its way")
 
 		// A transfer the platform cancels before it settles.
-		_, err = e.tr.Cancel(ctx, e.platform, ok.TransactionID, "changed my mind")
+		_, err = e.tr.Cancel(ctx, e.platform, ok.TransactionID, "changed my mind", "")
 		require.NoError(t, err)
 		e.RunJobs()
 		u = e.usage(a)
