@@ -34,3 +34,22 @@ func TestListWindowsOutOfOrder(t *testing.T) {
 		}
 	})
 }
+
+// A list's customerId filter that is no Customer id (nor, for
+// transactions, the platform's own id) is 400 naming it, not an empty
+// page that reads as "this customer has none".
+func TestListCustomerFilterMustBeACustomerID(t *testing.T) {
+	onAPIBackends(t, func(t *testing.T, env *apiEnv, a apiTarget) {
+		for _, list := range []string{"/transactions", "/customers/internal-accounts", "/customers/external-accounts",
+			"/agents", "/agents/approvals", "/verifications"} {
+			for _, bad := range []string{"garbage", "ExternalAccount:1"} {
+				r := a.do(t, 0, "GET", list+"?customerId="+bad, "")
+				require.Equal(t, 400, r.status, "%s %s: %s", list, bad, r.body)
+				errs := r.json(t)["details"].(map[string]any)["errors"].([]any)
+				assert.Equal(t, "customerId", errs[0].(map[string]any)["field"], list)
+			}
+			r := a.do(t, 0, "GET", list+"?customerId=Customer:00000000-0000-0000-0000-000000000000", "")
+			assert.Equal(t, 200, r.status, "%s: %s", list, r.body)
+		}
+	})
+}

@@ -110,7 +110,7 @@ type SandboxFundRequest struct {
 
 type listCustomerAccountsInput struct {
 	Currency   string `query:"currency" doc:"Only accounts in this currency"`
-	CustomerID string `query:"customerId" doc:"Only this customer's accounts"`
+	CustomerID string `query:"customerId" maxLength:"255" pattern:"^Customer:" doc:"Only this customer's accounts (a Customer id)"`
 	Type       string `query:"type" enum:"INTERNAL_FIAT,INTERNAL_CRYPTO,EMBEDDED_WALLET" doc:"Only accounts of this type"`
 	Limit      int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`
 	Cursor     string `query:"cursor" doc:"nextCursor of the previous page"`

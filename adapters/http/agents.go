@@ -224,7 +224,7 @@ type deviceCodeInput struct {
 }
 
 type listAgentsInput struct {
-	CustomerID    string    `query:"customerId" maxLength:"255" doc:"Only this customer's agents"`
+	CustomerID    string    `query:"customerId" maxLength:"255" pattern:"^Customer:" doc:"Only this customer's agents (a Customer id)"`
 	IsPaused      string    `query:"isPaused" enum:"true,false" doc:"Only paused (true) or running (false) agents"`
 	IsConnected   string    `query:"isConnected" enum:"true,false" doc:"Only connected (true) or unconnected (false) agents"`
 	CreatedAfter  time.Time `query:"createdAfter" doc:"Only agents created at or after this time"`
@@ -237,7 +237,7 @@ type listAgentsInput struct {
 
 type listApprovalsInput struct {
 	AgentID    string    `query:"agentId" maxLength:"255" doc:"Only this agent's actions"`
-	CustomerID string    `query:"customerId" maxLength:"255" doc:"Only actions for this customer"`
+	CustomerID string    `query:"customerId" maxLength:"255" pattern:"^Customer:" doc:"Only actions for this customer (a Customer id)"`
 	StartDate  time.Time `query:"startDate" doc:"Only actions created at or after this time"`
 	EndDate    time.Time `query:"endDate" doc:"Only actions created at or before this time"`
 	Limit      int       `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`

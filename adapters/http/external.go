@@ -417,7 +417,7 @@ type createPlatformExternalAccountInput struct {
 
 type listExternalAccountsInput struct {
 	Currency   string `query:"currency" maxLength:"8" doc:"Only accounts in this currency"`
-	CustomerID string `query:"customerId" maxLength:"255" doc:"Only this customer's accounts"`
+	CustomerID string `query:"customerId" maxLength:"255" pattern:"^Customer:" doc:"Only this customer's accounts (a Customer id)"`
 	Limit      int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`
 	Cursor     string `query:"cursor" doc:"nextCursor of the previous page"`
 }

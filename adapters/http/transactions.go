@@ -193,7 +193,7 @@ type TransactionList struct {
 // ---- operations ----
 
 type listTransactionsInput struct {
-	CustomerID                string    `query:"customerId" doc:"Only this customer's transactions; the platform's own id selects platform-level transactions"`
+	CustomerID                string    `query:"customerId" maxLength:"255" pattern:"^(Customer|Platform):" doc:"Only this customer's transactions (a Customer id); the platform's own id selects platform-level transactions"`
 	PlatformCustomerID        string    `query:"platformCustomerId" doc:"Only transactions of the customer with this platform customer id"`
 	AccountIdentifier         string    `query:"accountIdentifier" doc:"Only transactions whose sender or receiver account matches (an account id, account number, IBAN, wallet address…)"`
 	SenderAccountIdentifier   string    `query:"senderAccountIdentifier" doc:"Only transactions whose sender account matches"`

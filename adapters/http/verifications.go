@@ -65,7 +65,7 @@ type verificationIDInput struct {
 }
 
 type listVerificationsInput struct {
-	CustomerID         string `query:"customerId" maxLength:"255" doc:"Only this customer's verifications"`
+	CustomerID         string `query:"customerId" maxLength:"255" pattern:"^Customer:" doc:"Only this customer's verifications (a Customer id)"`
 	VerificationStatus string `query:"verificationStatus" enum:"RESOLVE_ERRORS,PENDING_MANUAL_REVIEW,IN_PROGRESS,APPROVED,REJECTED,READY_FOR_VERIFICATION" doc:"Only verifications in this status"`
 	Limit              int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`
 	Cursor             string `query:"cursor" maxLength:"1024" doc:"nextCursor of the previous page"`
