@@ -135,7 +135,8 @@ func NewView(t ports.Transaction, platformID string) View {
 	if v.CustomerID == "" {
 		v.CustomerID = platformID
 	}
-	if t.Reference != "" || t.Details.TransactionHash != "" {
+	// The reference includes them for every transaction but a CREATED one.
+	if t.Status != StatusCreated && (t.Reference != "" || t.Details.TransactionHash != "") {
 		v.Reconciliation = &Reconciliation{Reference: t.Reference, TransactionHash: t.Details.TransactionHash}
 	}
 	if r := t.Details.Refund; r != nil {

@@ -83,6 +83,8 @@ func TestViewReconciliation(t *testing.T) {
 			tx := incoming()
 			tx.Reference, tx.Details.TransactionHash = c.reference, c.hash
 			assert.Equal(t, c.want, transactions.NewView(tx, viewPlatform).Reconciliation)
+			tx.Status = transactions.StatusCreated
+			assert.Nil(t, transactions.NewView(tx, viewPlatform).Reconciliation, "none while CREATED")
 		})
 	}
 }
