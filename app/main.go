@@ -79,9 +79,11 @@ const usage = `usage:
   corridor migrate                                  apply database migrations (needs DATABASE_URL)
   corridor platform create -name NAME [-uma-domain DOMAIN] [-currencies USD,EUR,...]
                                                     provision a platform and print its credential (needs DATABASE_URL)
-  corridor ledger trial-balance|balance|statement|export|verify [flags]
-                                                    ledger reports (needs DATABASE_URL; corridor ledger help)
-  corridor wallet keygen|open-session|stamp [flags]  the embedded-wallet client (corridor wallet help)
+  corridor ledger trial-balance|balance|statement|export|verify|checkpoint|keygen [flags]
+                                                    ledger reports and checkpoints (needs DATABASE_URL but keygen;
+                                                    corridor ledger help)
+  corridor wallet keygen|open-session|stamp|open-export [flags]
+                                                    the embedded-wallet client (corridor wallet help)
   corridor agent redeem|call|wait [flags]           the agent client: connect with a device code, call /agents/me,
                                                     wait for an approval (corridor agent help)`
 
