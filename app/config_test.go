@@ -48,7 +48,8 @@ func TestConfigRejectsBadValues(t *testing.T) {
 }
 
 func TestRunModeNamesServersWithoutCredentials(t *testing.T) {
-	require.Equal(t, "in-memory sandbox", runMode(Config{}))
+	require.Equal(t, "in-memory sandbox", runMode(Config{Sandbox: true}))
+	require.Equal(t, "in-memory store", runMode(Config{}), "the sandbox off")
 	mode := runMode(Config{DatabaseURL: "postgres://app:s3cret@db.internal:5433/corridor?sslmode=require",
 		RedisURL: "redis://:pw@cache:6379/2"})
 	require.Equal(t, "PostgreSQL db.internal:5433/corridor + Redis cache:6379/2", mode)

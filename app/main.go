@@ -284,10 +284,14 @@ func bootstrapCredential(ctx context.Context, b *backend, s services, cfg Config
 }
 
 // runMode names what the service runs on, for the banner and the log:
-// "in-memory sandbox", or the PostgreSQL and Redis servers (host, port and
-// database; never a user name or password).
+// "in-memory sandbox" ("in-memory store" with the sandbox off), or the
+// PostgreSQL and Redis servers (host, port and database; never a user name
+// or password).
 func runMode(cfg Config) string {
 	if cfg.DatabaseURL == "" && cfg.RedisURL == "" {
+		if !cfg.Sandbox {
+			return "in-memory store"
+		}
 		return "in-memory sandbox"
 	}
 	var parts []string
