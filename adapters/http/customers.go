@@ -52,7 +52,7 @@ type CustomerFields struct {
 	BirthDate         *string `json:"birthDate,omitempty" format:"date" doc:"Date of birth (YYYY-MM-DD), not in the future. INDIVIDUAL customers only." example:"1990-01-15"`
 	Nationality       *string `json:"nationality,omitempty" maxLength:"2" doc:"Country code (ISO 3166-1 alpha-2). INDIVIDUAL customers only." example:"US"`
 	IDType            *string `json:"idType,omitempty" enum:"SSN,ITIN,EIN,NON_US_TAX_ID" doc:"Type of tax identification. INDIVIDUAL customers only."`
-	Identifier        *string `json:"identifier,omitempty" maxLength:"64" writeOnly:"true" doc:"Identification number (SSN and ITIN as ###-##-####). Returned masked (last four characters). INDIVIDUAL customers only."`
+	Identifier        *string `json:"identifier,omitempty" maxLength:"64" writeOnly:"true" doc:"Identification number (SSN and ITIN as ###-##-####). Write-only: never returned. INDIVIDUAL customers only."`
 	CountryOfIssuance *string `json:"countryOfIssuance,omitempty" maxLength:"2" doc:"Country that issued the identification (ISO 3166-1 alpha-2). INDIVIDUAL customers only."`
 
 	SourceOfFundsCategories          []string `json:"sourceOfFundsCategories,omitempty" maxItems:"20" enum:"SALARY,SELF_EMPLOYMENT_INCOME,INVESTMENT_INCOME,PENSION,RENTAL_INCOME,GIFT,INHERITANCE,LOAN,SAVINGS,SALE_OF_ASSETS,OTHER" doc:"Where the account's funds come from. INDIVIDUAL customers only."`
@@ -165,7 +165,6 @@ type Customer struct {
 	BirthDate           string                `json:"birthDate,omitempty" format:"date"`
 	Nationality         string                `json:"nationality,omitempty"`
 	IDType              string                `json:"idType,omitempty"`
-	Identifier          string                `json:"identifier,omitempty" doc:"The identification number, masked: only its last four characters are shown" example:"•••••6789"`
 	CountryOfIssuance   string                `json:"countryOfIssuance,omitempty"`
 	Address             *Address              `json:"address,omitempty"`
 	EndUserTermsConsent *EndUserTermsConsent  `json:"endUserTermsConsent,omitempty"`
@@ -295,7 +294,6 @@ func customerOut(c ports.Customer) Customer {
 	default:
 		out.KycStatus = c.KYCStatus
 		if p := c.Individual; p != nil {
-			out.Identifier = maskIdentifier(p.Identifier)
 			out.FullName = p.FullName
 			out.BirthDate = p.BirthDate
 			out.Nationality = p.Nationality
