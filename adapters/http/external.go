@@ -359,7 +359,13 @@ func (f accountInfoFields) toPort() ports.AccountInfo {
 	}
 }
 
+// accountInfoOut is an account's accountInfo; platformAccountID goes in it
+// only for a USD_ACCOUNT, where the spec shows it (the reference keeps it
+// at the top level, where it is shown for every account).
 func accountInfoOut(i ports.AccountInfo, platformAccountID string) ExternalAccountInfo {
+	if i.AccountType != "USD_ACCOUNT" {
+		platformAccountID = ""
+	}
 	return ExternalAccountInfo{
 		accountInfoFields: accountInfoFields{
 			AccountType: i.AccountType, AccountNumber: i.AccountNumber, RoutingNumber: i.RoutingNumber,
