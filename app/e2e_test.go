@@ -51,8 +51,12 @@ func corridorBinary(t *testing.T) string {
 // of the package has run.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildOnce.path != "" {
-		_ = os.RemoveAll(filepath.Dir(buildOnce.path))
+	// The binaries the end-to-end tests and the ledger report benchmarks
+	// built (48 MB each) go with the run.
+	for _, bin := range []string{buildOnce.path, benchBinary} {
+		if bin != "" {
+			_ = os.RemoveAll(filepath.Dir(bin))
+		}
 	}
 	os.Exit(code)
 }
