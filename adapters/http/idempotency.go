@@ -73,12 +73,6 @@ func canonicalMultipart(contentType string, body []byte) ([]byte, bool) {
 	}
 	var b bytes.Buffer
 	b.WriteString("multipart/form-data\x00")
-	field := func(v []byte) {
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(v)))
-		b.Write(n[:])
-		b.Write(v)
-	}
 	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
 	for {
 		part, err := mr.NextRawPart()
@@ -93,9 +87,9 @@ func canonicalMultipart(contentType string, body []byte) ([]byte, bool) {
 			return nil, false
 		}
 		for _, v := range []string{part.FormName(), part.FileName(), part.Header.Get("Content-Type")} {
-			field([]byte(v))
+			writeLengthPrefixed(&b, []byte(v))
 		}
-		field(content)
+		writeLengthPrefixed(&b, content)
 	}
 }
 
@@ -107,12 +101,18 @@ func (h requestHash) matches(stored string) bool {
 func hashParts(r *http.Request, body []byte) string {
 	h := sha256.New()
 	for _, part := range [][]byte{[]byte(r.Method), []byte(r.URL.EscapedPath()), []byte(r.URL.RawQuery), body} {
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
-		h.Write(n[:])
-		h.Write(part)
+		writeLengthPrefixed(h, part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeLengthPrefixed writes v after its length, so no two sequences of
+// parts write the same bytes.
+func writeLengthPrefixed(w io.Writer, v []byte) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(v)))
+	_, _ = w.Write(n[:])
+	_, _ = w.Write(v)
 }
 
 // canonicalJSON is body, one JSON value, re-encoded with sorted object

@@ -61,21 +61,14 @@ func (m SMTP) SendOTP(_ context.Context, o walletauth.OTPMail) error {
 // also as HTML under the platform's logo when it set one. The subject and
 // the greeting name the app when the platform named one.
 func message(envelopeFrom string, o walletauth.OTPMail) ([]byte, error) {
-	subject := "Your verification code"
-	if o.AppName != "" {
-		subject = "Your " + o.AppName + " verification code"
-	}
+	subject := "Your " + codeName(o)
 	from := mail.Address{Name: o.SenderName, Address: envelopeFrom}
 	if o.SenderAddress != "" {
 		from.Address = o.SenderAddress
 	}
 	expires := o.ExpiresAt.UTC().Format(time.RFC1123)
-	text := fmt.Sprintf("Your verification code is %s.\r\n\r\nIt expires at %s and works once. "+
-		"If you did not ask for it, ignore this e-mail.\r\n", o.Code, expires)
-	if o.AppName != "" {
-		text = "Your " + o.AppName + " verification code is " + o.Code + ".\r\n\r\nIt expires at " + expires +
-			" and works once. If you did not ask for it, ignore this e-mail.\r\n"
-	}
+	text := fmt.Sprintf("Your %s is %s.\r\n\r\nIt expires at %s and works once. "+
+		"If you did not ask for it, ignore this e-mail.\r\n", codeName(o), o.Code, expires)
 
 	var b bytes.Buffer
 	header := func(k, v string) { b.WriteString(k + ": " + v + "\r\n") }
@@ -120,8 +113,14 @@ func htmlBody(o walletauth.OTPMail, expires string) string {
 	alt := cmp.Or(o.AppName, "Logo")
 	return "<!doctype html><html><body style=\"font-family:sans-serif\">\r\n" +
 		"<p><img src=\"" + html.EscapeString(o.LogoURL) + "\" width=\"340\" height=\"124\" alt=\"" + html.EscapeString(alt) + "\"></p>\r\n" +
-		"<p>Your " + html.EscapeString(strings.TrimSpace(o.AppName+" verification code")) + " is</p>\r\n" +
+		"<p>Your " + html.EscapeString(codeName(o)) + " is</p>\r\n" +
 		"<p style=\"font-size:28px;letter-spacing:4px\"><strong>" + html.EscapeString(o.Code) + "</strong></p>\r\n" +
 		"<p>It expires at " + html.EscapeString(expires) + " and works once. If you did not ask for it, ignore this e-mail.</p>\r\n" +
 		"</body></html>\r\n"
+}
+
+// codeName is what the e-mail calls the code: "verification code", after
+// the app's name when the platform set one.
+func codeName(o walletauth.OTPMail) string {
+	return strings.TrimSpace(o.AppName + " verification code")
 }

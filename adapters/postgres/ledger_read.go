@@ -237,6 +237,22 @@ func (l *Ledger) Snapshot(ctx context.Context) ([]ledger.Account, []ledger.Pendi
 }
 
 func queryAccounts(ctx context.Context, db bun.IDB, query string, args ...any) ([]ledger.Account, error) {
+	return scanAccounts(ctx, db, false, query, args...)
+}
+
+// queryAccountsUpdated reads the accounts ledger_accounts a matches by
+// where, each with UpdatedAt: the time of its last posting (every change
+// of its counters writes one), through ledger_postings_time.
+func queryAccountsUpdated(ctx context.Context, db bun.IDB, where string, args ...any) ([]ledger.Account, error) {
+	return scanAccounts(ctx, db, true, `SELECT a.id, a.currency, a.kind, a.platform_id, a.flags, a.debits_pending, a.debits_posted,
+		a.credits_pending, a.credits_posted, a.created_at,
+		(SELECT p.posted_at FROM ledger_postings p WHERE p.account_id = a.id ORDER BY p.posted_at DESC, p.id DESC LIMIT 1)
+		FROM ledger_accounts a `+where, args...)
+}
+
+// scanAccounts runs query, whose columns are accountCols and, when
+// updated, the last posting's time.
+func scanAccounts(ctx context.Context, db bun.IDB, updated bool, query string, args ...any) ([]ledger.Account, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -246,42 +262,19 @@ func queryAccounts(ctx context.Context, db bun.IDB, query string, args ...any) (
 	for rows.Next() {
 		var a ledger.Account
 		var flags int64
-		if err := rows.Scan(&a.ID, &a.Currency, &a.Kind, &a.PlatformID, &flags,
-			&a.DebitsPending, &a.DebitsPosted, &a.CreditsPending, &a.CreditsPosted, &a.CreatedAt); err != nil {
+		var at sql.NullTime
+		dest := []any{&a.ID, &a.Currency, &a.Kind, &a.PlatformID, &flags,
+			&a.DebitsPending, &a.DebitsPosted, &a.CreditsPending, &a.CreditsPosted, &a.CreatedAt}
+		if updated {
+			dest = append(dest, &at)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		a.Flags = ledger.AccountFlags(flags)
 		a.CreatedAt = a.CreatedAt.UTC()
-		out = append(out, a)
-	}
-	return out, rows.Err()
-}
-
-// queryAccountsUpdated reads the accounts ledger_accounts a matches by
-// where, each with UpdatedAt: the time of its last posting (every change
-// of its counters writes one), through ledger_postings_time.
-func queryAccountsUpdated(ctx context.Context, db bun.IDB, where string, args ...any) ([]ledger.Account, error) {
-	rows, err := db.QueryContext(ctx, `SELECT a.id, a.currency, a.kind, a.platform_id, a.flags, a.debits_pending, a.debits_posted,
-		a.credits_pending, a.credits_posted, a.created_at,
-		(SELECT p.posted_at FROM ledger_postings p WHERE p.account_id = a.id ORDER BY p.posted_at DESC, p.id DESC LIMIT 1)
-		FROM ledger_accounts a `+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []ledger.Account
-	for rows.Next() {
-		var a ledger.Account
-		var flags int64
-		var updated sql.NullTime
-		if err := rows.Scan(&a.ID, &a.Currency, &a.Kind, &a.PlatformID, &flags,
-			&a.DebitsPending, &a.DebitsPosted, &a.CreditsPending, &a.CreditsPosted, &a.CreatedAt, &updated); err != nil {
-			return nil, err
-		}
-		a.Flags = ledger.AccountFlags(flags)
-		a.CreatedAt = a.CreatedAt.UTC()
-		if updated.Valid {
-			a.UpdatedAt = updated.Time.UTC()
+		if at.Valid {
+			a.UpdatedAt = at.Time.UTC()
 		}
 		out = append(out, a)
 	}

@@ -27,10 +27,10 @@ import (
 // Error codes, all the reference's. Its 404 and 403 enums are closed and
 // name no agent code, so an unknown agent, action or device code is
 // REFERENCE_NOT_FOUND and a paused agent's refusal FORBIDDEN, with
-// details.reason telling which (as a policy refusal's does).
+// details.reason telling which (as a policy refusal's does, whose code,
+// policy.CodeForbidden, a paused agent's refusal shares).
 const (
-	CodeNotFound  = "REFERENCE_NOT_FOUND"
-	CodeForbidden = "FORBIDDEN"
+	CodeNotFound = "REFERENCE_NOT_FOUND"
 	// The reasons, in details.reason.
 	ReasonAgentNotFound      = "AGENT_NOT_FOUND"
 	ReasonActionNotFound     = "AGENT_ACTION_NOT_FOUND"
@@ -534,7 +534,7 @@ func notFound(reason, message string) *fault.Error {
 // anything a paused agent would initiate. Reads do not ask.
 func Pausable(a ports.Agent) error {
 	if a.IsPaused {
-		e := fault.New(fault.KindForbidden, CodeForbidden,
+		e := fault.New(fault.KindForbidden, policy.CodeForbidden,
 			"the agent is paused: it can initiate nothing until the platform resumes it (PATCH /agents/{agentId} isPaused false)")
 		e.Details = map[string]any{"reason": ReasonPaused}
 		return e

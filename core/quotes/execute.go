@@ -226,11 +226,11 @@ func (s *Service) execute(ctx context.Context, platformID, quoteID string, ex ex
 	}
 	if ex.key != "" && q.Status != StatusPending {
 		done, err := s.executedWith(ctx, q, ex.key)
-		if err != nil || done {
-			if err == nil {
-				err = ports.AwaitClaim(ctx)
-			}
-			return q, err
+		if err != nil {
+			return ports.Quote{}, err
+		}
+		if done {
+			return q, ports.AwaitClaim(ctx)
 		}
 	}
 	var dest *ports.ExternalAccount

@@ -267,10 +267,11 @@ func (s *Service) Challenge(ctx context.Context, platformID, id, clientPublicKey
 	}
 	length, lifetime := platforms.OTPSettings(p)
 	w := p.EmbeddedWallet
-	code, err := randomDigits(length)
+	newCode := randomDigits
 	if w.Alphanumeric {
-		code, err = codes.New(length)
+		newCode = codes.New
 	}
+	code, err := newCode(length)
 	if err != nil {
 		return Challenged{}, err
 	}
